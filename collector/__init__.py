@@ -1,0 +1,1 @@
+"""steptrace collector: makes well-bounded captures inside training code. Needs torch; never imports textual."""
