@@ -1,0 +1,744 @@
+"""Turn decoded events into the columnar `Trace` model.
+
+Every event that cannot be placed exactly (no timestamp, a negative or
+missing duration, an unmatched begin/end) is dropped and counted in a
+warning, so no figure silently includes it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+
+from tui.core.decode import _NOT_AN_OBJECT, DecodedTrace, RawEvent
+from tui.core.model import Flows, Kind, Trace, Track, TrackKind
+from tui.core.numbers import duration_us_to_ns, parse_us_to_ns
+
+# Category (lower-cased) → kind. Both generations: PyTorch ≤ 1.10 and current Kineto.
+_CATEGORY_KINDS: dict[str, Kind] = {
+    "cpu_op": Kind.CPU_OP,
+    "operator": Kind.CPU_OP,
+    "user_annotation": Kind.USER_ANNOTATION,
+    "python_function": Kind.PYTHON,
+    "python": Kind.PYTHON,
+    "cuda_runtime": Kind.RUNTIME,
+    "runtime": Kind.RUNTIME,
+    "cuda_driver": Kind.DRIVER,
+    "driver": Kind.DRIVER,
+    "kernel": Kind.KERNEL,
+    "gpu_memcpy": Kind.MEMCPY,
+    "memcpy": Kind.MEMCPY,
+    "gpu_memset": Kind.MEMSET,
+    "memset": Kind.MEMSET,
+    "gpu_user_annotation": Kind.GPU_ANNOTATION,
+    "cuda_sync": Kind.SYNC,
+    "trace": Kind.TRACE_SPAN,
+    "cuda_profiler_range": Kind.DEVICE_RANGE,
+}
+_KNOWN_CPU_CATEGORIES = {"cpu_instant_event", "overhead", "user_annotation"}
+_DEVICE_KINDS = {Kind.KERNEL, Kind.MEMCPY, Kind.MEMSET, Kind.GPU_ANNOTATION, Kind.SYNC}
+_DEVICE_PROCESS = re.compile(
+    r"^\s*(GPU|MTIA|XPU|HPU|NPU|TPU|MPS|Device)\s*(\d+)", re.IGNORECASE
+)
+_FLOW_LINK_CATEGORIES = {"ac2g", "async_gpu"}
+
+
+class _KnownArgs(msgspec.Struct, gc=False):
+    """The few args fields that become columns."""
+
+    correlation: Any = None
+    external_id: Any = msgspec.field(default=None, name="External id")
+    external_id_old: Any = msgspec.field(default=None, name="external id")
+    device: Any = None
+
+
+_KNOWN_ARGS_LIST = msgspec.json.Decoder(list[_KnownArgs])
+_KNOWN_ARGS_ONE = msgspec.json.Decoder(_KnownArgs)
+_RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
+_MAX_ID = 2**62
+
+
+class _Interner:
+    """Strings to dense ids; non-string names are shown as their JSON text."""
+
+    def __init__(self) -> None:
+        self.ids: dict[Any, int] = {}
+
+    def codes(self, values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.int32]]:
+        ids = self.ids
+        try:
+            codes = [ids.setdefault(value, len(ids)) for value in values]
+        except TypeError:  # unhashable (a list or dict where a name should be)
+            codes = [ids.setdefault(_hashable(value), len(ids)) for value in values]
+        return np.array(codes, dtype=np.int32)
+
+    def strings(self) -> list[str]:
+        table = [""] * len(self.ids)
+        for value, code in self.ids.items():
+            table[code] = value if isinstance(value, str) else _as_text(value)
+        return table
+
+
+def _hashable(value: Any) -> Hashable:
+    try:
+        hash(value)
+    except TypeError:
+        return _as_text(value)
+    return value  # type: ignore[no-any-return]
+
+
+def _as_text(value: Any) -> str:
+    if value is None:
+        return "(none)"
+    try:
+        return msgspec.json.encode(value).decode()
+    except (TypeError, msgspec.EncodeError):
+        return repr(value)
+
+
+def _int_or_missing(value: Any) -> int:
+    if type(value) is int and -_MAX_ID < value < _MAX_ID:
+        return value
+    if isinstance(value, str) and value.isdigit() and len(value) < 18:
+        return int(value)
+    return -1
+
+
+def build_trace(
+    decoded: DecodedTrace,
+    path: Path,
+    *,
+    file_size: int = 0,
+    compressed: bool = False,
+    read_warnings: Sequence[str] = (),
+    progress: Callable[[str], None] | None = None,
+) -> Trace:
+    """Build the columnar model from decoded events."""
+    warnings: list[str] = list(read_warnings) + list(decoded.warnings)
+    counts: Counter[str] = Counter()
+    events = decoded.events
+    decoded.events = []
+
+    complete: list[RawEvent] = []
+    begin_end: list[RawEvent] = []
+    metadata_events: list[RawEvent] = []
+    flow_events: list[RawEvent] = []
+    instant_count = 0
+    counter_count = 0
+    for event in events:
+        phase = event.ph
+        if phase == "X":
+            complete.append(event)
+        elif phase == "M":
+            metadata_events.append(event)
+        elif phase in ("s", "t", "f"):
+            flow_events.append(event)
+        elif phase in ("B", "E"):
+            begin_end.append(event)
+        elif phase in ("i", "I", "n"):
+            instant_count += 1
+        elif phase == "C":
+            counter_count += 1
+        elif phase == _NOT_AN_OBJECT:
+            counts["elements of traceEvents that are not objects were skipped"] += 1
+        else:
+            counts[
+                f"events with unknown phase {_as_text(phase)[:20]} were skipped"
+            ] += 1
+    del events
+
+    if progress is not None:
+        progress("pairing")
+    complete.extend(_pair_begin_end(begin_end, counts))
+
+    if progress is not None:
+        progress("timestamps")
+    start_abs, start_ok = parse_us_to_ns([event.ts for event in complete])
+    duration, duration_ok = duration_us_to_ns([event.dur for event in complete])
+    missing_ts = int((~start_ok).sum())
+    if missing_ts:
+        counts["complete events without a usable timestamp were dropped"] += missing_ts
+    bad_duration = start_ok & ~duration_ok
+    if bad_duration.any():
+        counts[
+            "complete events with a missing or non-numeric duration were dropped"
+        ] += int(bad_duration.sum())
+    negative = start_ok & duration_ok & (duration < 0)
+    if negative.any():
+        counts["complete events with a negative duration were dropped"] += int(
+            negative.sum()
+        )
+    keep = start_ok & duration_ok & (duration >= 0)
+    if not keep.all():
+        kept_indices = np.flatnonzero(keep).tolist()
+        complete = [complete[index] for index in kept_indices]
+        start_abs = start_abs[keep]
+        duration = duration[keep]
+
+    if progress is not None:
+        progress("names")
+    names = _Interner()
+    name_id = names.codes([event.name for event in complete])
+    categories = _Interner()
+    category_id = categories.codes([event.cat for event in complete])
+    track_keys = _Interner()
+    track_of_event = track_keys.codes([(event.pid, event.tid) for event in complete])
+
+    if progress is not None:
+        progress("args")
+    args_raw = [event.args if len(event.args) else b"{}" for event in complete]
+    del complete
+    args_blob = b"[" + b",".join(args_raw) + b"]"
+    args_length = np.fromiter(map(len, args_raw), dtype=np.int64, count=len(args_raw))
+    args_begin = np.empty(len(args_raw), dtype=np.int64)
+    if len(args_raw):
+        args_begin[0] = 1
+        args_begin[1:] = 1 + np.cumsum(args_length[:-1] + 1)
+    args_end = args_begin + args_length
+    known = _decode_known_args(args_blob, args_raw, counts)
+    del args_raw
+    correlation = np.array(
+        [_int_or_missing(item.correlation) for item in known], dtype=np.int64
+    )
+    external_id = np.array(
+        [
+            _int_or_missing(
+                item.external_id
+                if item.external_id is not None
+                else item.external_id_old
+            )
+            for item in known
+        ],
+        dtype=np.int64,
+    )
+    # Old traces write "external id": 0 for "none".
+    external_id[external_id == 0] = -1
+    del known
+
+    category_strings = categories.strings()
+    name_strings = names.strings()
+    kind_of_category = np.array(
+        [
+            _CATEGORY_KINDS.get(category.lower(), Kind.CPU_OTHER)
+            for category in category_strings
+        ]
+        or [0],
+        dtype=np.uint8,
+    )
+    kind = (
+        kind_of_category[category_id]
+        if category_id.size
+        else np.zeros(0, dtype=np.uint8)
+    )
+
+    if progress is not None:
+        progress("tracks")
+    process_names, thread_names, process_sort, thread_sort = _read_metadata(
+        metadata_events
+    )
+    del metadata_events
+    raw_keys: list[tuple[Any, Any]] = [("", "")] * len(track_keys.ids)
+    for key, code in track_keys.ids.items():
+        raw_keys[code] = key if isinstance(key, tuple) else (key, "")
+    device_kind_tracks = set(
+        np.unique(
+            track_of_event[
+                np.isin(kind, np.array(sorted(_DEVICE_KINDS), dtype=np.uint8))
+            ]
+        ).tolist()
+    )
+    span_tracks = set(np.unique(track_of_event[kind == Kind.TRACE_SPAN]).tolist())
+    tracks_unsorted: list[Track] = []
+    for code, (pid, tid) in enumerate(raw_keys):
+        process_name = _text(process_names.get(_key(pid), ""))
+        thread_name = _text(thread_names.get((_key(pid), _key(tid)), ""))
+        device_match = _DEVICE_PROCESS.match(process_name)
+        is_device = code in device_kind_tracks or device_match is not None
+        if is_device:
+            track_kind = TrackKind.DEVICE
+            device = (
+                pid
+                if type(pid) is int
+                else (int(device_match.group(2)) if device_match else None)
+            )
+            stream = thread_name.strip() or f"stream {_text(tid)}"
+            label = f"{process_name.strip() or f'GPU {_text(pid)}'} {stream}"
+            sort_key: tuple[Any, ...] = (
+                1,
+                device if device is not None else 1 << 30,
+                _sortable(tid),
+            )
+        elif code in span_tracks or not (type(pid) is int and type(tid) is int):
+            track_kind = TrackKind.OTHER
+            device = None
+            label = thread_name.strip() or f"{_text(pid)} {_text(tid)}".strip()
+            sort_key = (2, _sortable(pid), _sortable(tid))
+        else:
+            track_kind = TrackKind.CPU
+            device = None
+            label = thread_name.strip() or f"thread {_text(tid)}"
+            sort_key = (
+                0,
+                process_sort.get(_key(pid), 0),
+                _sortable(pid),
+                thread_sort.get((_key(pid), _key(tid)), 0),
+                _sortable(tid),
+            )
+        tracks_unsorted.append(
+            Track(code, pid, tid, track_kind, label, process_name, device, sort_key)
+        )
+
+    # Unknown categories: device work when on a device track, CPU events otherwise.
+    track_is_device = np.array(
+        [track.kind == TrackKind.DEVICE for track in tracks_unsorted] or [False],
+        dtype=np.bool_,
+    )
+    on_device = (
+        track_is_device[track_of_event] if track_of_event.size else np.zeros(0, bool)
+    )
+    unknown = kind == Kind.CPU_OTHER
+    unknown_on_device = unknown & on_device
+    if unknown_on_device.any():
+        kind[unknown_on_device] = Kind.DEVICE_OTHER
+        for category in sorted(
+            {
+                category_strings[c]
+                for c in np.unique(category_id[unknown_on_device]).tolist()
+            }
+        ):
+            warnings.append(
+                f"category {category!r} is not understood; its events sit on a device track "
+                "and are counted as device work"
+            )
+    unknown_on_cpu = unknown & ~on_device
+    if unknown_on_cpu.any():
+        unknown_names = sorted(
+            {
+                category_strings[c]
+                for c in np.unique(category_id[unknown_on_cpu]).tolist()
+            }
+            - _KNOWN_CPU_CATEGORIES
+        )
+        if unknown_names and not all(
+            name.lower().endswith("_runtime") for name in unknown_names
+        ):
+            warnings.append(
+                "categories not understood, shown as CPU events: "
+                + ", ".join(repr(name) for name in unknown_names[:8])
+            )
+    runtime_like = unknown_on_cpu & np.isin(
+        category_id,
+        np.array(
+            [
+                i
+                for i, c in enumerate(category_strings)
+                if c.lower().endswith("_runtime")
+            ]
+            or [-1],
+            dtype=np.int32,
+        ),
+    )
+    kind[runtime_like] = Kind.RUNTIME
+    device_ranges_only = bool((kind == Kind.DEVICE_RANGE).any()) and not bool(
+        np.isin(
+            kind,
+            np.array(
+                [Kind.KERNEL, Kind.MEMCPY, Kind.MEMSET, Kind.DEVICE_OTHER],
+                dtype=np.uint8,
+            ),
+        ).any()
+    )
+    if device_ranges_only:
+        warnings.append(
+            "this capture holds CUPTI counter ranges (cuda_profiler_range), not a timeline "
+            "of device work: GPU time is not observed"
+        )
+
+    # Sort tracks for display, then events by (track, start, longest first).
+    ordered_tracks = sorted(
+        tracks_unsorted, key=lambda track: (track.sort_key, track.index)
+    )
+    rank_of_code = np.zeros(max(len(ordered_tracks), 1), dtype=np.int32)
+    tracks: list[Track] = []
+    for rank, track in enumerate(ordered_tracks):
+        rank_of_code[track.index] = rank
+        tracks.append(
+            Track(
+                rank,
+                track.pid,
+                track.tid,
+                track.kind,
+                track.label,
+                track.process_name,
+                track.device,
+                track.sort_key,
+            )
+        )
+    track_rank = (
+        rank_of_code[track_of_event] if track_of_event.size else np.zeros(0, np.int32)
+    )
+
+    origin = int(start_abs.min()) if start_abs.size else 0
+    start = start_abs - origin
+    del start_abs
+    if progress is not None:
+        progress("sorting")
+    order = np.lexsort((-duration, start, track_rank))
+    start = start[order]
+    duration = duration[order]
+    track_rank = track_rank[order].astype(np.int32)
+    name_id = name_id[order]
+    category_id = category_id[order]
+    kind = kind[order]
+    correlation = correlation[order]
+    external_id = external_id[order]
+    args_begin = args_begin[order]
+    args_end = args_end[order]
+    track_start = np.searchsorted(track_rank, np.arange(len(tracks) + 1)).astype(
+        np.int64
+    )
+
+    flows = _bind_flows(
+        flow_events,
+        origin,
+        track_keys,
+        rank_of_code,
+        start,
+        duration,
+        track_start,
+        categories,
+        counts,
+    )
+    del flow_events
+    _link_by_flows(flows, categories.strings(), kind, correlation)
+    _count_device_overlaps(tracks, track_start, start, duration, kind, counts)
+
+    description, metadata = _split_description(decoded.top_level, warnings)
+    for message, count in counts.items():
+        warnings.append(f"{count} {message}")
+
+    return Trace(
+        path=path,
+        origin_ns=origin,
+        names=name_strings,
+        categories=categories.strings(),
+        tracks=tracks,
+        start_ns=start,
+        duration_ns=duration,
+        track=track_rank,
+        name_id=name_id,
+        category_id=category_id,
+        kind=kind,
+        correlation=correlation,
+        external_id=external_id,
+        args_begin=args_begin,
+        args_end=args_end,
+        args_blob=args_blob,
+        track_start=track_start,
+        flows=flows,
+        description=description,
+        metadata=metadata,
+        warnings=warnings,
+        file_size=file_size,
+        compressed=compressed,
+        instant_count=instant_count,
+        counter_count=counter_count,
+    )
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else _as_text(value)
+
+
+def _key(value: Any) -> Hashable:
+    return _hashable(value)
+
+
+def _sortable(value: Any) -> tuple[int, Any]:
+    if type(value) is int:
+        return (0, value)
+    return (1, _text(value))
+
+
+def _decode_known_args(
+    blob: bytes, pieces: Sequence[Any], counts: Counter[str]
+) -> list[_KnownArgs]:
+    try:
+        return _KNOWN_ARGS_LIST.decode(blob)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        pass
+    known: list[_KnownArgs] = []
+    for piece in pieces:
+        try:
+            known.append(_KNOWN_ARGS_ONE.decode(piece))
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            counts["events had args that are not an object (ignored)"] += 1
+            known.append(_KnownArgs())
+    return known
+
+
+def _read_metadata(
+    metadata_events: Sequence[RawEvent],
+) -> tuple[
+    dict[Hashable, Any],
+    dict[tuple[Hashable, Hashable], Any],
+    dict[Hashable, int],
+    dict[tuple[Hashable, Hashable], int],
+]:
+    process_names: dict[Hashable, Any] = {}
+    thread_names: dict[tuple[Hashable, Hashable], Any] = {}
+    process_sort: dict[Hashable, int] = {}
+    thread_sort: dict[tuple[Hashable, Hashable], int] = {}
+    for event in metadata_events:
+        if event.name not in (
+            "process_name",
+            "thread_name",
+            "process_sort_index",
+            "thread_sort_index",
+        ):
+            continue
+        try:
+            args = msgspec.json.decode(event.args) if len(event.args) else {}
+        except msgspec.DecodeError:
+            continue
+        if not isinstance(args, dict):
+            continue
+        pid = _key(event.pid)
+        if event.name == "process_name":
+            process_names[pid] = args.get("name", "")
+        elif event.name == "thread_name":
+            thread_names[(pid, _key(event.tid))] = args.get("name", "")
+        elif event.name == "process_sort_index" and type(args.get("sort_index")) is int:
+            process_sort[pid] = args["sort_index"]
+        elif event.name == "thread_sort_index" and type(args.get("sort_index")) is int:
+            thread_sort[(pid, _key(event.tid))] = args["sort_index"]
+    return process_names, thread_names, process_sort, thread_sort
+
+
+def _pair_begin_end(events: Sequence[RawEvent], counts: Counter[str]) -> list[RawEvent]:
+    """Match B/E pairs per thread into complete events; unmatched ones are counted, not kept."""
+    if not events:
+        return []
+    stamps, valid = parse_us_to_ns([event.ts for event in events])
+    stacks: dict[tuple[Hashable, Hashable], list[int]] = defaultdict(list)
+    paired: list[RawEvent] = []
+    order = sorted(
+        range(len(events)),
+        key=lambda index: (int(stamps[index]), 0 if events[index].ph == "E" else 1),
+    )
+    for index in order:
+        event = events[index]
+        if not valid[index]:
+            counts["begin/end events without a usable timestamp were dropped"] += 1
+            continue
+        key = (_key(event.pid), _key(event.tid))
+        if event.ph == "B":
+            stacks[key].append(index)
+            continue
+        if not stacks[key]:
+            counts["end events without a matching begin were dropped"] += 1
+            continue
+        begin_index = stacks[key].pop()
+        begin = events[begin_index]
+        duration_ns = int(stamps[index]) - int(stamps[begin_index])
+        args = begin.args if len(begin.args) else event.args
+        paired.append(
+            RawEvent(
+                ph="X",
+                cat=begin.cat if begin.cat is not None else event.cat,
+                name=begin.name if begin.name is not None else event.name,
+                pid=begin.pid,
+                tid=begin.tid,
+                ts=begin.ts,
+                dur=duration_ns / 1000.0,
+                args=args,
+            )
+        )
+    unmatched = sum(len(stack) for stack in stacks.values())
+    if unmatched:
+        counts["begin events without a matching end were dropped"] += unmatched
+    return paired
+
+
+def _bind_flows(
+    flow_events: Sequence[RawEvent],
+    origin: int,
+    track_keys: _Interner,
+    rank_of_code: np.ndarray[Any, np.dtype[np.int32]],
+    start: np.ndarray[Any, np.dtype[np.int64]],
+    duration: np.ndarray[Any, np.dtype[np.int64]],
+    track_start: np.ndarray[Any, np.dtype[np.int64]],
+    categories: _Interner,
+    counts: Counter[str],
+) -> Flows:
+    """Bind each flow's start to the event enclosing it and its end to the event at it."""
+    empty = Flows(
+        np.zeros(0, np.int64),
+        np.zeros(0, np.int32),
+        np.zeros(0, np.int64),
+        np.zeros(0, np.int64),
+    )
+    if not flow_events:
+        return empty
+    stamps, valid = parse_us_to_ns([event.ts for event in flow_events])
+    starts_by_id: dict[tuple[Any, Hashable], int] = {}
+    ends_by_id: dict[tuple[Any, Hashable], int] = {}
+    for index, event in enumerate(flow_events):
+        if not valid[index]:
+            continue
+        key = (_hashable(event.cat), _hashable(event.id))
+        if event.ph == "s":
+            starts_by_id[key] = index
+        elif event.ph == "f":
+            ends_by_id[key] = index
+    matched = starts_by_id.keys() & ends_by_id.keys()
+    unmatched = len(starts_by_id) + len(ends_by_id) - 2 * len(matched)
+    if unmatched:
+        counts["flow events without their other end were ignored"] += unmatched
+    if not matched:
+        return empty
+    keys = sorted(matched, key=lambda key: starts_by_id[key])
+    flow_ids = np.array([_int_or_missing(key[1]) for key in keys], dtype=np.int64)
+    flow_categories = categories.codes(
+        [flow_events[starts_by_id[key]].cat for key in keys]
+    )
+    sources = _bind_points(
+        [flow_events[starts_by_id[key]] for key in keys],
+        [int(stamps[starts_by_id[key]]) for key in keys],
+        origin,
+        track_keys,
+        rank_of_code,
+        start,
+        duration,
+        track_start,
+    )
+    targets = _bind_points(
+        [flow_events[ends_by_id[key]] for key in keys],
+        [int(stamps[ends_by_id[key]]) for key in keys],
+        origin,
+        track_keys,
+        rank_of_code,
+        start,
+        duration,
+        track_start,
+    )
+    return Flows(flow_ids, flow_categories, sources, targets)
+
+
+def _bind_points(
+    points: Sequence[RawEvent],
+    stamps: Sequence[int],
+    origin: int,
+    track_keys: _Interner,
+    rank_of_code: np.ndarray[Any, np.dtype[np.int32]],
+    start: np.ndarray[Any, np.dtype[np.int64]],
+    duration: np.ndarray[Any, np.dtype[np.int64]],
+    track_start: np.ndarray[Any, np.dtype[np.int64]],
+) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """The innermost event of the same thread that starts at or before each point and encloses it."""
+    bound = np.full(len(points), -1, dtype=np.int64)
+    codes = np.array(
+        [
+            track_keys.ids.get((_key(point.pid), _key(point.tid)), -1)
+            for point in points
+        ],
+        dtype=np.int64,
+    )
+    moments = np.array(stamps, dtype=np.int64) - origin
+    known = codes >= 0
+    ranks = np.full(len(points), -1, dtype=np.int64)
+    ranks[known] = rank_of_code[codes[known]]
+    for rank in np.unique(ranks[known]).tolist():
+        here = np.flatnonzero(ranks == rank)
+        begin, end = int(track_start[rank]), int(track_start[rank + 1])
+        candidate = (
+            np.searchsorted(start[begin:end], moments[here], side="right") - 1 + begin
+        )
+        ok = candidate >= begin
+        safe = np.where(ok, candidate, begin)
+        ok &= start[safe] + duration[safe] >= moments[here]
+        bound[here[ok]] = safe[ok]
+    return bound
+
+
+def _link_by_flows(
+    flows: Flows,
+    category_strings: Sequence[str],
+    kind: np.ndarray[Any, Any],
+    correlation: np.ndarray[Any, Any],
+) -> None:
+    """Old traces link launches to kernels by flows only: copy the flow id into missing correlations."""
+    if flows.flow_id.size == 0:
+        return
+    link = np.array(
+        [
+            category_strings[c].lower() in _FLOW_LINK_CATEGORIES
+            for c in flows.category_id.tolist()
+        ],
+        dtype=bool,
+    )
+    link &= (flows.source_event >= 0) & (flows.target_event >= 0) & (flows.flow_id >= 0)
+    for source, target, flow_id in zip(
+        flows.source_event[link].tolist(),
+        flows.target_event[link].tolist(),
+        flows.flow_id[link].tolist(),
+    ):
+        if correlation[target] < 0:
+            correlation[target] = flow_id
+        if correlation[source] < 0:
+            correlation[source] = flow_id
+
+
+def _count_device_overlaps(
+    tracks: Sequence[Track],
+    track_start: np.ndarray[Any, Any],
+    start: np.ndarray[Any, Any],
+    duration: np.ndarray[Any, Any],
+    kind: np.ndarray[Any, Any],
+    counts: Counter[str],
+) -> None:
+    work_kinds = np.array(
+        [Kind.KERNEL, Kind.MEMCPY, Kind.MEMSET, Kind.DEVICE_OTHER], dtype=np.uint8
+    )
+    for track in tracks:
+        if track.kind != TrackKind.DEVICE:
+            continue
+        begin, end = int(track_start[track.index]), int(track_start[track.index + 1])
+        is_work = np.isin(kind[begin:end], work_kinds)
+        work_start = start[begin:end][is_work]
+        work_end = work_start + duration[begin:end][is_work]
+        if work_start.size < 2:
+            continue
+        running_end = np.maximum.accumulate(work_end[:-1])
+        overlapping = int((work_start[1:] < running_end).sum())
+        if overlapping:
+            counts[
+                "device events overlap an earlier one on the same stream (busy time counts the union)"
+            ] += overlapping
+
+
+def _split_description(
+    top_level: dict[str, Any], warnings: list[str]
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The collector's capture description (top-level `steptrace`), read only when well-formed."""
+    metadata = dict(top_level)
+    description = metadata.pop("steptrace", None)
+    if description is None:
+        return None, metadata
+    if isinstance(description, str):
+        try:
+            description = msgspec.json.decode(description)
+        except msgspec.DecodeError:
+            description = None
+    if not isinstance(description, dict):
+        warnings.append(
+            "the capture description ('steptrace' key) is malformed and was ignored"
+        )
+        return None, metadata
+    return description, metadata

@@ -1,0 +1,63 @@
+"""Load a trace file into the model: the one entry point for every front end."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.core.build import build_trace
+from tui.core.decode import decode_trace
+from tui.core.errors import LoadCancelled
+from tui.core.model import Trace
+from tui.core.source import ReadProgress, read_trace_bytes
+
+
+@dataclass(frozen=True)
+class LoadProgress:
+    """Progress of a load, for a progress bar: bytes while reading, then named phases."""
+
+    phase: str
+    bytes_read: int
+    bytes_total: int
+
+
+def load_trace(
+    path: str | os.PathLike[str],
+    *,
+    progress: Callable[[LoadProgress], None] | None = None,
+    cancel: threading.Event | None = None,
+    max_bytes: int | None = None,
+) -> Trace:
+    """Read, decode and model a trace; raises TraceLoadError with a one-line reason."""
+    trace_path = Path(path)
+    total = 0
+
+    def on_read(read: ReadProgress) -> None:
+        nonlocal total
+        total = read.bytes_total
+        if progress is not None:
+            progress(LoadProgress(read.phase, read.bytes_read, read.bytes_total))
+
+    def on_phase(phase: str) -> None:
+        if cancel is not None and cancel.is_set():
+            raise LoadCancelled()
+        if progress is not None:
+            progress(LoadProgress(phase, total, total))
+
+    raw = read_trace_bytes(
+        trace_path, progress=on_read, cancel=cancel, max_bytes=max_bytes
+    )
+    on_phase("decoding")
+    decoded = decode_trace(raw.data, str(trace_path))
+    del raw.data
+    return build_trace(
+        decoded,
+        trace_path,
+        file_size=raw.file_size,
+        compressed=raw.compressed,
+        read_warnings=raw.warnings,
+        progress=on_phase,
+    )

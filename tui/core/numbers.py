@@ -1,0 +1,133 @@
+"""Exact parsing of JSON microsecond timestamps into integer nanoseconds.
+
+Kineto writes absolute epochs such as `1712195495519689.047` µs: 19
+significant digits, more than float64 holds. Parsing the decimal text
+directly keeps every nanosecond, so nesting and gaps are decided on the
+values torch recorded, not on rounded ones.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+_CHUNK_NUMBERS = 1 << 20
+# 10**k for k in 0..18, the exponents a nanosecond value in int64 can use.
+_POW10 = np.array([10**k for k in range(19)], dtype=np.int64)
+
+
+def parse_us_to_ns(
+    texts: Sequence[bytes | memoryview] | Sequence[object],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """Parse JSON number texts (µs) to int64 ns, rounding half up below 1 ns.
+
+    Returns the values and a mask of which texts were valid finite numbers.
+    Texts that are not plain decimals (exponents, strings, null) go through a
+    slow per-item path; strings and non-numbers are invalid.
+    """
+    count = len(texts)
+    values = np.zeros(count, dtype=np.int64)
+    valid = np.zeros(count, dtype=np.bool_)
+    for begin in range(0, count, _CHUNK_NUMBERS):
+        chunk = texts[begin : begin + _CHUNK_NUMBERS]
+        chunk_values, chunk_valid, needs_slow = _parse_chunk(chunk)  # type: ignore[arg-type]
+        values[begin : begin + len(chunk)] = chunk_values
+        valid[begin : begin + len(chunk)] = chunk_valid
+        for offset in np.flatnonzero(needs_slow).tolist():
+            parsed = _parse_slow(bytes(chunk[offset]))  # type: ignore[call-overload]
+            if parsed is not None:
+                values[begin + offset] = parsed
+                valid[begin + offset] = True
+    return values, valid
+
+
+_MAX_WIDTH = 32
+
+
+def _parse_chunk(
+    texts: Sequence[bytes],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Parse plain decimals column by column over a fixed-width byte matrix."""
+    count = len(texts)
+    parts = b"\n".join(texts).split(b"\n")
+    if len(parts) != count:  # a text held a newline: not a number anyway
+        parts = [bytes(text) if b"\n" not in bytes(text) else b"x" for text in texts]
+    lengths = np.fromiter(map(len, parts), dtype=np.int64, count=count)
+    width = int(min(max(int(lengths.max(initial=1)), 1), _MAX_WIDTH))
+    too_long = lengths > _MAX_WIDTH
+    if too_long.any():
+        parts = [b"x" if len(part) > _MAX_WIDTH else part for part in parts]
+    matrix = np.array(parts, dtype=f"S{width}").view(np.uint8).reshape(count, width)
+    is_digit = (matrix >= 48) & (matrix <= 57)
+    is_dot = matrix == 46
+    leading_minus = matrix[:, 0] == 45
+    allowed = is_digit | is_dot | (matrix == 0)
+    allowed[:, 0] |= leading_minus
+    has_dot = is_dot.any(axis=1)
+    simple = (
+        allowed.all(axis=1)
+        & (is_dot.sum(axis=1) <= 1)
+        & is_digit.any(axis=1)
+        & ~too_long
+        & (lengths > 0)
+    )
+    dot_at = np.where(has_dot, is_dot.argmax(axis=1), lengths)
+    values = np.zeros(count, dtype=np.int64)
+    for column in range(width):
+        digit_here = is_digit[:, column]
+        if not digit_here.any():
+            continue
+        # Exponent of 10 of this digit in nanoseconds (integer digits are µs).
+        exponent = np.where(column < dot_at, dot_at - column + 2, dot_at - column + 3)
+        simple &= ~(digit_here & (exponent > 18))
+        counted = digit_here & (exponent >= 0) & (exponent <= 18)
+        digit_value = matrix[:, column].astype(np.int64) - 48
+        values += np.where(counted, digit_value * _POW10[np.clip(exponent, 0, 18)], 0)
+        # Round half up on the first digit below one nanosecond.
+        values += digit_here & (exponent == -1) & (digit_value >= 5)
+    values = np.where(leading_minus, -values, values)
+    values[~simple] = 0
+    needs_slow = ~simple & (lengths > 0)
+    return values, simple, needs_slow
+
+
+def _parse_slow(text: bytes) -> int | None:
+    """Exponent forms and other rarities; strings, NaN and non-numbers are invalid."""
+    import decimal
+
+    try:
+        value = decimal.Decimal(text.decode("ascii").strip())
+    except (decimal.InvalidOperation, UnicodeDecodeError, ValueError):
+        return None
+    if not value.is_finite():
+        return None
+    nanoseconds = (value * 1000).to_integral_value(rounding=decimal.ROUND_HALF_UP)
+    result = int(nanoseconds)
+    if abs(result) >= 2**63:
+        return None
+    return result
+
+
+def duration_us_to_ns(
+    values: Sequence[object],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """Durations (µs numbers, small enough for float64) to int64 ns; invalid where not a finite number."""
+    try:
+        as_float = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        as_float = np.array(
+            [_float_or_nan(value) for value in values], dtype=np.float64
+        )
+    valid = np.isfinite(as_float) & (np.abs(as_float) < 9e15)
+    nanoseconds = np.zeros(len(as_float), dtype=np.int64)
+    nanoseconds[valid] = np.rint(as_float[valid] * 1000.0).astype(np.int64)
+    return nanoseconds, valid
+
+
+def _float_or_nan(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return math.nan
+    return float(value)

@@ -1,0 +1,174 @@
+"""Read a trace file's bytes: gzip by magic bytes, bounded size, progress, cancel.
+
+Decompression is streamed so that a decompression bomb stops at a limit with
+a clear message instead of filling memory.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.core.errors import LoadCancelled, TraceLoadError
+
+GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ReadProgress:
+    """How far reading has come, for a progress bar."""
+
+    bytes_read: int
+    bytes_total: int
+    phase: str
+
+
+ProgressCallback = Callable[[ReadProgress], None]
+
+
+@dataclass
+class RawTrace:
+    """The decompressed bytes of a trace file and what happened while reading."""
+
+    data: bytes
+    compressed: bool
+    file_size: int
+    warnings: list[str]
+
+
+def default_max_bytes() -> int:
+    """The largest decompressed trace we accept: half of physical memory, or the env override."""
+    override = os.environ.get("STEPTRACE_MAX_BYTES")
+    if override:
+        try:
+            return max(1, int(override))
+        except ValueError:
+            pass
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        physical = 16 * 1024**3
+    return max(physical // 2, 256 * 1024**2)
+
+
+def read_trace_bytes(
+    path: str | os.PathLike[str],
+    *,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+    max_bytes: int | None = None,
+) -> RawTrace:
+    """Read `path`, gunzipping when it starts with the gzip magic, whatever its name."""
+    trace_path = Path(path)
+    limit = default_max_bytes() if max_bytes is None else max_bytes
+    try:
+        file_size = trace_path.stat().st_size
+        if trace_path.is_dir():
+            raise TraceLoadError(f"{trace_path}: is a folder, not a trace file")
+        handle = trace_path.open("rb")
+    except FileNotFoundError:
+        raise TraceLoadError(f"{trace_path}: no such file") from None
+    except PermissionError:
+        raise TraceLoadError(f"{trace_path}: permission denied") from None
+    except OSError as error:
+        raise TraceLoadError(
+            f"{trace_path}: cannot read ({error.strerror or error})"
+        ) from None
+    with handle:
+        head = handle.read(2)
+        handle.seek(0)
+        if head == GZIP_MAGIC:
+            return _read_gzip(handle, trace_path, file_size, limit, progress, cancel)
+        if file_size > limit:
+            raise TraceLoadError(
+                f"{trace_path}: {file_size / 1e9:.1f} GB is over the {limit / 1e9:.1f} GB limit "
+                "(set STEPTRACE_MAX_BYTES to raise it)"
+            )
+        chunks: list[bytes] = []
+        done = 0
+        while True:
+            if cancel is not None and cancel.is_set():
+                raise LoadCancelled()
+            chunk = handle.read(_CHUNK)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            done += len(chunk)
+            if progress is not None:
+                progress(ReadProgress(done, file_size, "reading"))
+        data = b"".join(chunks)
+    return RawTrace(data=data, compressed=False, file_size=file_size, warnings=[])
+
+
+def _read_gzip(
+    handle: object,
+    trace_path: Path,
+    file_size: int,
+    limit: int,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+) -> RawTrace:
+    """Stream-decompress every gzip member, stopping at `limit` decompressed bytes."""
+    import io
+
+    assert isinstance(handle, io.BufferedReader)
+    warnings: list[str] = []
+    out: list[bytes] = []
+    out_size = 0
+    decompressor = zlib.decompressobj(wbits=31)
+    member_open = False
+    pending = b""
+    while True:
+        if cancel is not None and cancel.is_set():
+            raise LoadCancelled()
+        chunk = pending or handle.read(_CHUNK)
+        pending = b""
+        if not chunk:
+            break
+        member_open = True
+        try:
+            piece = decompressor.decompress(chunk, max(1, limit - out_size + 1))
+        except zlib.error as error:
+            if out_size == 0:
+                raise TraceLoadError(
+                    f"{trace_path}: unreadable gzip data ({error})"
+                ) from None
+            warnings.append(
+                f"gzip data is corrupt after {out_size} bytes ({error}); kept what came before"
+            )
+            member_open = False
+            break
+        out.append(piece)
+        out_size += len(piece)
+        if out_size > limit:
+            raise TraceLoadError(
+                f"{trace_path}: decompresses to more than {limit / 1e9:.1f} GB; stopped "
+                "(a decompression bomb, or set STEPTRACE_MAX_BYTES to raise the limit)"
+            )
+        if decompressor.unconsumed_tail:
+            pending = decompressor.unconsumed_tail
+        elif decompressor.eof:
+            rest = decompressor.unused_data
+            decompressor = zlib.decompressobj(wbits=31)
+            member_open = False
+            if rest[:2] == GZIP_MAGIC:
+                pending = rest
+            elif rest.strip(b"\x00"):
+                warnings.append("trailing bytes after the gzip data were ignored")
+        if progress is not None:
+            progress(
+                ReadProgress(min(handle.tell(), file_size), file_size, "decompressing")
+            )
+    if member_open and not decompressor.eof:
+        # A killed exporter cuts the gzip stream; the JSON layer reports what was lost.
+        warnings.append("the gzip stream ends early (file cut off)")
+    if out_size == 0:
+        raise TraceLoadError(f"{trace_path}: the gzip data decompresses to nothing")
+    return RawTrace(
+        data=b"".join(out), compressed=True, file_size=file_size, warnings=warnings
+    )
