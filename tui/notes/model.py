@@ -1,0 +1,502 @@
+"""Notes (hypotheses) about a capture: the data model and its JSON form.
+
+Everything read from a notes file is validated here, so that the store and
+the UI only ever handle well-formed notes; a file that does not validate is
+reported as unreadable and never overwritten.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from datetime import datetime, timezone
+from typing import Any, Literal, cast
+
+import orjson
+
+SCHEMA_VERSION = 1
+"""The notes-file schema this code reads and writes; a newer one is left alone."""
+
+Status = Literal["open", "confirmed", "refuted", "dropped"]
+STATUSES: tuple[Status, ...] = ("open", "confirmed", "refuted", "dropped")
+
+AnchorKind = Literal["step", "range", "op", "event", "finding"]
+ANCHOR_KINDS: tuple[AnchorKind, ...] = ("step", "range", "op", "event", "finding")
+
+EDITABLE_FIELDS = frozenset(
+    {"hypothesis", "observation", "next_check", "status", "anchor", "result", "author"}
+)
+"""The note fields a user may change through `NotesStore.update`."""
+
+
+class NotesError(Exception):
+    """A notes problem the user can act on; the message is one line."""
+
+
+class InvalidNoteError(NotesError, ValueError):
+    """A value given for a note (status, anchor, field) is not valid."""
+
+
+class NotesFormatError(NotesError):
+    """The bytes of a notes file cannot be read as notes."""
+
+
+class NotesSchemaError(NotesFormatError):
+    """The notes file was written with a newer schema than this code knows."""
+
+
+class UnknownNoteError(NotesError):
+    """No note has the given id (or id prefix)."""
+
+
+class AmbiguousNoteError(NotesError):
+    """An id prefix matches more than one note."""
+
+
+class NotesLockTimeout(NotesError):
+    """Another session held the notes lock for longer than the timeout."""
+
+
+class NotesSaveError(NotesError):
+    """Neither the trace's folder nor the per-user data folder could be written."""
+
+
+def utc_now() -> datetime:
+    """The current time in UTC; the store's default clock."""
+    return datetime.now(timezone.utc)
+
+
+def iso_utc(moment: datetime) -> str:
+    """`moment` as an ISO 8601 string in UTC with microseconds (sorts as text)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+def parse_status(text: str) -> Status:
+    """`text` as a status, or InvalidNoteError naming the accepted ones."""
+    value = text.strip().lower()
+    for status in STATUSES:
+        if value == status:
+            return status
+    raise InvalidNoteError(
+        f"unknown status {text!r} (expected one of: {', '.join(STATUSES)})"
+    )
+
+
+def _finite(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidNoteError(f"{what} must be a number")
+    number = float(value)
+    if not math.isfinite(number):
+        raise InvalidNoteError(f"{what} must be a finite number")
+    return number
+
+
+def _optional_text(value: object, what: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise InvalidNoteError(f"{what} must be text")
+    return value
+
+
+_NUMBER = r"\d+(?:\.\d*)?(?:[eE][+-]?\d+)?"
+_RANGE_TEXT = re.compile(rf"^\s*({_NUMBER})\s*-\s*({_NUMBER})\s*$")
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Where a note points in the capture, with enough to jump back to it.
+
+    kind "step" uses `step`; "range" uses `start_us`/`end_us` (trace time in
+    microseconds); "op" uses `name`; "event" uses `name`, `start_us` and
+    `track`; "finding" uses `finding_id`. Other fields stay None.
+    """
+
+    kind: AnchorKind
+    step: int | None = None
+    start_us: float | None = None
+    end_us: float | None = None
+    name: str | None = None
+    track: str | None = None
+    finding_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ANCHOR_KINDS:
+            raise InvalidNoteError(
+                f"unknown anchor kind {self.kind!r} "
+                f"(expected one of: {', '.join(ANCHOR_KINDS)})"
+            )
+        used = _ANCHOR_FIELDS[self.kind]
+        for name in ("step", "start_us", "end_us", "name", "track", "finding_id"):
+            value = getattr(self, name)
+            if name in used and value is None:
+                raise InvalidNoteError(f"a {self.kind} anchor needs {name}")
+            if name not in used and value is not None:
+                raise InvalidNoteError(f"a {self.kind} anchor has no {name}")
+        if self.step is not None and (
+            isinstance(self.step, bool)
+            or not isinstance(self.step, int)
+            or self.step < 0
+        ):
+            raise InvalidNoteError("anchor step must be a whole number >= 0")
+        if self.start_us is not None:
+            object.__setattr__(self, "start_us", _finite(self.start_us, "start_us"))
+        if self.end_us is not None:
+            object.__setattr__(self, "end_us", _finite(self.end_us, "end_us"))
+        if (
+            self.start_us is not None
+            and self.end_us is not None
+            and self.end_us < self.start_us
+        ):
+            raise InvalidNoteError("anchor range ends before it starts")
+        for name in ("name", "track", "finding_id"):
+            value = _optional_text(getattr(self, name), f"anchor {name}")
+            if value is not None and not value:
+                raise InvalidNoteError(f"anchor {name} is empty")
+
+    @classmethod
+    def at_step(cls, step: int) -> Anchor:
+        """An anchor on one profiler step (`ProfilerStep#N`)."""
+        return cls("step", step=step)
+
+    @classmethod
+    def over_range(cls, start_us: float, end_us: float) -> Anchor:
+        """An anchor on a span of trace time, in microseconds."""
+        return cls("range", start_us=start_us, end_us=end_us)
+
+    @classmethod
+    def on_op(cls, name: str) -> Anchor:
+        """An anchor on every occurrence of an operator, by name."""
+        return cls("op", name=name)
+
+    @classmethod
+    def on_event(cls, name: str, start_us: float, track: str) -> Anchor:
+        """An anchor on one event: its name, start time and track."""
+        return cls("event", name=name, start_us=start_us, track=track)
+
+    @classmethod
+    def on_finding(cls, finding_id: str) -> Anchor:
+        """An anchor on a finding computed from the trace."""
+        return cls("finding", finding_id=finding_id)
+
+    @classmethod
+    def parse(cls, text: str) -> Anchor:
+        """Read the CLI form: `step:N`, `op:NAME`, `range:START-END`, `finding:ID`."""
+        kind, sep, value = text.partition(":")
+        kind = kind.strip().lower()
+        if not sep or not value.strip():
+            raise InvalidNoteError(
+                f"bad anchor {text!r} (expected step:N, op:NAME, "
+                "range:START_US-END_US or finding:ID)"
+            )
+        if kind == "step":
+            if not value.strip().isdigit():
+                raise InvalidNoteError(f"bad step in anchor {text!r}")
+            return cls.at_step(int(value.strip()))
+        if kind == "op":
+            return cls.on_op(value)
+        if kind == "range":
+            match = _RANGE_TEXT.match(value)
+            if match is None:
+                raise InvalidNoteError(
+                    f"bad range in anchor {text!r} (expected range:START_US-END_US)"
+                )
+            return cls.over_range(float(match.group(1)), float(match.group(2)))
+        if kind == "finding":
+            return cls.on_finding(value.strip())
+        raise InvalidNoteError(
+            f"bad anchor {text!r} (expected step:N, op:NAME, "
+            "range:START_US-END_US or finding:ID)"
+        )
+
+    def describe(self) -> str:
+        """A short human label, e.g. `step 3` or `op aten::mm` (not escaped)."""
+        if self.kind == "step":
+            return f"step {self.step}"
+        if self.kind == "range":
+            return f"range {self.start_us:g}–{self.end_us:g} µs"
+        if self.kind == "op":
+            return f"op {self.name}"
+        if self.kind == "event":
+            return f"event {self.name} @ {self.start_us:g} µs on {self.track}"
+        return f"finding {self.finding_id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: the kind plus only the fields that kind uses."""
+        out: dict[str, Any] = {"kind": self.kind}
+        for name in _ANCHOR_FIELDS[self.kind]:
+            out[name] = getattr(self, name)
+        return out
+
+    @classmethod
+    def from_dict(cls, raw: object) -> Anchor:
+        """Validate and build an anchor from its JSON form."""
+        if not isinstance(raw, Mapping):
+            raise InvalidNoteError("anchor must be an object")
+        kind = raw.get("kind")
+        if kind not in ANCHOR_KINDS:
+            raise InvalidNoteError(f"unknown anchor kind {kind!r}")
+        values = {name: raw.get(name) for name in _ANCHOR_FIELDS[cast(str, kind)]}
+        return cls(cast(AnchorKind, kind), **values)
+
+
+_ANCHOR_FIELDS: dict[str, tuple[str, ...]] = {
+    "step": ("step",),
+    "range": ("start_us", "end_us"),
+    "op": ("name",),
+    "event": ("name", "start_us", "track"),
+    "finding": ("finding_id",),
+}
+
+
+@dataclass(frozen=True)
+class Result:
+    """What the next check gave: text, plus the raw figures when there are some.
+
+    `before`/`after` are raw values (e.g. per-run times of a bench compare), not
+    a ratio: the report shows them with their range, and never claims a speed-up.
+    """
+
+    text: str = ""
+    before: tuple[float, ...] = ()
+    after: tuple[float, ...] = ()
+    unit: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise InvalidNoteError("result text must be text")
+        for name in ("before", "after"):
+            values = getattr(self, name)
+            if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+                raise InvalidNoteError(f"result {name} must be a list of numbers")
+            object.__setattr__(
+                self, name, tuple(_finite(v, f"result {name} value") for v in values)
+            )
+        _optional_text(self.unit, "result unit")
+
+    @property
+    def is_empty(self) -> bool:
+        """Whether nothing was recorded (no text and no figures)."""
+        return not self.text and not self.before and not self.after
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "text": self.text,
+            "before": list(self.before),
+            "after": list(self.after),
+            "unit": self.unit,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: object) -> Result:
+        """Validate and build a result from its JSON form."""
+        if not isinstance(raw, Mapping):
+            raise InvalidNoteError("result must be an object")
+        return cls(
+            text=raw.get("text", ""),
+            before=raw.get("before", ()),
+            after=raw.get("after", ()),
+            unit=raw.get("unit"),
+        )
+
+
+_TEXT_FIELDS = ("hypothesis", "observation", "next_check")
+
+
+@dataclass(frozen=True)
+class Note:
+    """One hypothesis about the capture, with its check and what the check gave.
+
+    `revision` grows by one on every change; merging two sessions compares it
+    with the last version each side read. A deleted note stays as a tombstone
+    (`deleted=True`) so a merge does not bring it back. `conflict_of` names the
+    note this one is a conflict copy of.
+    """
+
+    id: str
+    created: str
+    updated: str
+    hypothesis: str = ""
+    observation: str = ""
+    next_check: str = ""
+    status: Status = "open"
+    anchor: Anchor | None = None
+    result: Result | None = None
+    author: str | None = None
+    revision: int = 1
+    deleted: bool = False
+    conflict_of: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id or len(self.id) > 64:
+            raise InvalidNoteError("note id must be non-empty text of at most 64 chars")
+        for name in ("created", "updated"):
+            value = getattr(self, name)
+            try:
+                datetime.fromisoformat(value)
+            except (TypeError, ValueError):
+                raise InvalidNoteError(
+                    f"{name} is not an ISO time: {value!r}"
+                ) from None
+        for name in _TEXT_FIELDS:
+            if not isinstance(getattr(self, name), str):
+                raise InvalidNoteError(f"{name} must be text")
+        if self.status not in STATUSES:
+            parse_status(str(self.status))
+        if self.anchor is not None and not isinstance(self.anchor, Anchor):
+            raise InvalidNoteError("anchor must be an Anchor")
+        if self.result is not None and not isinstance(self.result, Result):
+            raise InvalidNoteError("result must be a Result")
+        _optional_text(self.author, "author")
+        _optional_text(self.conflict_of, "conflict_of")
+        if (
+            isinstance(self.revision, bool)
+            or not isinstance(self.revision, int)
+            or self.revision < 1
+        ):
+            raise InvalidNoteError("revision must be a whole number >= 1")
+        if not isinstance(self.deleted, bool):
+            raise InvalidNoteError("deleted must be true or false")
+
+    @property
+    def short_id(self) -> str:
+        """The first 8 characters of the id, enough to name it in a listing."""
+        return self.id[:8]
+
+    def same_content(self, other: Note) -> bool:
+        """Whether both say the same thing, whatever their revision and times."""
+        return all(
+            getattr(self, f.name) == getattr(other, f.name)
+            for f in fields(self)
+            if f.name not in ("revision", "updated")
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form, with every key present."""
+        return {
+            "id": self.id,
+            "created": self.created,
+            "updated": self.updated,
+            "revision": self.revision,
+            "anchor": None if self.anchor is None else self.anchor.to_dict(),
+            "observation": self.observation,
+            "hypothesis": self.hypothesis,
+            "next_check": self.next_check,
+            "status": self.status,
+            "result": None if self.result is None else self.result.to_dict(),
+            "author": self.author,
+            "deleted": self.deleted,
+            "conflict_of": self.conflict_of,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: object) -> Note:
+        """Validate and build a note from its JSON form (InvalidNoteError if bad)."""
+        if not isinstance(raw, Mapping):
+            raise InvalidNoteError("a note must be an object")
+        anchor = raw.get("anchor")
+        result = raw.get("result")
+        status = raw.get("status", "open")
+        if status not in STATUSES:
+            raise InvalidNoteError(f"unknown status {status!r}")
+        return cls(
+            id=raw.get("id", ""),
+            created=raw.get("created", ""),
+            updated=raw.get("updated", raw.get("created", "")),
+            hypothesis=raw.get("hypothesis", ""),
+            observation=raw.get("observation", ""),
+            next_check=raw.get("next_check", ""),
+            status=cast(Status, status),
+            anchor=None if anchor is None else Anchor.from_dict(anchor),
+            result=None if result is None else Result.from_dict(result),
+            author=raw.get("author"),
+            revision=raw.get("revision", 1),
+            deleted=raw.get("deleted", False),
+            conflict_of=raw.get("conflict_of"),
+        )
+
+
+@dataclass(frozen=True)
+class TraceIdentity:
+    """The trace a notes file belongs to: name, size in bytes, sha256 when known."""
+
+    name: str
+    size: int | None = None
+    sha256: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {"name": self.name, "size": self.size, "sha256": self.sha256}
+
+    @classmethod
+    def from_dict(cls, raw: object) -> TraceIdentity:
+        """Validate and build an identity from its JSON form."""
+        if not isinstance(raw, Mapping):
+            raise InvalidNoteError("trace must be an object")
+        name = raw.get("name", "")
+        size = raw.get("size")
+        sha256 = raw.get("sha256")
+        if not isinstance(name, str):
+            raise InvalidNoteError("trace name must be text")
+        if size is not None and (
+            isinstance(size, bool) or not isinstance(size, int) or size < 0
+        ):
+            raise InvalidNoteError("trace size must be a whole number")
+        if sha256 is not None and (
+            not isinstance(sha256, str) or re.fullmatch("[0-9a-f]{64}", sha256) is None
+        ):
+            raise InvalidNoteError("trace sha256 must be 64 hex digits")
+        return cls(name=name, size=size, sha256=sha256)
+
+
+@dataclass(frozen=True)
+class NotesDocument:
+    """The whole content of one notes file."""
+
+    trace: TraceIdentity
+    notes: tuple[Note, ...] = field(default_factory=tuple)
+
+
+def parse_document(data: bytes) -> NotesDocument:
+    """Read a notes file's bytes; NotesFormatError (or NotesSchemaError) if bad."""
+    try:
+        raw = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        raise NotesFormatError(f"not valid UTF-8 JSON ({error})") from None
+    if not isinstance(raw, dict):
+        raise NotesFormatError("not a notes file (the top level is not an object)")
+    schema = raw.get("schema")
+    if isinstance(schema, bool) or not isinstance(schema, int) or schema < 1:
+        raise NotesFormatError(f"not a notes file (schema {schema!r})")
+    if schema > SCHEMA_VERSION:
+        raise NotesSchemaError(
+            f"written by a newer steptrace (schema {schema}, this one reads "
+            f"{SCHEMA_VERSION})"
+        )
+    notes_raw = raw.get("notes")
+    if not isinstance(notes_raw, list):
+        raise NotesFormatError("not a notes file (no notes list)")
+    try:
+        trace = TraceIdentity.from_dict(raw.get("trace", {}))
+        notes = tuple(Note.from_dict(item) for item in notes_raw)
+    except InvalidNoteError as error:
+        raise NotesFormatError(f"invalid note data ({error})") from None
+    seen: set[str] = set()
+    for note in notes:
+        if note.id in seen:
+            raise NotesFormatError(f"note id {note.id} appears twice")
+        seen.add(note.id)
+    return NotesDocument(trace=trace, notes=notes)
+
+
+def dump_document(document: NotesDocument) -> bytes:
+    """The bytes of a notes file: indented UTF-8 JSON ending with a newline."""
+    payload = {
+        "schema": SCHEMA_VERSION,
+        "trace": document.trace.to_dict(),
+        "notes": [note.to_dict() for note in document.notes],
+    }
+    return orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)

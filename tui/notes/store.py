@@ -1,0 +1,893 @@
+"""Where a capture's notes live on disk, and how sessions share them safely.
+
+The notes of `run.pt.trace.json.gz` live next to it in
+`run.pt.trace.json.gz.notes.json`. Several sessions (two SSH logins) may edit
+them at once, processes may be killed at any moment and the trace's folder may
+be read-only, so:
+
+* every save is atomic (temporary file in the same folder, fsync,
+  `os.replace`, fsync of the folder): readers see the old file or the new one;
+* every save holds an advisory lock (`flock` on `<notes file>.lock`, with a
+  timeout), re-reads the file and merges by note id with what this session
+  last read, so no session's note is lost; a note changed on both sides is kept
+  twice (the other version as a conflict copy) and reported;
+* a folder that cannot be written sends the notes to a per-user data folder,
+  and a notes file that cannot be read is never overwritten: the next save goes
+  to `<trace>.notes.N.json`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import os
+import re
+import secrets
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+
+import orjson
+
+from tui.notes.model import (
+    EDITABLE_FIELDS,
+    AmbiguousNoteError,
+    Anchor,
+    InvalidNoteError,
+    Note,
+    NotesDocument,
+    NotesFormatError,
+    NotesLockTimeout,
+    NotesSaveError,
+    Result,
+    Status,
+    TraceIdentity,
+    UnknownNoteError,
+    dump_document,
+    iso_utc,
+    parse_document,
+    parse_status,
+    utc_now,
+)
+
+NOTES_SUFFIX = ".notes.json"
+LOCK_SUFFIX = ".lock"
+DATA_DIR_ENV = "STEPTRACE_DATA_DIR"
+DEFAULT_LOCK_TIMEOUT = 5.0
+MAX_NUMBERED = 100
+"""How many `<trace>.notes.N.json` names are tried before giving up on a folder."""
+
+_SHA256_HEX = re.compile("[0-9a-f]{64}")
+
+
+# --- paths -------------------------------------------------------------------
+
+
+def sidecar_path(trace_path: str | os.PathLike[str]) -> Path:
+    """The notes file next to the trace: `<trace file name>.notes.json`."""
+    trace = Path(trace_path)
+    return trace.with_name(trace.name + NOTES_SUFFIX)
+
+
+def numbered_path(notes_path: Path, number: int) -> Path:
+    """`TRACE.notes.json` → `TRACE.notes.<number>.json`, the name used when the
+    usual file cannot be read and must be kept untouched."""
+    stem = notes_path.name[: -len(".json")]
+    return notes_path.with_name(f"{stem}.{number}.json")
+
+
+def lock_path(notes_path: Path) -> Path:
+    """The advisory-lock file for one notes file (left in place: unlinking a
+    lock file lets two writers hold "the" lock on different inodes)."""
+    return notes_path.with_name(notes_path.name + LOCK_SUFFIX)
+
+
+def data_dir() -> Path:
+    """The per-user steptrace data folder.
+
+    `$STEPTRACE_DATA_DIR` when set (tests, unusual setups), else
+    `$XDG_DATA_HOME/steptrace`, else `~/.local/share/steptrace`.
+    """
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override)
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "share"
+    return base / "steptrace"
+
+
+def fallback_path(trace_path: str | os.PathLike[str]) -> Path:
+    """Where notes go when the trace's folder cannot be written.
+
+    Keyed by the trace's absolute path, so two traces with the same name in
+    different folders keep separate notes: `<data>/notes/<sha1>-<name>.notes.json`.
+    """
+    absolute = Path(trace_path).resolve()
+    key = hashlib.sha1(os.fsencode(absolute)).hexdigest()
+    return data_dir() / "notes" / f"{key}-{absolute.name[:150]}{NOTES_SUFFIX}"
+
+
+def _variants(notes_path: Path) -> list[Path]:
+    """The notes file and its existing numbered siblings, in number order."""
+    stem = notes_path.name[: -len(".json")]
+    pattern = re.compile(rf"{re.escape(stem)}\.([1-9][0-9]*)\.json")
+    try:
+        names = os.listdir(notes_path.parent)
+    except OSError:
+        return [notes_path]
+    numbered = sorted(
+        (int(match.group(1)), name)
+        for name in names
+        if (match := pattern.fullmatch(name)) is not None
+    )
+    return [notes_path] + [notes_path.with_name(name) for _, name in numbered]
+
+
+# --- atomic write and lock ---------------------------------------------------
+
+
+def create_temp_file(folder: Path, target_name: str) -> tuple[int, Path]:
+    """Create a new, empty temporary file in `folder` for `target_name`.
+
+    The seam where an unwritable folder shows up (OSError: EACCES, EROFS,
+    ENOSPC...). Created with mode 0o666 minus the umask, like any new file.
+    """
+    path = folder / f".{target_name}.{secrets.token_hex(8)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    return os.open(path, flags, 0o666), path
+
+
+def _temp_pattern(target_name: str) -> re.Pattern[str]:
+    return re.compile(rf"\.{re.escape(target_name)}\.[0-9a-f]{{16}}\.tmp")
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so a crash leaves the old file or the new one.
+
+    Temporary file in the same folder, write + fsync, `os.replace`, then fsync
+    of the folder so the rename itself survives a power loss.
+    """
+    fd, temp = create_temp_file(path.parent, path.name)
+    try:
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                os.fchmod(fd, os.stat(path).st_mode & 0o7777)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    _fsync_folder(path.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    # Some file systems refuse fsync on a directory; the rename is done anyway.
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError as error:
+        if error.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def locked(path: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold an exclusive `flock` on `path` (created if needed) for the block.
+
+    Polls instead of blocking so a stuck session costs at most `timeout`
+    seconds (NotesLockTimeout), never a hang. The lock is released by the
+    kernel if this process dies.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    except PermissionError:
+        # Another user's lock file in a folder we may still write: flock works
+        # on a read-only descriptor.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        deadline = time.monotonic() + timeout
+        pause = 0.005
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise NotesLockTimeout(
+                        f"another session is saving notes ({path} stayed locked "
+                        f"for {timeout:g} s); try again"
+                    ) from None
+                time.sleep(min(pause, remaining))
+                pause = min(pause * 2, 0.1)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+# --- merge -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One note changed in two places; both versions were kept.
+
+    `copy_id` is the note now holding the other version (None when a deletion
+    lost to an edit: the edited note simply stays).
+    """
+
+    note_id: str
+    copy_id: str | None
+    message: str
+
+
+def conflict_copy(note: Note, original_id: str) -> Note:
+    """`note` as a new note marked as a conflict copy of `original_id`.
+
+    Its id is derived from the version it holds, so merging the same two
+    versions again (another session, another load) finds the copy already
+    there instead of adding one more.
+    """
+    digest = hashlib.sha256(
+        b"conflict-copy:" + orjson.dumps(note.to_dict(), option=orjson.OPT_SORT_KEYS)
+    ).hexdigest()
+    return replace(
+        note, id=digest[:32], revision=1, deleted=False, conflict_of=original_id
+    )
+
+
+def _newer(first: Note, second: Note) -> Note:
+    if second.revision > first.revision:
+        return second
+    if first.revision > second.revision:
+        return first
+    return first if first.updated >= second.updated else second
+
+
+def merge_notes(
+    base: Mapping[str, Note],
+    mine: Mapping[str, Note],
+    theirs: Mapping[str, Note],
+) -> tuple[dict[str, Note], list[Conflict], int]:
+    """Three-way merge by note id of this session's notes with the file's.
+
+    `base` is what this session last read from the file, `mine` what it holds
+    now, `theirs` what the file holds now. Returns the merged notes (ordered by
+    creation time), the conflicts, and how many notes came from the file.
+    """
+    merged: dict[str, Note] = {}
+    copies: list[Note] = []
+    conflicts: list[Conflict] = []
+    from_disk = 0
+    for note_id in dict.fromkeys([*mine, *theirs]):
+        ours = mine.get(note_id)
+        other = theirs.get(note_id)
+        if other is None:
+            if ours is not None:
+                merged[note_id] = ours
+            continue
+        if ours is None or ours == other:
+            merged[note_id] = other
+            from_disk += ours is None
+            continue
+        common = base.get(note_id)
+        if common is None:
+            kept, copy, conflict = _merge_without_base(ours, other, "another session")
+        else:
+            kept, copy, conflict = _merge_with_base(common, ours, other)
+        merged[note_id] = kept
+        from_disk += kept == other
+        if copy is not None:
+            copies.append(copy)
+        if conflict is not None:
+            conflicts.append(conflict)
+    conflicts = _add_copies(merged, copies, conflicts)
+    return _ordered(merged), conflicts, from_disk
+
+
+def _merge_with_base(
+    common: Note, ours: Note, other: Note
+) -> tuple[Note, Note | None, Conflict | None]:
+    if ours == common:
+        return other, None, None
+    if other == common:
+        return ours, None, None
+    # Both sides moved past the version they started from.
+    if ours.same_content(other) or (ours.deleted and other.deleted):
+        return _newer(other, ours), None, None
+    revision = max(ours.revision, other.revision) + 1
+    short = ours.short_id
+    if ours.deleted:
+        message = (
+            f"note {short} was deleted here but changed in another session; "
+            "the changed note is kept"
+        )
+        return replace(other, revision=revision), None, Conflict(ours.id, None, message)
+    if other.deleted:
+        message = (
+            f"note {short} was deleted in another session but changed here; "
+            "your version is kept"
+        )
+        return replace(ours, revision=revision), None, Conflict(ours.id, None, message)
+    copy = conflict_copy(other, ours.id)
+    message = (
+        f"note {short} was changed here and in another session; yours is kept, "
+        f"the other version is note {copy.short_id} (conflict copy)"
+    )
+    return (
+        replace(ours, revision=revision),
+        copy,
+        Conflict(ours.id, copy.id, message),
+    )
+
+
+def _merge_without_base(
+    first: Note, second: Note, where: str
+) -> tuple[Note, Note | None, Conflict | None]:
+    """Two versions with no known common ancestor: the higher revision wins,
+    and equal revisions that say different things are both kept."""
+    if first.same_content(second) or first.revision != second.revision:
+        return _newer(first, second), None, None
+    if first.deleted != second.deleted:
+        return (first if second.deleted else second), None, None
+    copy = conflict_copy(second, first.id)
+    message = (
+        f"note {first.short_id} differs in {where}; both versions are kept "
+        f"(the other is note {copy.short_id}, a conflict copy)"
+    )
+    return first, copy, Conflict(first.id, copy.id, message)
+
+
+def _add_copies(
+    merged: dict[str, Note], copies: Iterable[Note], conflicts: list[Conflict]
+) -> list[Conflict]:
+    """Add conflict copies; one already present means that conflict was
+    resolved before (same versions), so it is not reported again."""
+    already = {copy.id for copy in copies if copy.id in merged}
+    for copy in copies:
+        merged.setdefault(copy.id, copy)
+    return [c for c in conflicts if c.copy_id is None or c.copy_id not in already]
+
+
+def merge_sources(
+    sources: Iterable[tuple[str, Mapping[str, Note]]],
+) -> tuple[dict[str, Note], list[Conflict]]:
+    """Combine notes read from several files (next to the trace, fallback).
+
+    There is no common ancestor: for each id the higher revision wins; equal
+    revisions that differ are both kept. Earlier sources win ties.
+    """
+    merged: dict[str, Note] = {}
+    copies: list[Note] = []
+    conflicts: list[Conflict] = []
+    for where, notes in sources:
+        for note_id, note in notes.items():
+            present = merged.get(note_id)
+            if present is None:
+                merged[note_id] = note
+                continue
+            kept, copy, conflict = _merge_without_base(present, note, where)
+            merged[note_id] = kept
+            if copy is not None:
+                copies.append(copy)
+            if conflict is not None:
+                conflicts.append(conflict)
+    conflicts = _add_copies(merged, copies, conflicts)
+    return _ordered(merged), conflicts
+
+
+def _ordered(notes: Mapping[str, Note]) -> dict[str, Note]:
+    return dict(sorted(notes.items(), key=lambda item: (item[1].created, item[0])))
+
+
+# --- the store ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    """What a save did: where it wrote, and what it merged in.
+
+    `fell_back` is true when the notes went to the per-user data folder;
+    `merged_from_disk` counts notes added or changed by another session;
+    `written` is false when the file already held exactly this content.
+    """
+
+    path: Path
+    fell_back: bool
+    conflicts: list[Conflict] = field(default_factory=list)
+    merged_from_disk: int = 0
+    written: bool = True
+
+
+@dataclass(frozen=True)
+class RefreshResult:
+    """What `NotesStore.refresh` brought in from the file."""
+
+    conflicts: list[Conflict] = field(default_factory=list)
+    merged_from_disk: int = 0
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """A notes file as this session last read or wrote it."""
+
+    digest: str
+    notes: dict[str, Note]
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+class NotesStore:
+    """The notes of one trace, loaded from disk, edited in memory, saved safely.
+
+    Use `NotesStore.open(trace_path)`. Edits (`add`, `update`, `delete`,
+    `undelete`) change memory only; `save()` merges with the file under a
+    lock and writes it. Not thread-safe: call it from one thread (a worker
+    hashing the trace hands its result over with `set_trace_sha256`).
+    """
+
+    def __init__(
+        self,
+        trace_path: Path,
+        *,
+        trace_sha256: str | None,
+        lock_timeout: float,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.trace_path = trace_path
+        self.lock_timeout = lock_timeout
+        self._clock = clock
+        self._primary = sidecar_path(trace_path)
+        self._fallback = fallback_path(trace_path)
+        self._notes: dict[str, Note] = {}
+        self._snapshots: dict[Path, _Snapshot] = {}
+        self._recorded: dict[Path, TraceIdentity] = {}
+        self._unreadable: dict[Path, str] = {}
+        self._problems: list[str] = []
+        self._fell_back = False
+        self._dirty = False
+        self._trace_changed = False
+        self._trace_size: int | None = None
+        self._trace_sha256: str | None = None
+        if trace_sha256 is not None:
+            self._trace_sha256 = _checked_sha256(trace_sha256)
+        self._location = self._primary
+
+    @classmethod
+    def open(
+        cls,
+        trace_path: str | os.PathLike[str],
+        *,
+        trace_sha256: str | None = None,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> NotesStore:
+        """Load the notes of `trace_path` from next to it and from the fallback.
+
+        Never raises for a bad notes file: unreadable files are listed in
+        `problems` and kept untouched. `trace_sha256`, when already known,
+        lets the store tell whether the trace changed since the notes were
+        written; otherwise pass it later to `set_trace_sha256`.
+        """
+        store = cls(
+            Path(os.path.abspath(trace_path)),
+            trace_sha256=trace_sha256,
+            lock_timeout=lock_timeout,
+            clock=clock,
+        )
+        store._load()
+        return store
+
+    # --- reading -------------------------------------------------------------
+
+    @property
+    def notes(self) -> list[Note]:
+        """The live notes (tombstones left out), oldest first."""
+        return [note for note in self._notes.values() if not note.deleted]
+
+    @property
+    def all_notes(self) -> list[Note]:
+        """Every note including tombstones of deleted ones, oldest first."""
+        return list(self._notes.values())
+
+    @property
+    def location(self) -> Path:
+        """Where the notes were last saved, or where the next save will try first."""
+        return self._location
+
+    @property
+    def fell_back(self) -> bool:
+        """Whether saves go to the per-user data folder instead of the trace's."""
+        return self._fell_back
+
+    @property
+    def problems(self) -> list[str]:
+        """User-facing lines: unreadable files kept, trace changed, fallback used."""
+        return list(self._problems)
+
+    @property
+    def unreadable(self) -> list[Path]:
+        """Notes files that could not be read and are left untouched."""
+        return list(self._unreadable)
+
+    @property
+    def trace_changed(self) -> bool:
+        """Whether the trace's size or hash differs from what the notes recorded."""
+        return self._trace_changed
+
+    @property
+    def dirty(self) -> bool:
+        """Whether there are edits not saved yet."""
+        return self._dirty
+
+    @property
+    def trace_identity(self) -> TraceIdentity:
+        """The identity written into the notes file on the next save."""
+        sha256 = self._trace_sha256
+        if sha256 is None and not self._trace_changed:
+            sha256 = next(
+                (
+                    recorded.sha256
+                    for recorded in self._recorded.values()
+                    if recorded.sha256 and recorded.size == self._trace_size
+                ),
+                None,
+            )
+        return TraceIdentity(self.trace_path.name, self._trace_size, sha256)
+
+    def get(self, note_id: str) -> Note:
+        """The live note with exactly this id (UnknownNoteError otherwise)."""
+        note = self._notes.get(note_id)
+        if note is None or note.deleted:
+            raise UnknownNoteError(f"no note with id {note_id}")
+        return note
+
+    def resolve(self, id_prefix: str, *, include_deleted: bool = False) -> Note:
+        """The one note whose id starts with `id_prefix` (as typed in a CLI)."""
+        prefix = id_prefix.strip().lower()
+        if not prefix:
+            raise UnknownNoteError("empty note id")
+        matches = [
+            note
+            for note in self._notes.values()
+            if note.id.startswith(prefix) and (include_deleted or not note.deleted)
+        ]
+        if not matches:
+            raise UnknownNoteError(f"no note with id {id_prefix}")
+        if len(matches) > 1:
+            raise AmbiguousNoteError(
+                f"note id {id_prefix} is ambiguous ({len(matches)} notes match); "
+                "give more characters"
+            )
+        return matches[0]
+
+    def set_trace_sha256(self, sha256: str) -> bool:
+        """Record the trace's hash (computed in the background); returns whether
+        the trace changed since the notes were written."""
+        self._trace_sha256 = _checked_sha256(sha256)
+        self._check_trace_identity()
+        return self._trace_changed
+
+    # --- editing -------------------------------------------------------------
+
+    def add(
+        self,
+        hypothesis: str,
+        *,
+        observation: str = "",
+        next_check: str = "",
+        anchor: Anchor | None = None,
+        status: Status = "open",
+        result: Result | None = None,
+        author: str | None = None,
+    ) -> Note:
+        """Create a note in memory (call `save` to write it) and return it."""
+        now = iso_utc(self._clock())
+        note = Note(
+            id=uuid.uuid4().hex,
+            created=now,
+            updated=now,
+            hypothesis=hypothesis,
+            observation=observation,
+            next_check=next_check,
+            status=status,
+            anchor=anchor,
+            result=result,
+            author=author,
+        )
+        self._notes[note.id] = note
+        self._dirty = True
+        return note
+
+    def update(self, note_id: str, **changes: object) -> Note:
+        """Change fields of a live note; bumps its revision if anything changed.
+
+        Accepted fields: hypothesis, observation, next_check, status (a status
+        or its text), anchor, result, author.
+        """
+        unknown = sorted(set(changes) - EDITABLE_FIELDS)
+        if unknown:
+            raise InvalidNoteError(f"notes have no field {', '.join(unknown)}")
+        status = changes.get("status")
+        if isinstance(status, str):
+            changes["status"] = parse_status(status)
+        note = self.get(note_id)
+        changed = replace(note, **changes)  # type: ignore[arg-type]
+        if changed == note:
+            return note
+        return self._put(changed, note)
+
+    def delete(self, note_id: str) -> Note:
+        """Mark a live note deleted (kept as a tombstone so merges respect it)."""
+        note = self.get(note_id)
+        return self._put(replace(note, deleted=True), note)
+
+    def undelete(self, note_id: str) -> Note:
+        """Bring back a deleted note."""
+        note = self._notes.get(note_id)
+        if note is None:
+            raise UnknownNoteError(f"no note with id {note_id}")
+        if not note.deleted:
+            return note
+        return self._put(replace(note, deleted=False), note)
+
+    def _put(self, changed: Note, previous: Note) -> Note:
+        note = replace(
+            changed, revision=previous.revision + 1, updated=iso_utc(self._clock())
+        )
+        self._notes[note.id] = note
+        self._dirty = True
+        return note
+
+    # --- saving --------------------------------------------------------------
+
+    def save(self) -> SaveResult:
+        """Merge with the file under its lock and write it atomically.
+
+        Tries next to the trace first (or `TRACE.notes.N.json` when the usual
+        file is unreadable), then the per-user data folder. Raises
+        NotesLockTimeout if another session holds the lock too long, and
+        NotesSaveError if no location can be written.
+        """
+        primary_error: OSError | None = None
+        if not self._fell_back:
+            try:
+                return self._save_chain(self._primary, fell_back=False)
+            except OSError as error:
+                primary_error = error
+        try:
+            self._fallback.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            result = self._save_chain(self._fallback, fell_back=True)
+        except OSError as error:
+            where = (
+                f"next to the trace ({_reason(primary_error)}) nor "
+                if primary_error is not None
+                else ""
+            )
+            folder = self._fallback.parent
+            raise NotesSaveError(
+                f"cannot save notes {where}in {folder} ({_reason(error)})"
+            ) from error
+        if not self._fell_back:
+            self._fell_back = True
+            reason = _reason(primary_error) if primary_error else "not writable"
+            self._add_problem(
+                f"cannot write notes next to the trace ({reason}); "
+                f"they are saved in {result.path}"
+            )
+        return result
+
+    def refresh(self) -> RefreshResult:
+        """Bring in what other sessions saved since this one last read the file.
+
+        Unsaved edits stay; the same merge as `save` applies, without writing.
+        """
+        path = self._location
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return RefreshResult()
+        except OSError as error:
+            self._mark_unreadable(path, _reason(error))
+            return RefreshResult()
+        snapshot = self._snapshots.get(path)
+        digest = _digest(data)
+        if snapshot is not None and snapshot.digest == digest:
+            return RefreshResult()
+        try:
+            document = parse_document(data)
+        except NotesFormatError as error:
+            self._mark_unreadable(path, str(error))
+            return RefreshResult()
+        theirs = {note.id: note for note in document.notes}
+        base = snapshot.notes if snapshot is not None else {}
+        merged, conflicts, from_disk = merge_notes(base, self._notes, theirs)
+        self._notes = merged
+        self._snapshots[path] = _Snapshot(digest, theirs)
+        self._recorded[path] = document.trace
+        self._dirty = self._dirty or merged != theirs
+        return RefreshResult(conflicts, from_disk)
+
+    def _save_chain(self, notes_path: Path, *, fell_back: bool) -> SaveResult:
+        for number in range(MAX_NUMBERED + 1):
+            path = notes_path if number == 0 else numbered_path(notes_path, number)
+            if path in self._unreadable:
+                continue
+            result = self._save_to(path, fell_back=fell_back)
+            if result is not None:
+                return result
+        raise NotesSaveError(
+            f"no free name for the notes in {notes_path.parent} "
+            f"({MAX_NUMBERED} unreadable notes files)"
+        )
+
+    def _save_to(self, path: Path, *, fell_back: bool) -> SaveResult | None:
+        """Save to `path`; None when it turns out unreadable (kept untouched)."""
+        with locked(lock_path(path), self.lock_timeout):
+            self._remove_stale_temps(path)
+            try:
+                data: bytes | None = path.read_bytes()
+            except FileNotFoundError:
+                data = None
+            except OSError as error:
+                self._mark_unreadable(path, _reason(error))
+                return None
+            snapshot = self._snapshots.get(path)
+            base = snapshot.notes if snapshot is not None else {}
+            if data is None:
+                theirs: dict[str, Note] = {}
+            elif snapshot is not None and snapshot.digest == _digest(data):
+                theirs = snapshot.notes
+            else:
+                try:
+                    document = parse_document(data)
+                except NotesFormatError as error:
+                    self._mark_unreadable(path, str(error))
+                    return None
+                theirs = {note.id: note for note in document.notes}
+            merged, conflicts, from_disk = merge_notes(base, self._notes, theirs)
+            identity = self.trace_identity
+            payload = dump_document(NotesDocument(identity, tuple(merged.values())))
+            written = payload != data
+            if written:
+                write_atomic(path, payload)
+        self._notes = merged
+        self._snapshots[path] = _Snapshot(_digest(payload), merged)
+        self._recorded[path] = identity
+        self._location = path
+        self._dirty = False
+        return SaveResult(path, fell_back, conflicts, from_disk, written)
+
+    def _remove_stale_temps(self, path: Path) -> None:
+        """Delete temporary files a killed writer left; safe because every
+        writer holds this lock while its temporary file exists."""
+        pattern = _temp_pattern(path.name)
+        with contextlib.suppress(OSError):
+            for name in os.listdir(path.parent):
+                if pattern.fullmatch(name):
+                    with contextlib.suppress(OSError):
+                        os.unlink(path.parent / name)
+
+    # --- loading -------------------------------------------------------------
+
+    def _load(self) -> None:
+        try:
+            self._trace_size = os.stat(self.trace_path).st_size
+        except OSError as error:
+            self._add_problem(
+                f"cannot read the trace {self.trace_path}: {_reason(error)}"
+            )
+        sources: list[tuple[str, Mapping[str, Note]]] = []
+        fallback_used = False
+        for path in [*_variants(self._primary), *_variants(self._fallback)]:
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                self._mark_unreadable(path, _reason(error))
+                continue
+            try:
+                document = parse_document(data)
+            except NotesFormatError as error:
+                self._mark_unreadable(path, str(error))
+                continue
+            notes = {note.id: note for note in document.notes}
+            self._snapshots[path] = _Snapshot(_digest(data), notes)
+            self._recorded[path] = document.trace
+            sources.append((str(path), notes))
+            fallback_used = fallback_used or path.parent == self._fallback.parent
+        self._notes, conflicts = merge_sources(sources)
+        for conflict in conflicts:
+            self._add_problem(conflict.message)
+        if fallback_used:
+            self._add_problem(
+                f"some notes were kept in {self._fallback.parent} because the "
+                "trace's folder could not be written"
+            )
+        self._check_trace_identity()
+        self._location = self._first_usable(self._primary)
+
+    def _mark_unreadable(self, path: Path, reason: str) -> None:
+        if path in self._unreadable:
+            return
+        self._unreadable[path] = reason
+        self._snapshots.pop(path, None)
+        self._add_problem(
+            f"notes file {path} cannot be read ({reason}); it is kept untouched "
+            "and notes are saved under another name"
+        )
+        if self._location == path:
+            in_fallback = path.parent == self._fallback.parent
+            self._location = self._first_usable(
+                self._fallback if in_fallback else self._primary
+            )
+
+    def _first_usable(self, notes_path: Path) -> Path:
+        """The first of `notes_path`, `.1`, `.2`... not known to be unreadable."""
+        for number in range(MAX_NUMBERED + 1):
+            path = notes_path if number == 0 else numbered_path(notes_path, number)
+            if path not in self._unreadable:
+                return path
+        return notes_path
+
+    def _check_trace_identity(self) -> None:
+        if self._trace_changed:
+            return
+        for path, recorded in self._recorded.items():
+            if (
+                recorded.size is not None
+                and self._trace_size is not None
+                and recorded.size != self._trace_size
+            ):
+                detail = f"size {recorded.size} → {self._trace_size} bytes"
+            elif (
+                recorded.sha256 is not None
+                and self._trace_sha256 is not None
+                and recorded.sha256 != self._trace_sha256
+            ):
+                detail = "its content hash differs"
+            else:
+                continue
+            self._trace_changed = True
+            self._add_problem(
+                f"the trace changed since the notes in {path.name} were written "
+                f"({detail}); their anchors may point at different events"
+            )
+            return
+
+    def _add_problem(self, message: str) -> None:
+        if message not in self._problems:
+            self._problems.append(message)
+
+
+def _checked_sha256(value: str) -> str:
+    digest = value.strip().lower()
+    if _SHA256_HEX.fullmatch(digest) is None:
+        raise InvalidNoteError("a trace sha256 is 64 hex digits")
+    return digest
