@@ -1,0 +1,139 @@
+"""Messages the explorer's widgets, screens and workers post to each other.
+
+Kept in one module so every widget can import them without importing another
+widget, and so a worker thread only ever posts one of these small dataclasses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from tui.core.analysis import Analysis
+    from tui.core.load import LoadProgress
+    from tui.core.model import Trace
+
+
+@dataclass
+class EventSelected(Message):
+    """The timeline's selected event changed (None clears it)."""
+
+    event: int | None
+
+
+@dataclass
+class EventActivated(Message):
+    """Enter on an event: the app opens its details."""
+
+    event: int
+
+
+@dataclass
+class ViewChanged(Message):
+    """The timeline's visible time range changed."""
+
+    start_ns: int
+    end_ns: int
+
+    def can_replace(self, message: Message) -> bool:
+        """Only the latest range matters while keys repeat."""
+        return isinstance(message, ViewChanged)
+
+
+@dataclass
+class RangeSelected(Message):
+    """A time range was selected on the timeline (None clears it)."""
+
+    start_ns: int | None
+    end_ns: int | None
+
+
+@dataclass
+class LoadProgressed(Message):
+    """A loading worker read more of the trace file."""
+
+    progress: LoadProgress
+
+    def can_replace(self, message: Message) -> bool:
+        """Only the newest progress is worth drawing."""
+        return isinstance(message, LoadProgressed)
+
+
+@dataclass
+class TraceLoaded(Message):
+    """A loading worker finished: the trace and its analysis are ready."""
+
+    path: Path
+    trace: Trace
+    analysis: Analysis
+
+
+@dataclass
+class LoadFailed(Message):
+    """A loading worker failed with a one-line reason."""
+
+    path: Path
+    reason: str
+
+
+@dataclass
+class LoadCancelled(Message):
+    """A loading worker stopped because the user cancelled."""
+
+    path: Path
+
+
+@dataclass
+class OperatorSelected(Message):
+    """A row of the operator table was highlighted (name id in the trace)."""
+
+    name: str
+    row: int
+
+
+@dataclass
+class OperatorActivated(Message):
+    """Enter on an operator row."""
+
+    name: str
+    row: int
+
+
+@dataclass
+class StepChosen(Message):
+    """A step was chosen in the steps strip (index into Analysis.steps)."""
+
+    index: int
+
+
+@dataclass
+class FindingChosen(Message):
+    """A finding was highlighted in the findings panel."""
+
+    finding_id: str
+
+
+@dataclass
+class NoteRequested(Message):
+    """The user asked to write a note on the current selection."""
+
+    anchor: dict[str, object]
+
+
+@dataclass
+class CaptureOutput(Message):
+    """A line of output from a running capture subprocess."""
+
+    line: str
+
+
+@dataclass
+class CaptureFinished(Message):
+    """A capture subprocess ended; path is set when it produced a trace."""
+
+    returncode: int
+    path: Path | None
