@@ -1,0 +1,500 @@
+"""Walk a parsed trace, list what identifies people or places, and replace it.
+
+Checking and scrubbing are one walk, so `--check` lists exactly what `-o`
+changes. Only strings are rewritten, and only where they carry text: timing
+and structure (ts, dur, pid, tid, ph, cat, ids, flows, numbers) are never
+touched, and operator names only lose paths, e-mails, secrets and hosts, so
+the scrubbed copy gives the same step times, operator table and gaps.
+
+Identity values (user and host names, job names) are collected first from the
+metadata, then hunted in every free-text string; a value first met inside the
+events (a `/home/alice/...` path) triggers one more walk so that every
+occurrence goes, not only those after it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from tui.scrub import detect
+from tui.scrub.detect import (
+    EMAIL,
+    HOST,
+    LOG,
+    METADATA,
+    PATH,
+    PROCESS,
+    SHAPE,
+    UNKNOWN_KEY,
+    USER,
+    ZONE,
+    Match,
+)
+from tui.scrub.io import RawTrace, ScrubError, encode, parse, read_raw, write_new
+from tui.scrub.report import (
+    CheckReport,
+    Example,
+    KindSummary,
+    ScrubOptions,
+    ScrubReport,
+    sort_kinds,
+)
+
+Document = dict[str, Any] | list[Any]
+Where = tuple[str | int, ...]
+
+# Event fields that are timing or structure: never scanned, never changed.
+_STRUCTURAL = frozenset(
+    {
+        "ph",
+        "cat",
+        "ts",
+        "dur",
+        "pid",
+        "tid",
+        "id",
+        "id2",
+        "bind_id",
+        "s",
+        "bp",
+        "tts",
+        "tdur",
+    }
+    | {"flow_in", "flow_out", "cname", "scope", "name", "args"}
+)
+# Event categories whose names are free text (anything else is an operator,
+# kernel, runtime call or copy: its name is the analysis, only strong
+# patterns such as paths and secrets are taken out of it).
+_FREE_TEXT_CATEGORIES = frozenset({"python_function", "Trace"}) | detect.ZONE_CATEGORIES
+_MAX_EXAMPLES = 3
+_MAX_WALKS = 3
+
+
+class _Found:
+    """Accumulates one kind's findings."""
+
+    __slots__ = ("examples", "places", "values")
+
+    def __init__(self) -> None:
+        self.values: dict[str, None] = {}
+        self.places = 0
+        self.examples: list[Example] = []
+
+
+def _where_text(where: Where) -> str:
+    text = ""
+    for part in where:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else part
+    return text
+
+
+def _holds_something(value: Any) -> bool:
+    """Whether a shape argument carries data (Kineto writes `""` and `[]` for none)."""
+    if isinstance(value, list):
+        return any(_holds_something(item) for item in value)
+    return value not in ("", None)
+
+
+def _preview(value: Any) -> str:
+    text = value if isinstance(value, str) else encode(value).decode("utf-8", "replace")
+    return text if len(text) <= 200 else text[:200] + "…"
+
+
+class _Walker:
+    """One walk over a document with a fixed set of identity values to hunt."""
+
+    def __init__(
+        self, options: ScrubOptions, tokens: dict[str, tuple[str, str]], rewrite: bool
+    ):
+        self.options = options
+        self.rewrite = rewrite
+        # lower-cased token → (kind, canonical value the placeholder is keyed on)
+        self.tokens = tokens
+        self.token_re = detect.token_pattern(list(tokens))
+        self.discovered: dict[str, tuple[str, str]] = {}
+        self.found: dict[str, _Found] = {}
+        self._placeholders: dict[str, dict[str, str]] = {}
+        self._memo_full: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {}
+        self._memo_strong: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {}
+
+    # --- bookkeeping ---------------------------------------------------------
+
+    def _wants_example(self, kind: str) -> bool:
+        found = self.found.get(kind)
+        return found is None or len(found.examples) < _MAX_EXAMPLES
+
+    def record(
+        self, kind: str, value: str, where: Where, shown: str | None = None
+    ) -> None:
+        found = self.found.get(kind)
+        if found is None:
+            found = self.found[kind] = _Found()
+        found.places += 1
+        if value in found.values:
+            return
+        found.values[value] = None
+        if len(found.examples) < _MAX_EXAMPLES:
+            text = value if shown is None else shown
+            found.examples.append(Example(_where_text(where), text))
+
+    def placeholder(self, kind: str, key: str) -> str:
+        if kind in (HOST, USER, EMAIL):
+            key = key.lower()
+        table = self._placeholders.setdefault(kind, {})
+        existing = table.get(key)
+        if existing is None:
+            existing = table[key] = (
+                f"<{detect.PLACEHOLDER_STEM[kind]}-{len(table) + 1}>"
+            )
+        return existing
+
+    def hunt(self, kind: str, value: str, whole: bool = True) -> None:
+        """Remember an identity value to replace wherever it appears.
+
+        `whole=False` hunts only a host's short name: the full name is found
+        by its pattern anyway, and hunting it would cost a needless walk.
+        """
+        tokens = detect.host_tokens(value) if kind == HOST else [value.strip()]
+        canonical = tokens[0]
+        for token in tokens if whole else tokens[1:]:
+            low = token.lower()
+            if detect.huntable(kind, token) and low not in self.tokens:
+                self.discovered.setdefault(low, (kind, canonical))
+
+    # --- strings -------------------------------------------------------------
+
+    def text(self, value: str, where: Where, full: bool = True) -> str:
+        """Scan one free-text string; returns it with sensitive parts replaced."""
+        memo = self._memo_full if full else self._memo_strong
+        hit = memo.get(value)
+        if hit is None:
+            hit = memo[value] = self._scan(value, full)
+        replaced, hits = hit
+        for kind, found in hits:
+            self.record(kind, found, where)
+        return replaced
+
+    def _scan(self, value: str, full: bool) -> tuple[str, tuple[tuple[str, str], ...]]:
+        matches = detect.find_sensitive(value)
+        if full and self.token_re is not None:
+            for token in self.token_re.finditer(value):
+                kind, _ = self.tokens[token.group(0).lower()]
+                matches.append(Match(token.start(), token.end(), kind, token.group(0)))
+        if not matches:
+            return value, ()
+        hits: list[tuple[str, str]] = []
+        parts: list[str] = []
+        position = 0
+        for m in detect.resolve(matches):
+            parts.append(value[position : m.start])
+            parts.append(self._replacement(m, full))
+            hits.append((m.kind, m.value))
+            if m.kind == PATH:
+                hits.extend(
+                    (USER, user)
+                    for user in detect.users_in_path(m.value)
+                    if detect.huntable(USER, user)
+                )
+            position = m.end
+        parts.append(value[position:])
+        return "".join(parts), tuple(hits)
+
+    def _replacement(self, m: Match, full: bool) -> str:
+        if m.kind == PATH:
+            for user in detect.users_in_path(m.value):
+                self.hunt(USER, user)
+            prefix, rest = detect.split_path(m.value)
+            if full and self.token_re is not None:
+                rest = self.token_re.sub(self._token_placeholder, rest)
+            return self.placeholder(PATH, prefix) + rest
+        if m.kind == HOST:
+            self.hunt(HOST, m.value, whole=False)
+        low = m.value.lower()
+        if low in self.tokens:
+            kind, canonical = self.tokens[low]
+            return self.placeholder(kind, canonical)
+        return self.placeholder(m.kind, m.value)
+
+    def _token_placeholder(self, token: re.Match[str]) -> str:
+        kind, canonical = self.tokens[token.group(0).lower()]
+        return self.placeholder(kind, canonical)
+
+    # --- containers ----------------------------------------------------------
+
+    def walk(self, value: Any, where: Where, keyed: bool) -> Any:
+        """Scan any JSON value; `keyed` applies user/host key rules inside dicts."""
+        if isinstance(value, str):
+            return self.text(value, where)
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, (str, list, dict)):
+                    new = self.walk(item, where, keyed)
+                    if self.rewrite and new is not item:
+                        value[index] = new
+        elif isinstance(value, dict):
+            self.walk_dict(value, where, keyed)
+        return value
+
+    def walk_dict(
+        self, value: dict[str, Any], where: Where, keyed: bool, skip: str = ""
+    ) -> None:
+        for key in list(value):
+            if key == skip:
+                continue
+            item = value[key]
+            kind = detect.key_kind(key) if keyed else None
+            if kind in (USER, HOST):
+                new = self.identity(kind, item, (*where, key))
+            elif isinstance(item, (str, list, dict)):
+                new = self.walk(item, (*where, key), keyed)
+            else:
+                continue
+            if self.rewrite and new is not item:
+                value[key] = new
+
+    def identity(self, kind: str, value: Any, where: Where) -> Any:
+        """A value a key declares to be a user or host name: replaced whole."""
+        if isinstance(value, str):
+            if not value.strip() or detect.PLACEHOLDER_RE.fullmatch(value.strip()):
+                return value
+            self.record(kind, value, where)
+            self.hunt(kind, value)
+            canonical = detect.host_tokens(value)[0] if kind == HOST else value.strip()
+            return self.placeholder(kind, canonical)
+        if isinstance(value, list):
+            return [self.identity(kind, item, where) for item in value]
+        if isinstance(value, dict):
+            return {
+                key: self.identity(kind, item, where) for key, item in value.items()
+            }
+        return value
+
+    # --- the document ----------------------------------------------------------
+
+    def metadata(self, document: dict[str, Any]) -> dict[str, Any]:
+        """Scan everything but the events; returns the scrubbed top level."""
+        out: dict[str, Any] = {}
+        for key, value in document.items():
+            where: Where = (key,)
+            if key == "traceEvents":
+                out[key] = value
+            elif key in detect.LOG_KEYS:
+                lines = value if isinstance(value, list) else [value]
+                for line in lines:
+                    self.record(LOG, key, where, _preview(line))
+                    self.walk(line, where, keyed=True)
+            elif key == detect.STEPTRACE_KEY:
+                out[key] = self.described(value, where)
+            elif key in detect.SAFE_TOP_LEVEL:
+                out[key] = self.walk(value, where, keyed=True)
+            else:
+                kind = detect.key_kind(key)
+                if kind in (USER, HOST):
+                    out[key] = self.identity(kind, value, where)
+                elif kind == METADATA:
+                    self.job_metadata(key, value, where)
+                else:
+                    self.record(UNKNOWN_KEY, key, where, _preview(value))
+                    self.walk(value, where, keyed=True)
+        return out
+
+    def job_metadata(self, key: str, value: Any, where: Where) -> None:
+        """Job / fleet metadata: removed, its values hunted elsewhere."""
+        self.record(METADATA, key, where, _preview(value))
+        if isinstance(value, str) and detect.huntable(METADATA, value):
+            self.hunt(METADATA, value)
+
+    def described(self, value: Any, where: Where) -> Any:
+        """Our collector's capture description: same rules, job metadata removed."""
+        if not isinstance(value, dict):
+            return self.walk(value, where, keyed=True)
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            kind = detect.key_kind(key)
+            if kind == METADATA:
+                self.job_metadata(key, item, (*where, key))
+            elif kind in (USER, HOST):
+                out[key] = self.identity(kind, item, (*where, key))
+            else:
+                out[key] = self.described(item, (*where, key))
+        return out
+
+    def events(self, events: list[Any]) -> None:
+        """Scan every event's name and args in place."""
+        options = self.options
+        for index, event in enumerate(events):
+            where: Where = ("traceEvents", index)
+            if not isinstance(event, dict):
+                new = self.walk(event, where, keyed=True)
+                if self.rewrite:
+                    events[index] = new
+                continue
+            name = event.get("name")
+            args = event.get("args")
+            if isinstance(name, str):
+                new_name = self.event_name(name, event.get("cat"), (*where, "name"))
+                if self.rewrite and new_name is not name:
+                    event["name"] = new_name
+            if isinstance(args, dict):
+                skip = ""
+                if event.get("ph") == "M" and isinstance(args.get("name"), str):
+                    if name == "process_name":
+                        self.process_name(args, (*where, "args", "name"))
+                        skip = "name"
+                    elif name == "thread_name" and self.thread_name(
+                        args, (*where, "args", "name")
+                    ):
+                        skip = "name"
+                if options.shapes:
+                    self.shapes(args, name, (*where, "args"))
+                self.walk_dict(args, (*where, "args"), keyed=True, skip=skip)
+            for key in event:
+                if key not in _STRUCTURAL:
+                    new = self.walk(event[key], (*where, key), keyed=True)
+                    if self.rewrite:
+                        event[key] = new
+
+    def event_name(self, name: str, category: Any, where: Where) -> str:
+        if category in detect.ZONE_CATEGORIES and not detect.is_known_zone(name):
+            self.record(ZONE, name, where)
+            scanned = self.text(name, where)
+            return self.placeholder(ZONE, name) if self.options.zones else scanned
+        if category is None or category in _FREE_TEXT_CATEGORIES:
+            return self.text(name, where)
+        return self.text(name, where, full=False)
+
+    def _command_name(self, name: str, where: Where) -> str:
+        if detect.is_generic_process(name):
+            return self.text(name, where)
+        self.record(PROCESS, name, where)
+        self.text(name, where)
+        return self.placeholder(PROCESS, name[: detect.COMM_LENGTH])
+
+    def process_name(self, args: dict[str, Any], where: Where) -> None:
+        new = self._command_name(args["name"], where)
+        if self.rewrite:
+            args["name"] = new
+
+    def thread_name(self, args: dict[str, Any], where: Where) -> bool:
+        """`thread 12 (comm)`: comm is a process name. False if not that form."""
+        name: str = args["name"]
+        m = detect.THREAD_NAME_RE.fullmatch(name)
+        if m is None:
+            return False  # device streams and the like; the generic walk scans it
+        new = m.group(1) + self._command_name(m.group(2), where) + m.group(3)
+        if self.rewrite:
+            args["name"] = new
+        return True
+
+    def shapes(self, args: dict[str, Any], name: Any, where: Where) -> None:
+        """Input shapes and values (`--shapes`): listed when not empty, then dropped."""
+        for key in detect.SHAPE_ARGS.intersection(args):
+            value = args[key]
+            if _holds_something(value):
+                shown = (
+                    f"{name}: {_preview(value)}" if self._wants_example(SHAPE) else ""
+                )
+                self.record(SHAPE, key, (*where, key), shown)
+            if self.rewrite:
+                del args[key]
+
+    def run(self, document: Document) -> Document:
+        """Scan (and, when rewriting, scrub) a whole document."""
+        if isinstance(document, list):
+            self.events(document)
+            return document
+        top = self.metadata(document)
+        events = document.get("traceEvents")
+        if isinstance(events, list):
+            self.events(events)
+        return top if self.rewrite else document
+
+    def summaries(self) -> tuple[KindSummary, ...]:
+        out = []
+        for kind, found in self.found.items():
+            scrubbed = self.options.zones if kind == ZONE else True
+            out.append(
+                KindSummary(
+                    kind,
+                    tuple(found.values),
+                    found.places,
+                    tuple(found.examples),
+                    scrubbed,
+                )
+            )
+        return sort_kinds(out)
+
+
+def _identity_tokens(
+    document: Document, options: ScrubOptions
+) -> dict[str, tuple[str, str]]:
+    """User, host and job values named in the metadata, before the events are read."""
+    tokens: dict[str, tuple[str, str]] = {}
+    if not isinstance(document, dict):
+        return tokens
+    head = {key: value for key, value in document.items() if key != "traceEvents"}
+    for _ in range(_MAX_WALKS):
+        walker = _Walker(options, tokens, rewrite=False)
+        walker.metadata(head)
+        if not walker.discovered:
+            break
+        tokens = {**tokens, **walker.discovered}
+    return tokens
+
+
+def _analyse(
+    raw: RawTrace, options: ScrubOptions, rewrite: bool
+) -> tuple[Document, _Walker]:
+    document = parse(raw)
+    tokens = _identity_tokens(document, options)
+    attempt = 1
+    while True:
+        walker = _Walker(options, tokens, rewrite)
+        result = walker.run(document)
+        if not walker.discovered or attempt == _MAX_WALKS:
+            return result, walker
+        tokens = {**tokens, **walker.discovered}
+        attempt += 1
+        if rewrite:
+            document = parse(raw)  # the previous walk rewrote it in place
+
+
+def check_file(
+    src: str | os.PathLike[str], options: ScrubOptions | None = None
+) -> CheckReport:
+    """List what in a trace can identify people or places.
+
+    Raises `TraceLoadError` (one-line message) for a file that is not a trace.
+    """
+    options = options or ScrubOptions()
+    raw = read_raw(src)
+    _, walker = _analyse(raw, options, rewrite=False)
+    return CheckReport(raw.path, options, walker.summaries())
+
+
+def scrub_file(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    options: ScrubOptions | None = None,
+) -> ScrubReport:
+    """Write a copy of a trace with identifying data replaced by stable placeholders.
+
+    The copy is gzip when the source was (by its bytes) or `dst` ends in
+    `.gz`. Raises `ScrubError` if `dst` exists (never overwritten) and
+    `TraceLoadError` for a source that is not a trace.
+    """
+    options = options or ScrubOptions()
+    destination = Path(dst)
+    if os.path.lexists(destination):
+        raise ScrubError(f"{destination}: already exists, not overwritten")
+    raw = read_raw(src)
+    document, walker = _analyse(raw, options, rewrite=True)
+    compress = raw.compressed or destination.name.endswith(".gz")
+    write_new(destination, encode(document), compress)
+    return ScrubReport(raw.path, destination, compress, options, walker.summaries())
