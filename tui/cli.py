@@ -34,7 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="steptrace",
         description="Explore PyTorch profiler traces in the terminal.",
     )
-    parser.add_argument("--version", action="version", version=f"steptrace {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"steptrace {__version__}"
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         module = importlib.import_module(f"tui.commands.{module_name}")
@@ -49,7 +51,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     # `steptrace TRACE` is short for `steptrace open TRACE`.
-    if args_list and not args_list[0].startswith("-") and args_list[0] not in COMMAND_MODULES:
+    if (
+        args_list
+        and not args_list[0].startswith("-")
+        and args_list[0] not in COMMAND_MODULES
+    ):
         args_list.insert(0, "open")
     args = parser.parse_args(args_list)
     if getattr(args, "func", None) is None:
