@@ -39,6 +39,7 @@ steptrace notes TRACE [--json | --md]
                  [--author NAME]
        steptrace notes set TRACE ID [--status STATUS] [--result TEXT]
                  [--before V,V,...] [--after V,V,...] [--unit UNIT]
+                 [any option of add]
        steptrace notes rm TRACE ID"""
 
 DESCRIPTION = """\

@@ -157,15 +157,15 @@ def _capture_lines(description: Mapping[str, Any] | None, unit: str) -> list[str
             )
     else:
         lines.append("- **Scenario:** not recorded")
-    unit_line = f"- **Unit:** {md_inline(unit)}"
     step_unit = description.get("unit")
-    if isinstance(step_unit, Mapping):
-        samples = step_unit.get("samples_per_step")
-        name = step_unit.get("name")
-        if samples is not None:
-            unit_line += f"; one step = {md_inline(_value(samples))} samples"
-        if name:
-            unit_line += f" ({md_inline(_value(name))})"
+    step_unit = step_unit if isinstance(step_unit, Mapping) else {}
+    chosen = step_unit.get("name")
+    unit_line = f"- **Unit:** {md_inline(_value(chosen or unit))}"
+    samples = step_unit.get("samples_per_step")
+    if samples is not None:
+        unit_line += f"; one step = {md_inline(_value(samples))} samples"
+    if chosen and chosen != unit:
+        unit_line += f"; the figures below are in {md_inline(unit)}"
     lines.append(unit_line)
     return lines
 

@@ -1,0 +1,138 @@
+"""Notes model: anchors, validation and the file format."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from tui.notes.model import (
+    Anchor,
+    InvalidNoteError,
+    Note,
+    NotesDocument,
+    NotesFormatError,
+    NotesSchemaError,
+    Result,
+    TraceIdentity,
+    dump_document,
+    parse_document,
+    parse_status,
+)
+
+WHEN = "2024-05-01T12:00:00.000000+00:00"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("step:3", Anchor.at_step(3)),
+        ("op:aten::mm", Anchor.on_op("aten::mm")),
+        ("range:100-250.5", Anchor.over_range(100.0, 250.5)),
+        ("range:1e3 - 2e3", Anchor.over_range(1000.0, 2000.0)),
+        ("finding:gap-2", Anchor.on_finding("gap-2")),
+    ],
+    ids=["step", "op-with-colons", "range", "range-exponent", "finding"],
+)
+def test_anchor_parse(text: str, expected: Anchor) -> None:
+    assert Anchor.parse(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["step:x", "step:-1", "op:", "range:5-1", "range:a-b", "where:1", "step"],
+    ids=[
+        "step-nan",
+        "step-negative",
+        "op-empty",
+        "range-backwards",
+        "range-text",
+        "unknown-kind",
+        "no-colon",
+    ],
+)
+def test_anchor_parse_rejects_bad_input(text: str) -> None:
+    with pytest.raises(InvalidNoteError):
+        Anchor.parse(text)
+
+
+def test_anchor_round_trip_keeps_only_its_fields() -> None:
+    anchor = Anchor.on_event("aten::copy_", 1234.5, "stream 7")
+    assert anchor.to_dict() == {
+        "kind": "event",
+        "name": "aten::copy_",
+        "start_us": 1234.5,
+        "track": "stream 7",
+    }
+    assert Anchor.from_dict(anchor.to_dict()) == anchor
+    with pytest.raises(InvalidNoteError):
+        Anchor("op", step=3)
+
+
+def test_status_parse() -> None:
+    assert parse_status(" Confirmed ") == "confirmed"
+    with pytest.raises(InvalidNoteError, match="expected one of"):
+        parse_status("done")
+
+
+def test_document_round_trip() -> None:
+    note = Note(
+        id="a" * 32,
+        created=WHEN,
+        updated=WHEN,
+        hypothesis="the input pipeline does not keep up",
+        observation="GPU idle while lecture_batch_cpu runs",
+        next_check="same computation with batches prepared in advance",
+        status="refuted",
+        anchor=Anchor.over_range(10.0, 20.0),
+        result=Result("no change", before=(12.0, 12.5), after=(12.1,), unit="ms"),
+        author="ana",
+        revision=3,
+    )
+    document = NotesDocument(TraceIdentity("run.json", 10, "0" * 64), (note,))
+    data = dump_document(document)
+    raw = orjson.loads(data)
+    assert raw["schema"] == 1
+    assert raw["trace"] == {"name": "run.json", "size": 10, "sha256": "0" * 64}
+    assert parse_document(data) == document
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"{not json",
+        b"\xff\xfe\x00garbage",
+        b"[]",
+        b'{"schema": 1}',
+        b'{"schema": "1", "notes": []}',
+        b'{"schema": 1, "notes": [{"id": "x", "created": "yesterday"}]}',
+        b'{"schema": 1, "notes": [{"id": "x", "created": "2024-01-01T00:00:00",'
+        b' "status": "maybe"}]}',
+    ],
+    ids=[
+        "empty",
+        "bad-json",
+        "not-utf8",
+        "not-object",
+        "no-notes",
+        "schema-text",
+        "bad-time",
+        "bad-status",
+    ],
+)
+def test_parse_document_rejects(data: bytes) -> None:
+    with pytest.raises(NotesFormatError):
+        parse_document(data)
+
+
+def test_parse_document_rejects_newer_schema_and_duplicates() -> None:
+    with pytest.raises(NotesSchemaError, match="newer"):
+        parse_document(b'{"schema": 2, "notes": []}')
+    note = {"id": "x", "created": WHEN}
+    with pytest.raises(NotesFormatError, match="twice"):
+        parse_document(orjson.dumps({"schema": 1, "notes": [note, note]}))
+
+
+def test_result_rejects_non_finite_figures() -> None:
+    with pytest.raises(InvalidNoteError):
+        Result(before=(float("nan"),))

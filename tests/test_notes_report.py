@@ -1,0 +1,173 @@
+"""Markdown report and terminal text of notes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.notes.model import Anchor, Note, Result
+from tui.notes.report import md_cell, render_markdown, render_text
+
+WHEN = "2024-05-01T12:00:00.000000+00:00"
+LATER = "2024-05-01T12:05:00.000000+00:00"
+
+
+def _summary() -> dict[str, Any]:
+    return {
+        "trace": "/data/run.pt.trace.json.gz",
+        "description": {
+            "question": "Is compute waiting for data?",
+            "scenario": {
+                "shapes": [[32, 3, 224, 224]],
+                "batch_size": 32,
+                "precision": "bf16",
+                "mode": "train",
+                "compiled": False,
+                "data_source": "synthetic",
+                "inputs_simplified": True,
+                "simplified_note": "random tensors instead of JPEG decoding",
+            },
+            "unit": {"name": "samples/s", "samples_per_step": 32},
+            "window": {"wait": 1, "warmup": 1, "active": 2},
+        },
+        "gpu_observed": False,
+        "gpu_missing_reason": "CPU-only capture",
+        "unit": "ms/step",
+        "steps": [
+            {"step": 0, "phase": "startup", "start_us": 0.0, "duration_ms": 812.4},
+            {"step": 2, "phase": "active", "start_us": 1.0, "duration_ms": 12.3},
+            {"step": 3, "phase": "active", "start_us": 2.0, "duration_ms": 12.714},
+        ],
+        "step_stats": {
+            "count": 2,
+            "median_ms": 12.507,
+            "min_ms": 12.3,
+            "max_ms": 12.714,
+        },
+        "warnings": ["clock \x1b[2Jskew"],
+    }
+
+
+def _notes() -> list[Note]:
+    return [
+        Note(
+            id="a" * 32,
+            created=WHEN,
+            updated=LATER,
+            observation="GPU idle while lecture_batch_cpu runs",
+            hypothesis="the input pipeline | does not keep up",
+            next_check="same computation,\nbatches prepared in advance",
+            status="confirmed",
+            anchor=Anchor.at_step(3),
+            result=Result(
+                "idle gone", before=(12.3, 12.7), after=(9.1, 9.3), unit="ms"
+            ),
+            revision=4,
+        ),
+        Note(
+            id="b" * 32,
+            created=LATER,
+            updated=LATER,
+            observation="\x1b]0;owned\x07 the same constant copied every step",
+            hypothesis="placement is wrong",
+            next_check="move it once",
+            conflict_of="c" * 32,
+        ),
+        Note(
+            id="d" * 32,
+            created=LATER,
+            updated=LATER,
+            hypothesis="withdrawn idea",
+            deleted=True,
+        ),
+    ]
+
+
+def test_markdown_report() -> None:
+    report = render_markdown(_notes(), _summary(), trace_name="run.pt.trace.json.gz")
+    expected = "\n".join(
+        [
+            "# Notes — run.pt.trace.json.gz",
+            "",
+            "## Capture",
+            "",
+            "- **Question:** Is compute waiting for data?",
+            "- **Scenario:** shapes 32, 3, 224, 224; batch size 32; precision bf16; "
+            "mode train; compiled no; data source synthetic",
+            "- **Inputs simplified:** yes (random tensors instead of JPEG decoding). "
+            "A simplified input isolates behaviour but no longer represents the full "
+            "load.",
+            "- **Unit:** samples/s; one step = 32 samples; the figures below are in "
+            "ms/step",
+            "",
+            "## Window",
+            "",
+            "| step | phase | time (ms) |",
+            "|---:|---|---:|",
+            "| 0 | startup | 812.40 |",
+            "| 2 | active | 12.30 |",
+            "| 3 | active | 12.71 |",
+            "",
+            "Active window: 2 steps, median 12.51 ms/step, range 12.30–12.71 ms. "
+            "A few steps show the mechanism; they do not establish a distribution.",
+            "Start-up steps are kept apart and are not in these figures.",
+            "GPU activity: not observed — CPU-only capture. GPU figures read "
+            "“not observed”, never 0.",
+            "",
+            "Warnings:",
+            "- clock \\x1b[2Jskew",
+            "",
+            "## Notes",
+            "",
+            "2 notes, 1 open.",
+            "",
+            "| observation | hypothesis | next check | status | result |",
+            "|---|---|---|---|---|",
+            "| step 3 — GPU idle while lecture_batch_cpu runs "
+            "| the input pipeline \\| does not keep up "
+            "| same computation,<br>batches prepared in advance "
+            "| confirmed "
+            "| idle gone; before: 12.3, 12.7 ms (median 12.5, range 12.3–12.7 ms); "
+            "after: 9.1, 9.3 ms (median 9.2, range 9.1–9.3 ms) |",
+            "| \\x1b]0;owned\\x07 the same constant copied every step "
+            "| placement is wrong | move it once "
+            "| open (conflict copy of cccccccc) |  |",
+            "",
+        ]
+    )
+    assert report == expected
+
+
+def test_markdown_without_figures_still_lists_notes() -> None:
+    report = render_markdown(
+        _notes(), None, trace_name="x.json", figures_unavailable="not a trace"
+    )
+    assert "Capture figures unavailable (not a trace)." in report
+    assert "## Window" not in report
+    assert "| placement is wrong |" in report
+    assert "withdrawn idea" not in report
+
+
+def test_markdown_without_description_or_notes() -> None:
+    summary = _summary() | {"description": None, "gpu_observed": True}
+    report = render_markdown([], summary)
+    assert report.startswith("# Notes — /data/run.pt.trace.json.gz\n")
+    assert "question, scenario and unit were not recorded" in report
+    assert "GPU activity: observed." in report
+    assert report.endswith("## Notes\n\nNo notes yet.\n")
+
+
+def test_md_cell_cannot_end_the_cell() -> None:
+    assert md_cell("a|b") == "a\\|b"
+    assert md_cell("a\\|b") == "a\\\\\\|b"
+    assert md_cell("one\r\ntwo") == "one<br>two"
+    assert md_cell("\x1b[31mred\u202e") == "\\x1b[31mred\\u202e"
+
+
+def test_text_escapes_and_never_interprets_markup() -> None:
+    text = render_text(_notes())
+    assert "\x1b" not in text and "\x07" not in text
+    assert "\\x1b]0;owned\\x07" in text
+    assert "aaaaaaaa  [confirmed]  step 3" in text
+    assert "(conflict copy of cccccccc)" in text
+    assert "  next check:  same computation,\n               batches prepared" in text
+    assert "withdrawn idea" not in text
