@@ -125,7 +125,7 @@ def test_figures_match_an_independent_count(path: Path) -> None:
             continue
         expected_calls[re.sub(r"^ProfilerStep#\d+$", "ProfilerStep*", name)] += 1
     table = analysis.op_table()
-    ours = dict(zip(table.names, (int(calls) for calls in table.calls)))
+    ours = dict(zip(table.names, (int(calls) for calls in table.calls), strict=False))
     for name, calls in expected_calls.items():
         assert ours.get(name) == calls, name
 
@@ -146,7 +146,7 @@ def test_rocm_trace_is_gpu_work_although_named_cuda() -> None:
     analysis = Analysis(trace)
     assert trace.gpu_observed
     table = analysis.op_table()
-    gpu_total = dict(zip(table.names, table.total_gpu_ns.tolist()))  # type: ignore[union-attr]
+    gpu_total = dict(zip(table.names, table.total_gpu_ns.tolist(), strict=False))  # type: ignore[union-attr]
     assert gpu_total["ProfilerStep*"] > 0
     assert analysis.unlinked_device_events == 0
 
@@ -156,7 +156,7 @@ def test_old_category_names_link_kernels() -> None:
     analysis = Analysis(load_trace(path))
     assert analysis.unlinked_device_events == 0
     table = analysis.op_table()
-    self_gpu = dict(zip(table.names, table.self_gpu_ns.tolist()))  # type: ignore[union-attr]
+    self_gpu = dict(zip(table.names, table.self_gpu_ns.tolist(), strict=False))  # type: ignore[union-attr]
     assert self_gpu["cudaLaunchKernel"] > 0
 
 

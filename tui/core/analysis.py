@@ -409,7 +409,7 @@ class Analysis:
         gpu = trace.gpu_observed
         return OpTable(
             names=[
-                name for name, keep in zip(names_in_order, present.tolist()) if keep
+                name for name, keep in zip(names_in_order, present.tolist(), strict=False) if keep
             ],
             calls=np.bincount(groups, minlength=size)[present].astype(np.int64),
             self_cpu_ns=per_group(self.self_cpu_ns),
@@ -528,7 +528,7 @@ class Analysis:
         gaps: list[Gap] = []
         if not trace.gpu_observed:
             wait = self._cpu_wait(zones, set(events.tolist()))
-            for zone, waited in zip(zones.tolist(), wait.tolist()):
+            for zone, waited in zip(zones.tolist(), wait.tolist(), strict=False):
                 start = int(trace.start_ns[zone])
                 gaps.append(
                     Gap(
@@ -548,7 +548,7 @@ class Analysis:
         for device in self.devices:
             busy_starts, busy_ends = self.busy_intervals(device)
             for zone, zone_start, zone_end in zip(
-                zones.tolist(), zone_starts.tolist(), zone_ends.tolist()
+                zones.tolist(), zone_starts.tolist(), zone_ends.tolist(), strict=False
             ):
                 for idle_start, idle_end in _idle_within(
                     busy_starts, busy_ends, zone_start, zone_end
@@ -598,7 +598,7 @@ def _nest(
     """torch's `_populate_cpu_children`: events sorted by (start, -end), one stack per thread."""
     stack_index: list[int] = []
     stack_end: list[int] = []
-    for index, start, end in zip(indices, starts, ends):
+    for index, start, end in zip(indices, starts, ends, strict=False):
         while stack_end:
             parent_end = stack_end[-1]
             if start >= parent_end or end > parent_end:
@@ -653,7 +653,7 @@ def _idle_within(
     idle: list[tuple[int, int]] = []
     cursor = lower
     for busy_start, busy_end in zip(
-        busy_starts[first:last].tolist(), busy_ends[first:last].tolist()
+        busy_starts[first:last].tolist(), busy_ends[first:last].tolist(), strict=False
     ):
         if busy_start > cursor:
             idle.append((cursor, min(busy_start, upper)))
