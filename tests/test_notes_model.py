@@ -136,3 +136,8 @@ def test_parse_document_rejects_newer_schema_and_duplicates() -> None:
 def test_result_rejects_non_finite_figures() -> None:
     with pytest.raises(InvalidNoteError):
         Result(before=(float("nan"),))
+
+
+def test_note_rejects_a_status_that_is_not_exact() -> None:
+    with pytest.raises(InvalidNoteError, match="unknown status"):
+        Note(id="x", created=WHEN, updated=WHEN, status="Open")  # type: ignore[arg-type]

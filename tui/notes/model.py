@@ -345,7 +345,9 @@ class Note:
             if not isinstance(getattr(self, name), str):
                 raise InvalidNoteError(f"{name} must be text")
         if self.status not in STATUSES:
-            parse_status(str(self.status))
+            raise InvalidNoteError(
+                f"unknown status {self.status!r} (expected one of: {', '.join(STATUSES)})"
+            )
         if self.anchor is not None and not isinstance(self.anchor, Anchor):
             raise InvalidNoteError("anchor must be an Anchor")
         if self.result is not None and not isinstance(self.result, Result):
