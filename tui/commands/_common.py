@@ -33,7 +33,7 @@ def load_for_cli(path: str) -> Any:
         sys.stderr.flush()
 
     try:
-        return load_trace(path, progress=progress)
+        return load_trace(path, progress=progress, cache="auto")
     finally:
         if show:
             sys.stderr.write("\r" + " " * 40 + "\r")

@@ -15,6 +15,10 @@ from tui.core.model import Trace
 from tui.core.source import ReadProgress, read_trace_bytes
 
 
+# Traces whose JSON is at least this big are worth a cache entry.
+CACHE_MIN_BYTES = 64 * 1024 * 1024
+
+
 @dataclass(frozen=True)
 class LoadProgress:
     """Progress of a load, for a progress bar: bytes while reading, then named phases."""
@@ -30,9 +34,23 @@ def load_trace(
     progress: Callable[[LoadProgress], None] | None = None,
     cancel: threading.Event | None = None,
     max_bytes: int | None = None,
+    cache: str = "off",
 ) -> Trace:
-    """Read, decode and model a trace; raises TraceLoadError with a one-line reason."""
+    """Read, decode and model a trace; raises TraceLoadError with a one-line reason.
+
+    `cache` is "off", "auto" (reuse a cache entry; write one for big traces) or
+    "on" (always write one). The column cache makes reopening a big trace cheap.
+    """
     trace_path = Path(path)
+    use_cache = cache != "off" and not os.environ.get("STEPTRACE_NO_CACHE")
+    if use_cache:
+        from tui.core import cache as column_cache
+
+        cached = column_cache.load(trace_path)
+        if cached is not None:
+            if progress is not None:
+                progress(LoadProgress("cached", cached.file_size, cached.file_size))
+            return cached
     total = 0
 
     def on_read(read: ReadProgress) -> None:
@@ -51,9 +69,10 @@ def load_trace(
         trace_path, progress=on_read, cancel=cancel, max_bytes=max_bytes
     )
     on_phase("decoding")
+    raw_size = len(raw.data)
     decoded = decode_trace(raw.data, str(trace_path))
     del raw.data
-    return build_trace(
+    trace = build_trace(
         decoded,
         trace_path,
         file_size=raw.file_size,
@@ -61,3 +80,8 @@ def load_trace(
         read_warnings=raw.warnings,
         progress=on_phase,
     )
+    if use_cache and (cache == "on" or raw_size >= CACHE_MIN_BYTES):
+        from tui.core import cache as column_cache
+
+        column_cache.save(trace)
+    return trace

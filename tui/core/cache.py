@@ -1,0 +1,191 @@
+"""A column cache: reopen a big trace from memory-mapped arrays instead of parsing it again.
+
+The model is columns plus a few small tables, so a cache entry is one `.npy`
+file per column, the args blob as raw bytes, and one JSON file for the rest.
+Arrays are memory-mapped on reopen, so a multi-GB trace opens in well under a
+second and only the pages that are looked at are read. An entry is keyed by
+the trace's absolute path, size and modification time; any mismatch or any
+unreadable part means a miss, never a wrong figure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mmap
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from tui.core.model import Flows, Trace, Track, TrackKind
+
+CACHE_FORMAT = 1
+_COLUMNS = (
+    "start_ns",
+    "duration_ns",
+    "track",
+    "name_id",
+    "category_id",
+    "kind",
+    "correlation",
+    "external_id",
+    "args_begin",
+    "args_end",
+    "track_start",
+)
+_FLOW_COLUMNS = ("flow_id", "category_id", "source_event", "target_event")
+
+
+def cache_root() -> Path:
+    """Where cache entries live: $STEPTRACE_CACHE_DIR, else $XDG_CACHE_HOME/steptrace."""
+    override = os.environ.get("STEPTRACE_CACHE_DIR")
+    if override:
+        return Path(override)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "steptrace" / "columns"
+
+
+def _entry_dir(trace_path: Path, root: Path) -> tuple[Path, dict[str, Any]]:
+    resolved = trace_path.resolve()
+    status = resolved.stat()
+    key = {
+        "format": CACHE_FORMAT,
+        "path": str(resolved),
+        "size": status.st_size,
+        "mtime_ns": status.st_mtime_ns,
+    }
+    digest = hashlib.sha1(str(resolved).encode("utf-8", "surrogatepass")).hexdigest()[
+        :16
+    ]
+    return root / f"{digest}-{resolved.name[:40]}", key
+
+
+def save(trace: Trace, root: Path | None = None) -> Path | None:
+    """Write the trace's columns to the cache; returns the entry, or None when it cannot be written."""
+    root = root or cache_root()
+    try:
+        entry, key = _entry_dir(trace.path, root)
+        root.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
+    except OSError:
+        return None
+    try:
+        for column in _COLUMNS:
+            np.save(
+                staging / f"{column}.npy", np.ascontiguousarray(getattr(trace, column))
+            )
+        for column in _FLOW_COLUMNS:
+            np.save(
+                staging / f"flows.{column}.npy",
+                np.ascontiguousarray(getattr(trace.flows, column)),
+            )
+        (staging / "args.bin").write_bytes(trace.args_blob)
+        tables = {
+            "key": key,
+            "origin_ns": trace.origin_ns,
+            "names": trace.names,
+            "categories": trace.categories,
+            "tracks": [
+                [
+                    t.index,
+                    t.pid,
+                    t.tid,
+                    int(t.kind),
+                    t.name,
+                    t.process_name,
+                    t.device,
+                    list(t.sort_key),
+                ]
+                for t in trace.tracks
+            ],
+            "description": trace.description,
+            "metadata": trace.metadata,
+            "warnings": trace.warnings,
+            "file_size": trace.file_size,
+            "compressed": trace.compressed,
+            "instant_count": trace.instant_count,
+            "counter_count": trace.counter_count,
+        }
+        (staging / "tables.json").write_bytes(
+            orjson.dumps(tables, option=orjson.OPT_NON_STR_KEYS, default=str)
+        )
+        if entry.exists():
+            shutil.rmtree(entry, ignore_errors=True)
+        os.replace(staging, entry)
+        return entry
+    except (OSError, TypeError, ValueError):
+        shutil.rmtree(staging, ignore_errors=True)
+        return None
+
+
+def load(trace_path: str | os.PathLike[str], root: Path | None = None) -> Trace | None:
+    """The cached model of `trace_path`, memory-mapped; None on any miss."""
+    root = root or cache_root()
+    path = Path(trace_path)
+    try:
+        entry, key = _entry_dir(path, root)
+        tables = orjson.loads((entry / "tables.json").read_bytes())
+        if tables.get("key") != key:
+            return None
+        columns = {
+            column: np.load(entry / f"{column}.npy", mmap_mode="r")
+            for column in _COLUMNS
+        }
+        flows = Flows(
+            *(
+                np.load(entry / f"flows.{column}.npy", mmap_mode="r")
+                for column in _FLOW_COLUMNS
+            )
+        )
+        args_blob = _map_bytes(entry / "args.bin")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    tracks = [
+        Track(
+            index,
+            pid,
+            tid,
+            TrackKind(kind),
+            name,
+            process_name,
+            device,
+            tuple(_tuplify(item) for item in sort_key),
+        )
+        for index, pid, tid, kind, name, process_name, device, sort_key in tables[
+            "tracks"
+        ]
+    ]
+    return Trace(
+        path=path,
+        origin_ns=int(tables["origin_ns"]),
+        names=list(tables["names"]),
+        categories=list(tables["categories"]),
+        tracks=tracks,
+        flows=flows,
+        args_blob=args_blob,
+        description=tables["description"],
+        metadata=tables["metadata"],
+        warnings=list(tables["warnings"]),
+        file_size=int(tables["file_size"]),
+        compressed=bool(tables["compressed"]),
+        instant_count=int(tables["instant_count"]),
+        counter_count=int(tables["counter_count"]),
+        **columns,
+    )
+
+
+def _tuplify(value: Any) -> Any:
+    return tuple(_tuplify(item) for item in value) if isinstance(value, list) else value
+
+
+def _map_bytes(path: Path) -> Any:
+    """A read-only memory map of a file (empty bytes for an empty file: mmap refuses those)."""
+    size = path.stat().st_size
+    if size == 0:
+        return b""
+    with path.open("rb") as handle:
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
