@@ -14,7 +14,6 @@ from tui.core.errors import LoadCancelled
 from tui.core.model import Trace
 from tui.core.source import ReadProgress, read_trace_bytes
 
-
 # Traces whose JSON is at least this big are worth a cache entry.
 CACHE_MIN_BYTES = 64 * 1024 * 1024
 
