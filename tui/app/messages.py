@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from tui.core.analysis import Analysis
+    from tui.core.analysis import Analysis, OpTable
+    from tui.core.findings import Finding
     from tui.core.load import LoadProgress
     from tui.core.model import Trace
 
@@ -70,6 +71,8 @@ class TraceLoaded(Message):
     path: Path
     trace: Trace
     analysis: Analysis
+    findings: list[Finding]
+    op_table: OpTable
 
 
 @dataclass
@@ -137,3 +140,11 @@ class CaptureFinished(Message):
 
     returncode: int
     path: Path | None
+
+
+@dataclass
+class NoteAction(Message):
+    """The notes pane asks the screen to add, edit, cycle status, delete or jump."""
+
+    action: str
+    note_id: str | None

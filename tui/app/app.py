@@ -1,0 +1,77 @@
+"""The explorer's App: opens a trace through the loading screen, then the main screen.
+
+Kept thin: the screens own their state; the app only routes a load outcome to
+the right screen and offers every main-screen action in the command palette.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from tui.app.messages import LoadCancelled, LoadFailed, TraceLoaded
+from tui.app.screens.load_error import LoadErrorScreen
+from tui.app.screens.loading import LoadingScreen, LoadOutcome
+from tui.app.screens.main import MainScreen
+
+
+class StepTraceApp(App[int]):
+    """Explore one PyTorch profiler capture from the keyboard."""
+
+    CSS_PATH = Path(__file__).parent / "steptrace.tcss"
+    TITLE = "steptrace"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", show=False),
+    ]
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__()
+        self.trace_path = Path(path)
+
+    def on_mount(self) -> None:
+        self.open_trace(self.trace_path)
+
+    def open_trace(self, path: Path) -> None:
+        """Load a trace; the main screen replaces the current one when it is ready."""
+        self.push_screen(LoadingScreen(path), self._loaded)
+
+    def _loaded(self, outcome: LoadOutcome | None) -> None:
+        if isinstance(outcome, TraceLoaded):
+            for screen in self.screen_stack[1:]:
+                if isinstance(screen, (MainScreen, LoadErrorScreen)):
+                    self.pop_screen()
+            self.push_screen(
+                MainScreen(
+                    outcome.path,
+                    outcome.trace,
+                    outcome.analysis,
+                    outcome.findings,
+                    outcome.op_table,
+                )
+            )
+            self.trace_path = outcome.path
+            self.sub_title = outcome.path.name
+        elif isinstance(outcome, LoadFailed):
+            self.push_screen(LoadErrorScreen(outcome.path, outcome.reason))
+        elif isinstance(outcome, LoadCancelled) and len(self.screen_stack) <= 1:
+            self.exit(return_code=130)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
+        yield from super().get_system_commands(screen)
+        if isinstance(screen, MainScreen):
+            for binding in screen.BINDINGS:
+                assert isinstance(binding, Binding)
+                if binding.action.startswith("app."):
+                    continue
+                yield SystemCommand(
+                    binding.description,
+                    f"key {binding.key}",
+                    partial(screen.run_action, binding.action),
+                )

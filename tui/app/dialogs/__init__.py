@@ -1,0 +1,1 @@
+"""Modal dialogs: new capture, note form, confirmation."""

@@ -1,0 +1,93 @@
+"""The note form: a hypothesis on the current selection, its observation,
+next check and status."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+from tui.core.textsafe import printable
+
+STATUS_CHOICES = ("open", "confirmed", "refuted", "dropped")
+
+
+@dataclass(frozen=True)
+class NoteDraft:
+    """What the form gives back; the screen turns it into a stored note."""
+
+    hypothesis: str
+    observation: str
+    next_check: str
+    status: str
+
+
+class NoteForm(ModalScreen[NoteDraft | None]):
+    """Write or edit a note; Ctrl+S saves, Esc cancels."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save note"),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, anchor_label: str, draft: NoteDraft) -> None:
+        super().__init__()
+        self.anchor_label = anchor_label
+        self.draft = draft
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="note-box", classes="dialog"):
+            yield Static(
+                Text.assemble(("Note on ", "bold"), printable(self.anchor_label)),
+                markup=False,
+            )
+            yield Label("Hypothesis")
+            yield Input(self.draft.hypothesis, id="note-hypothesis")
+            yield Label("Observation")
+            yield Input(self.draft.observation, id="note-observation")
+            yield Label("Next check")
+            yield Input(self.draft.next_check, id="note-next-check")
+            yield Label("Status")
+            yield Select(
+                [(status, status) for status in STATUS_CHOICES],
+                value=self.draft.status,
+                allow_blank=False,
+                id="note-status",
+            )
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save (Ctrl+S)", id="note-save", variant="primary")
+                yield Button("Cancel (Esc)", id="note-cancel")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.focus_next()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "note-save":
+            self.action_save()
+        else:
+            self.action_cancel()
+
+    def action_save(self) -> None:
+        hypothesis = self.query_one("#note-hypothesis", Input).value.strip()
+        if not hypothesis:
+            self.notify("A note needs a hypothesis.", severity="warning")
+            self.query_one("#note-hypothesis", Input).focus()
+            return
+        status = self.query_one("#note-status", Select).value
+        self.dismiss(
+            NoteDraft(
+                hypothesis,
+                self.query_one("#note-observation", Input).value.strip(),
+                self.query_one("#note-next-check", Input).value.strip(),
+                str(status) if isinstance(status, str) else "open",
+            )
+        )
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

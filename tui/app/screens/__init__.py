@@ -1,0 +1,1 @@
+"""Full screens of the explorer: loading, load error, main, help, details."""

@@ -1,0 +1,122 @@
+"""The loading screen: a progress bar while a worker reads the trace; Esc cancels."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, ProgressBar, Static
+
+from tui.app.messages import LoadCancelled, LoadFailed, LoadProgressed, TraceLoaded
+from tui.core.load import LoadProgress
+from tui.core.textsafe import printable
+
+LoadOutcome = TraceLoaded | LoadFailed | LoadCancelled
+
+
+def _size(count: int) -> str:
+    if count >= 1 << 20:
+        return f"{count / (1 << 20):.1f} MiB"
+    if count >= 1 << 10:
+        return f"{count / (1 << 10):.1f} KiB"
+    return f"{count} B"
+
+
+class LoadingScreen(Screen[LoadOutcome]):
+    """Reads, decodes and analyses a trace off the UI thread; dismisses with the outcome."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel loading"),
+    ]
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self.cancel_event = threading.Event()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="loading-box"):
+            yield Static(
+                Text.assemble(("Loading ", "bold"), printable(str(self.path))),
+                id="loading-title",
+                markup=False,
+            )
+            yield ProgressBar(total=None, show_eta=False, id="loading-bar")
+            yield Static("starting", id="loading-phase", markup=False)
+            yield Static(
+                Text("Esc cancels", style="italic"), id="loading-hint", markup=False
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def load(self) -> None:
+        """Load and analyse in a thread; only posts messages back."""
+        from tui.core.analysis import Analysis
+        from tui.core.errors import LoadCancelled as CoreCancelled
+        from tui.core.errors import TraceLoadError
+        from tui.core.findings import compute_findings
+        from tui.core.load import load_trace
+
+        try:
+            trace = load_trace(
+                self.path,
+                progress=self._progress,
+                cancel=self.cancel_event,
+            )
+            analysis = Analysis(trace)
+            # Figures the main screen shows at once are computed here, off the UI.
+            for figure in ("steps", "gaps", "self_cpu_ns", "self_gpu_ns"):
+                getattr(analysis, figure)
+            findings = compute_findings(analysis)
+            table = analysis.op_table()
+            if self.cancel_event.is_set():
+                raise CoreCancelled()
+        except CoreCancelled:
+            self.post_message(LoadCancelled(self.path))
+        except TraceLoadError as error:
+            self.post_message(LoadFailed(self.path, str(error)))
+        except (OSError, MemoryError, ValueError) as error:
+            self.post_message(LoadFailed(self.path, f"{type(error).__name__}: {error}"))
+        else:
+            self.post_message(TraceLoaded(self.path, trace, analysis, findings, table))
+
+    def _progress(self, progress: LoadProgress) -> None:
+        self.post_message(LoadProgressed(progress))
+
+    def on_load_progressed(self, message: LoadProgressed) -> None:
+        progress = message.progress
+        bar = self.query_one(ProgressBar)
+        phase = self.query_one("#loading-phase", Static)
+        if progress.bytes_total and progress.phase in ("reading", "decompressing"):
+            bar.update(total=progress.bytes_total, progress=progress.bytes_read)
+            phase.update(
+                f"{progress.phase}: {_size(progress.bytes_read)}"
+                f" of {_size(progress.bytes_total)}"
+            )
+        else:
+            bar.update(total=None)
+            phase.update(f"{progress.phase} ({_size(progress.bytes_total)} read)")
+
+    def on_trace_loaded(self, message: TraceLoaded) -> None:
+        self.dismiss(message)
+
+    def on_load_failed(self, message: LoadFailed) -> None:
+        self.dismiss(message)
+
+    def on_load_cancelled(self, message: LoadCancelled) -> None:
+        self.dismiss(message)
+
+    def action_cancel(self) -> None:
+        """Ask the worker to stop; it answers with LoadCancelled."""
+        self.cancel_event.set()
+        self.query_one("#loading-phase", Static).update("cancelling…")

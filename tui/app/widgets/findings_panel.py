@@ -1,0 +1,57 @@
+"""The findings panel: the method's four readings, each as observation,
+hypothesis and next check."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from tui.app.messages import FindingChosen
+from tui.core.findings import Finding
+from tui.core.textsafe import printable
+
+
+def finding_text(finding: Finding) -> Text:
+    """Several lines for one finding; every string from the trace stays text."""
+    text = Text()
+    mark = "● possible" if finding.observed else "○ not seen"
+    text.append(f"{mark}  ", style="bold" if finding.observed else "dim")
+    text.append(finding.title, style="bold underline" if finding.observed else "bold")
+    text.append("\n  observed: ", style="italic")
+    text.append(printable(finding.observation))
+    text.append("\n  hypothesis: ", style="italic")
+    text.append(printable(finding.hypothesis))
+    text.append("\n  next check: ", style="italic")
+    text.append(printable(finding.next_check))
+    return text
+
+
+class FindingsPanel(OptionList):
+    """Possible readings of the capture; `m` on one writes a note prefilled from it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select", "Show on timeline", show=False),
+    ]
+
+    def __init__(self, findings: list[Finding], *, id: str | None = None) -> None:
+        self.findings = findings
+        super().__init__(
+            *[Option(finding_text(f), id=f.id) for f in findings], id=id, markup=False
+        )
+
+    @property
+    def current(self) -> Finding | None:
+        """The highlighted finding."""
+        if self.highlighted is None:
+            return None
+        return self.findings[self.highlighted]
+
+    def on_option_list_option_highlighted(
+        self, event: OptionList.OptionHighlighted
+    ) -> None:
+        if event.option.id is not None:
+            self.post_message(FindingChosen(event.option.id))

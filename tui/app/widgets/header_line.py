@@ -1,0 +1,63 @@
+"""The header line: which capture, which question, which unit, what was observed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.core.analysis import Analysis
+from tui.core.report import gpu_missing_reason, samples_per_step
+from tui.core.textsafe import printable
+
+
+def _text(value: Any) -> str:
+    return printable(str(value))
+
+
+def header_text(analysis: Analysis) -> Text:
+    """Capture name, question, unit, window and GPU observed (or why not)."""
+    trace = analysis.trace
+    description = trace.description or {}
+    line = Text(no_wrap=False, overflow="ellipsis")
+    line.append(_text(trace.path.name), style="bold")
+    question = description.get("question")
+    if question:
+        line.append("  Q: ", style="bold")
+        line.append(_text(question))
+    samples = samples_per_step(trace)
+    unit = "ms/step" + (f" ({samples} samples/step)" if samples else "")
+    line.append("  unit ", style="bold")
+    line.append(unit)
+    steps = analysis.steps
+    active = analysis.active_steps
+    window = description.get("window")
+    line.append("  window ", style="bold")
+    if isinstance(window, dict) and window:
+        line.append(
+            "W{} U{} A{}".format(
+                _text(window.get("wait", "?")),
+                _text(window.get("warmup", "?")),
+                _text(window.get("active", "?")),
+            )
+            + f", {len(steps)} steps"
+        )
+    elif steps:
+        line.append(f"{len(active)} active of {len(steps)} steps")
+    else:
+        line.append("no steps")
+    line.append("  ")
+    if trace.gpu_observed:
+        line.append(" GPU observed ", style="bold reverse")
+    else:
+        line.append(" GPU not observed ", style="bold reverse")
+        line.append(" " + _text(gpu_missing_reason(trace) or ""), style="italic")
+    return line
+
+
+class HeaderLine(Static):
+    """One or two lines on top of the main screen; texts from the trace stay text."""
+
+    def __init__(self, analysis: Analysis, *, id: str | None = None) -> None:
+        super().__init__(header_text(analysis), id=id, markup=False)

@@ -1,0 +1,77 @@
+"""The notes pane: the capture's hypotheses with their status and anchor."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from tui.app.messages import NoteAction
+from tui.core.textsafe import printable
+from tui.notes import Note
+
+STATUS_STYLE = {
+    "open": "bold",
+    "confirmed": "bold underline",
+    "refuted": "strike",
+    "dropped": "dim",
+}
+
+
+def note_text(note: Note) -> Text:
+    """Status, anchor and hypothesis of one note (user text stays text)."""
+    text = Text()
+    text.append(f"[{note.status}]", style=STATUS_STYLE.get(note.status, ""))
+    text.append(" ")
+    if note.anchor is not None:
+        text.append(printable(note.anchor.describe()), style="italic")
+        text.append(": ")
+    text.append(printable(note.hypothesis or "(no hypothesis)"))
+    if note.next_check:
+        text.append("\n  next check: ", style="italic")
+        text.append(printable(note.next_check))
+    if note.result is not None and note.result.text:
+        text.append("\n  result: ", style="italic")
+        text.append(printable(note.result.text))
+    return text
+
+
+class NotesPane(OptionList):
+    """Notes of this capture; keys edit them, Enter jumps to the anchor."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "note('add')", "Add note"),
+        Binding("e", "note('edit')", "Edit note"),
+        Binding("s", "note('status')", "Next status"),
+        Binding("delete,x", "note('delete')", "Delete note"),
+        Binding("enter", "note('jump')", "Jump to anchor", show=False),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, markup=False)
+        self.note_ids: list[str] = []
+
+    def show_notes(self, notes: list[Note], empty: str) -> None:
+        """Replace the list; `empty` explains what to do when there are none."""
+        keep = self.highlighted
+        self.clear_options()
+        self.note_ids = [note.id for note in notes]
+        if notes:
+            self.add_options([Option(note_text(note), id=note.id) for note in notes])
+            if keep is not None:
+                self.highlighted = min(keep, len(notes) - 1)
+        else:
+            self.add_option(Option(Text(empty, style="italic"), disabled=True))
+
+    @property
+    def current_id(self) -> str | None:
+        """The highlighted note's id."""
+        if self.highlighted is None or self.highlighted >= len(self.note_ids):
+            return None
+        return self.note_ids[self.highlighted]
+
+    def action_note(self, action: str) -> None:
+        self.post_message(NoteAction(action, self.current_id))
