@@ -18,7 +18,12 @@ import numpy as np
 
 from tui.core.decode import _NOT_AN_OBJECT, DecodedTrace, RawEvent
 from tui.core.model import Flows, Kind, Trace, Track, TrackKind
-from tui.core.numbers import duration_us_to_ns, parse_us_to_ns
+from tui.core.numbers import (
+    MAX_TIMESTAMP_NS,
+    MIN_TIMESTAMP_NS,
+    duration_us_to_ns,
+    parse_us_to_ns,
+)
 
 # Category (lower-cased) → kind. Both generations: PyTorch ≤ 1.10 and current Kineto.
 _CATEGORY_KINDS: dict[str, Kind] = {
@@ -164,6 +169,13 @@ def build_trace(
     missing_ts = int((~start_ok).sum())
     if missing_ts:
         counts["complete events without a usable timestamp were dropped"] += missing_ts
+    out_of_range = start_ok & ~_in_time_range(start_abs)
+    if out_of_range.any():
+        counts[
+            "complete events with a timestamp out of range (before 1933 or after 2116 "
+            "in epoch µs) were dropped"
+        ] += int(out_of_range.sum())
+        start_ok &= ~out_of_range
     bad_duration = start_ok & ~duration_ok
     if bad_duration.any():
         counts[
@@ -228,7 +240,7 @@ def build_trace(
             _CATEGORY_KINDS.get(category.lower(), Kind.CPU_OTHER)
             for category in category_strings
         ]
-        or [0],
+        or [Kind.CPU_OTHER],
         dtype=np.uint8,
     )
     kind = (
@@ -452,6 +464,11 @@ def build_trace(
     )
 
 
+def _in_time_range(stamps: np.ndarray[Any, np.dtype[np.int64]]) -> np.ndarray[Any, Any]:
+    """Timestamps whose distances to each other, plus a duration, still fit int64."""
+    return (stamps >= MIN_TIMESTAMP_NS) & (stamps < MAX_TIMESTAMP_NS)
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else _as_text(value)
 
@@ -587,6 +604,7 @@ def _bind_flows(
     if not flow_events:
         return empty
     stamps, valid = parse_us_to_ns([event.ts for event in flow_events])
+    valid &= _in_time_range(stamps)
     starts_by_id: dict[tuple[Any, Hashable], int] = {}
     ends_by_id: dict[tuple[Any, Hashable], int] = {}
     for index, event in enumerate(flow_events):
@@ -688,6 +706,7 @@ def _link_by_flows(
         flows.source_event[link].tolist(),
         flows.target_event[link].tolist(),
         flows.flow_id[link].tolist(),
+        strict=True,
     ):
         if correlation[target] < 0:
             correlation[target] = flow_id

@@ -20,6 +20,7 @@ from typing import Any
 import msgspec
 
 from tui.core.errors import TraceLoadError
+from tui.core.textsafe import printable
 
 EMPTY_RAW = msgspec.Raw(b"")
 
@@ -58,6 +59,14 @@ _EVENT_DECODER = msgspec.json.Decoder(RawEvent)
 
 def decode_trace(data: bytes, source_name: str = "trace") -> DecodedTrace:
     """Decode a whole trace document, falling back to tolerant paths when needed."""
+    source_name = printable(source_name)
+    data, encoding_warnings = _to_utf8(data)
+    decoded = _decode_document(data, source_name)
+    decoded.warnings[:0] = encoding_warnings
+    return decoded
+
+
+def _decode_document(data: bytes, source_name: str) -> DecodedTrace:
     first = _first_significant_byte(data)
     if first is None:
         raise TraceLoadError(f"{source_name}: the file is empty")
@@ -67,18 +76,105 @@ def decode_trace(data: bytes, source_name: str = "trace") -> DecodedTrace:
         )
     try:
         return _decode_fast(data, source_name)
-    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError, ValueError):
-        pass
-    first_error: TraceLoadError | None = None
-    if not _looks_cut_off(data):
-        try:
-            return _decode_tolerant(data, source_name)
-        except TraceLoadError as error:
-            first_error = error
-    try:
+    except (
+        msgspec.DecodeError,
+        RecursionError,
+        UnicodeDecodeError,
+        ValueError,
+    ) as error:
+        fast_error: BaseException = error
+    trailing = _trailing_garbage_at(fast_error, data)
+    if trailing is not None:
+        return _without_trailing_garbage(data, trailing, source_name)
+    if _looks_cut_off(data):
         return _recover_cut_off(data, source_name)
-    except TraceLoadError as error:
-        raise first_error or error from None
+    try:
+        return _decode_tolerant(data, source_name)
+    except _InvalidJson as error:
+        if not error.at_end:
+            raise TraceLoadError(str(error)) from None
+        # Complete up to a closing bracket, then cut: recovery keeps what came before.
+        try:
+            return _recover_cut_off(data, source_name)
+        except TraceLoadError:
+            raise TraceLoadError(str(error)) from None
+
+
+_BYTE_POSITION = re.compile(r"\(byte (\d+)\)")
+
+
+def _error_byte(error: BaseException) -> int | None:
+    """The byte offset msgspec names in a malformed-JSON error, if any."""
+    match = _BYTE_POSITION.search(str(error))
+    return int(match.group(1)) if match else None
+
+
+def _trailing_garbage_at(error: BaseException, data: bytes) -> int | None:
+    """Where a complete document ends when something else follows it."""
+    if "trailing characters" not in str(error):
+        return None
+    position = _error_byte(error)
+    if position is None or not 0 < position <= len(data):
+        return None
+    return position
+
+
+def _without_trailing_garbage(
+    data: bytes, position: int, source_name: str
+) -> DecodedTrace:
+    """A complete document followed by junk (NUL padding, a second write): keep the document."""
+    # msgspec names the byte just after the first unexpected one.
+    for end in (position - 1, position):
+        try:
+            decoded = _decode_fast(data[:end], source_name)
+        except (msgspec.DecodeError, RecursionError, ValueError):
+            continue
+        decoded.warnings.append(
+            f"{_size_text(len(data) - end)} after the end of the JSON document "
+            "were ignored"
+        )
+        return decoded
+    raise TraceLoadError(
+        f"{source_name}: not a trace (invalid JSON: unexpected data at byte {position})"
+    )
+
+
+def _size_text(count: int) -> str:
+    """A byte count people read at a glance."""
+    if count < 10_000:
+        return f"{count} bytes"
+    if count < 10_000_000:
+        return f"{count / 1e3:.0f} kB"
+    if count < 10_000_000_000:
+        return f"{count / 1e6:.0f} MB"
+    return f"{count / 1e9:.1f} GB"
+
+
+_UTF16_32_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+def _to_utf8(data: bytes) -> tuple[bytes, list[str]]:
+    """Text saved as UTF-16/32 (Windows redirects do this) becomes UTF-8."""
+    for bom, encoding in _UTF16_32_BOMS:
+        if data.startswith(bom):
+            text = data[len(bom) :].decode(encoding, errors="replace")
+            return text.encode("utf-8", errors="replace"), [
+                f"the file is {encoding.upper()} text, not UTF-8; it was converted"
+            ]
+    return data, []
+
+
+class _InvalidJson(TraceLoadError):
+    """Python's json refused the text; `at_end` when it stopped at the very end."""
+
+    def __init__(self, message: str, at_end: bool) -> None:
+        super().__init__(message)
+        self.at_end = at_end
 
 
 def _first_significant_byte(data: bytes) -> int | None:
@@ -138,8 +234,23 @@ def _decode_event_list(data: bytes) -> list[RawEvent]:
         try:
             events.append(_EVENT_DECODER.decode(raw))
         except msgspec.ValidationError:
-            events.append(RawEvent(ph=_NOT_AN_OBJECT))
+            events.append(_event_from_text(bytes(raw)))
     return events
+
+
+def _event_from_text(raw: bytes) -> RawEvent:
+    """One element msgspec's typed decode refused (a number out of range, not an object)."""
+    try:
+        item = json.loads(
+            raw,
+            parse_float=decimal.Decimal,
+            parse_int=_parse_int,
+            parse_constant=lambda name: None,
+            strict=False,
+        )
+    except (ValueError, RecursionError):
+        return RawEvent(ph=_NOT_AN_OBJECT)
+    return _event_from_python(item)
 
 
 # Marks an element of traceEvents that was not a JSON object.
@@ -162,26 +273,91 @@ def _decode_tolerant(data: bytes, source_name: str) -> DecodedTrace:
         constants["count"] += 1
         return None
 
-    try:
-        document = json.loads(
-            text, parse_constant=on_constant, parse_float=decimal.Decimal, strict=False
+    def parse(json_text: str) -> Any:
+        return json.loads(
+            json_text,
+            parse_constant=on_constant,
+            parse_float=decimal.Decimal,
+            parse_int=_parse_int,
+            strict=False,
         )
+
+    try:
+        try:
+            document = parse(text)
+        except json.JSONDecodeError as error:
+            # C and JavaScript writers spell non-finite numbers inf / nan.
+            if not _BARE_NON_FINITE.match(text, error.pos):
+                raise
+            constants["count"] = 0
+            document = parse(_spell_non_finite(text))
     except RecursionError:
         raise TraceLoadError(
             f"{source_name}: not a trace (JSON nested too deeply)"
         ) from None
     except json.JSONDecodeError as error:
-        raise TraceLoadError(
+        at_end = not text[error.pos :].strip(" \t\r\n\x00")
+        raise _InvalidJson(
             f"{source_name}: not a trace (invalid JSON at line {error.lineno}, "
-            f"column {error.colno}: {error.msg})"
+            f"column {error.colno}: {error.msg})",
+            at_end,
         ) from None
     if constants["count"]:
         warnings.append(
             f"{constants['count']} NaN/Infinity values were treated as missing"
         )
+    if _SURROGATE_ESCAPE.search(text):
+        replaced = [0]
+        document = _replace_surrogates(document, replaced)
+        if replaced[0]:
+            warnings.append(
+                f"{replaced[0]} lone UTF-16 surrogates (broken \\u escapes) were "
+                "replaced by U+FFFD"
+            )
     decoded = _from_python(document, source_name)
     decoded.warnings[:0] = warnings
     return decoded
+
+
+_BARE_NON_FINITE = re.compile(r"-?(?:inf|nan)", re.IGNORECASE)
+# Strings are matched whole so that only bare tokens outside them are respelled.
+_STRING_OR_NON_FINITE = re.compile(
+    r'"(?:[^"\\]|\\.)*"|(?<![\w.])(-?)(?:infinity|inf|nan)(?![\w.])',
+    re.IGNORECASE | re.DOTALL,
+)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _spell_non_finite(text: str) -> str:
+    """Respell bare inf/nan tokens as the NaN/Infinity Python's json accepts."""
+
+    def respell(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token.startswith('"'):
+            return token
+        if token.lstrip("-").lower().startswith("n"):
+            return "NaN"
+        return f"{match.group(1)}Infinity"
+
+    return _STRING_OR_NON_FINITE.sub(respell, text)
+
+
+def _replace_surrogates(value: Any, replaced: list[int]) -> Any:
+    """Lone surrogates cannot be encoded as UTF-8: show them as U+FFFD."""
+    if isinstance(value, str):
+        if _SURROGATE.search(value) is None:
+            return value
+        replaced[0] += len(_SURROGATE.findall(value))
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_replace_surrogates(item, replaced) for item in value]
+    if isinstance(value, dict):
+        return {
+            _replace_surrogates(key, replaced): _replace_surrogates(item, replaced)
+            for key, item in value.items()
+        }
+    return value
 
 
 def _from_python(document: Any, source_name: str) -> DecodedTrace:
@@ -208,10 +384,18 @@ def _from_python(document: Any, source_name: str) -> DecodedTrace:
     )
 
 
+def _parse_int(text: str) -> int | decimal.Decimal:
+    """Python refuses to build ints past 4300 digits; such numbers stay decimals."""
+    if len(text) < 4000:
+        return int(text)
+    return decimal.Decimal(text)
+
+
 def _plain(value: Any) -> Any:
-    """Decimals back to floats for metadata that is only shown."""
+    """Decimals back to floats for metadata that is only shown; non-finite ones to None."""
     if isinstance(value, decimal.Decimal):
-        return float(value)
+        as_float = float(value)
+        return as_float if math.isfinite(as_float) else None
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -240,9 +424,7 @@ def _event_from_python(item: Any) -> RawEvent:
     args_raw = EMPTY_RAW
     if args is not None:
         args_raw = msgspec.Raw(json.dumps(_plain(args), default=str).encode())
-    duration = item.get("dur")
-    if isinstance(duration, decimal.Decimal):
-        duration = float(duration)
+    duration = _plain(item.get("dur"))
     return RawEvent(
         ph=item.get("ph"),
         cat=item.get("cat"),
@@ -257,12 +439,17 @@ def _event_from_python(item: Any) -> RawEvent:
     )
 
 
-_CUT_CANDIDATE = re.compile(rb"[}\]]")
 _MAX_CUT_TRIES = 24
 
 
 def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
-    """Keep every complete event of a file that ends mid-way (its writer was killed)."""
+    """Keep every complete event of a file that ends mid-way (its writer was killed).
+
+    Candidate cuts are tried from the end backwards. A candidate that msgspec
+    rejects at its very end is simply wrong and costs one fast pass; only when
+    msgspec stops earlier (NaN, a lone surrogate...) is the slow tolerant parser
+    tried, so a cut multi-gigabyte file stays quick to recover.
+    """
     array_form = _first_significant_byte(data) == ord("[")
     suffixes = [b"]"] if array_form else [b"]}", b"}"]
     end = len(data.rstrip(b" \t\r\n\x00"))
@@ -276,23 +463,35 @@ def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
         if following and not following.startswith(b","):
             continue
         tries += 1
+        decoded = None
         for suffix in suffixes:
             candidate = data[: position + 1] + suffix
             try:
                 decoded = _decode_fast(candidate, source_name)
-            except (msgspec.DecodeError, RecursionError, ValueError, TraceLoadError):
-                try:
-                    decoded = _decode_tolerant(candidate, source_name)
-                except TraceLoadError:
+                break
+            except (msgspec.DecodeError, RecursionError, ValueError) as error:
+                stopped_at = _error_byte(error)
+                if stopped_at is not None and stopped_at >= position:
                     continue
-            lost_bytes = len(data) - (position + 1)
-            decoded.truncated = True
-            decoded.warnings.append(
-                f"the file is cut off (its writer was probably killed): kept "
-                f"{len(decoded.events)} complete events; the incomplete last event and "
-                f"everything after it ({lost_bytes} bytes) are lost"
-            )
-            return decoded
+            except TraceLoadError:
+                continue
+            try:
+                decoded = _decode_tolerant(candidate, source_name)
+                break
+            except TraceLoadError:
+                continue
+        if decoded is None:
+            continue
+        lost_bytes = len(data) - (position + 1)
+        decoded.truncated = True
+        decoded.warnings.append(
+            f"the file is cut off (its writer was probably killed): kept the "
+            f"{len(decoded.events):,} events written before the cut; the incomplete "
+            f"last event and everything after it are lost "
+            f"({_size_text(lost_bytes)}, {100 * lost_bytes / max(len(data), 1):.2g}% "
+            "of the file)"
+        )
+        return decoded
     raise TraceLoadError(
         f"{source_name}: not a trace (the JSON is cut off before the first complete event)"
     )

@@ -15,6 +15,12 @@ import numpy as np
 import numpy.typing as npt
 
 _CHUNK_NUMBERS = 1 << 20
+# Longest duration kept: 2**61 ns (73 years). With timestamps inside
+# [MIN_TIMESTAMP_NS, MAX_TIMESTAMP_NS) every start relative to the earliest one
+# plus its duration still fits int64, so no figure wraps around.
+MAX_DURATION_US = 2**61 / 1000
+MIN_TIMESTAMP_NS = -(2**60)
+MAX_TIMESTAMP_NS = 2**62
 # 10**k for k in 0..18, the exponents a nanosecond value in int64 can use.
 _POW10 = np.array([10**k for k in range(19)], dtype=np.int64)
 
@@ -104,6 +110,10 @@ def _parse_slow(text: bytes) -> int | None:
         return None
     if not value.is_finite():
         return None
+    # Beyond 10**20 µs nothing fits int64 ns; checking first keeps `1e999999999`
+    # from overflowing the decimal context or building a huge integer.
+    if value and value.adjusted() > 20:
+        return None
     nanoseconds = (value * 1000).to_integral_value(rounding=decimal.ROUND_HALF_UP)
     result = int(nanoseconds)
     if abs(result) >= 2**63:
@@ -115,13 +125,19 @@ def duration_us_to_ns(
     values: Sequence[object],
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """Durations (µs numbers, small enough for float64) to int64 ns; invalid where not a finite number."""
-    try:
-        as_float = np.array(values, dtype=np.float64)
-    except (TypeError, ValueError):
+    # numpy would turn True into 1.0 and "5" into 5.0: only plain numbers pass.
+    if set(map(type, values)) <= {int, float}:
+        try:
+            as_float = np.array(values, dtype=np.float64)
+        except OverflowError:
+            as_float = np.array(
+                [_float_or_nan(value) for value in values], dtype=np.float64
+            )
+    else:
         as_float = np.array(
             [_float_or_nan(value) for value in values], dtype=np.float64
         )
-    valid = np.isfinite(as_float) & (np.abs(as_float) < 9e15)
+    valid = np.isfinite(as_float) & (np.abs(as_float) < MAX_DURATION_US)
     nanoseconds = np.zeros(len(as_float), dtype=np.int64)
     nanoseconds[valid] = np.rint(as_float[valid] * 1000.0).astype(np.int64)
     return nanoseconds, valid
@@ -130,4 +146,7 @@ def duration_us_to_ns(
 def _float_or_nan(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return math.nan
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        return math.nan

@@ -6,7 +6,9 @@ a clear message instead of filling memory.
 
 from __future__ import annotations
 
+import io
 import os
+import stat
 import threading
 import zlib
 from collections.abc import Callable
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.core.errors import LoadCancelled, TraceLoadError
+from tui.core.textsafe import printable
 
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 8 * 1024 * 1024
@@ -65,48 +68,90 @@ def read_trace_bytes(
 ) -> RawTrace:
     """Read `path`, gunzipping when it starts with the gzip magic, whatever its name."""
     trace_path = Path(path)
+    # Paths may hold escapes too (a colleague's file name): messages show them escaped.
+    shown = Path(printable(str(trace_path)))
     limit = default_max_bytes() if max_bytes is None else max_bytes
     try:
-        file_size = trace_path.stat().st_size
-        if trace_path.is_dir():
-            raise TraceLoadError(f"{trace_path}: is a folder, not a trace file")
+        status = trace_path.stat()
+        if stat.S_ISDIR(status.st_mode):
+            raise TraceLoadError(f"{shown}: is a folder, not a trace file")
+        # A FIFO or device would block or never end: only regular files are read.
+        if not stat.S_ISREG(status.st_mode):
+            raise TraceLoadError(
+                f"{shown}: not a regular file (a pipe, socket or device)"
+            )
+        file_size = status.st_size
         handle = trace_path.open("rb")
     except FileNotFoundError:
-        raise TraceLoadError(f"{trace_path}: no such file") from None
+        raise TraceLoadError(f"{shown}: no such file") from None
     except PermissionError:
-        raise TraceLoadError(f"{trace_path}: permission denied") from None
+        raise TraceLoadError(f"{shown}: permission denied") from None
     except OSError as error:
         raise TraceLoadError(
-            f"{trace_path}: cannot read ({error.strerror or error})"
+            f"{shown}: cannot read ({error.strerror or error})"
         ) from None
-    with handle:
-        head = handle.read(2)
-        handle.seek(0)
-        if head == GZIP_MAGIC:
-            return _read_gzip(handle, trace_path, file_size, limit, progress, cancel)
-        if file_size > limit:
-            raise TraceLoadError(
-                f"{trace_path}: {file_size / 1e9:.1f} GB is over the {limit / 1e9:.1f} GB limit "
-                "(set STEPTRACE_MAX_BYTES to raise it)"
-            )
-        chunks: list[bytes] = []
-        done = 0
-        while True:
-            if cancel is not None and cancel.is_set():
-                raise LoadCancelled()
-            chunk = handle.read(_CHUNK)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            done += len(chunk)
-            if progress is not None:
-                progress(ReadProgress(done, file_size, "reading"))
-        data = b"".join(chunks)
+    try:
+        with handle:
+            return _read_open(handle, shown, file_size, limit, progress, cancel)
+    except OSError as error:
+        raise TraceLoadError(
+            f"{shown}: cannot read ({error.strerror or error})"
+        ) from None
+
+
+def _read_open(
+    handle: io.BufferedReader,
+    trace_path: Path,
+    file_size: int,
+    limit: int,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+) -> RawTrace:
+    """Read an open file: gzip by its magic bytes, plain otherwise."""
+    head = handle.read(2)
+    handle.seek(0)
+    if head == GZIP_MAGIC:
+        return _read_gzip(handle, trace_path, file_size, limit, progress, cancel)
+    if file_size > limit:
+        raise _over_limit(trace_path, limit)
+    chunks: list[bytes] = []
+    done = 0
+    while True:
+        if cancel is not None and cancel.is_set():
+            raise LoadCancelled()
+        chunk = handle.read(_CHUNK)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        done += len(chunk)
+        if done > limit:  # the file grew while we read it
+            raise _over_limit(trace_path, limit)
+        if progress is not None:
+            progress(ReadProgress(done, file_size, "reading"))
+    data = b"".join(chunks)
     return RawTrace(data=data, compressed=False, file_size=file_size, warnings=[])
 
 
+def _size_text(count: int) -> str:
+    """A byte count people read at a glance."""
+    if count < 10_000:
+        return f"{count} bytes"
+    if count < 10_000_000:
+        return f"{count / 1e3:.0f} kB"
+    if count < 10_000_000_000:
+        return f"{count / 1e6:.0f} MB"
+    return f"{count / 1e9:.1f} GB"
+
+
+def _over_limit(trace_path: Path, limit: int) -> TraceLoadError:
+    return TraceLoadError(
+        f"{trace_path}: larger than the {_size_text(limit)} limit "
+        "(set STEPTRACE_MAX_BYTES to raise it)"
+    )
+
+
 def _read_gzip(
-    handle: object,
+    handle: io.BufferedReader,
     trace_path: Path,
     file_size: int,
     limit: int,
@@ -114,9 +159,6 @@ def _read_gzip(
     cancel: threading.Event | None,
 ) -> RawTrace:
     """Stream-decompress every gzip member, stopping at `limit` decompressed bytes."""
-    import io
-
-    assert isinstance(handle, io.BufferedReader)
     warnings: list[str] = []
     out: list[bytes] = []
     out_size = 0
@@ -147,7 +189,7 @@ def _read_gzip(
         out_size += len(piece)
         if out_size > limit:
             raise TraceLoadError(
-                f"{trace_path}: decompresses to more than {limit / 1e9:.1f} GB; stopped "
+                f"{trace_path}: decompresses to more than {_size_text(limit)}; stopped "
                 "(a decompression bomb, or set STEPTRACE_MAX_BYTES to raise the limit)"
             )
         if decompressor.unconsumed_tail:
