@@ -340,7 +340,9 @@ class Timeline(ScrollView, can_focus=True):
         zone_set = self._data_zone_mask
         # Nested data zones are waiting too: look through them to their children.
         owner = parent.copy()
-        through = np.flatnonzero(zone_set & (parent >= 0))
+        nested = zone_set.copy()
+        nested[zones] = False
+        through = np.flatnonzero(nested)
         for _ in range(8):
             inner = np.isin(owner, through)
             if not inner.any():
@@ -1079,6 +1081,7 @@ class Timeline(ScrollView, can_focus=True):
         run_ends = [*run_starts[1:], width]
         owner_list = owner.tolist()
         segments: list[Segment] = []
+        named: set[int] = set()
         for a, b in zip(run_starts, run_ends, strict=True):
             event = owner_list[a]
             length = b - a
@@ -1097,14 +1100,27 @@ class Timeline(ScrollView, can_focus=True):
             colour = self._colour_key(row, event)
             is_selected = bool(selected_cells[a])
             is_marked = bool(cells.marked[a])
-            bar_style = self._style("bar", colour, is_selected, is_marked)
+            # On the zones row the gap is drawn over the zone itself.
+            over_gap = row.role == "zones" and bool(cells.gap[a])
+            if over_gap:
+                fill, bar_style = GAP_GLYPH, self._style("gap")
+                if is_selected:
+                    bar_style = bar_style + Style(reverse=True)
+            else:
+                fill = BAR_GLYPH
+                bar_style = self._style("bar", colour, is_selected, is_marked)
             if highlighted:
                 bar_style = bar_style + Style(underline=True)
             if not cells.wide[a]:
-                level = min(7, max(0, math.ceil(float(cells.occupancy[a]) * 8) - 1))
-                segments.append(Segment(OCCUPANCY_GLYPHS[level], bar_style))
+                if over_gap:
+                    glyph = GAP_GLYPH
+                else:
+                    level = math.ceil(float(cells.occupancy[a]) * 8) - 1
+                    glyph = OCCUPANCY_GLYPHS[min(7, max(0, level))]
+                segments.append(Segment(glyph, bar_style))
                 continue
-            if length >= 3:
+            if length >= 3 and event not in named:
+                named.add(event)
                 name = self._event_name(row, event, length)
                 text_style = self._style("text", colour, is_selected, is_marked)
                 if highlighted:
@@ -1112,9 +1128,9 @@ class Timeline(ScrollView, can_focus=True):
                 segments.append(Segment(name, text_style))
                 rest = length - cell_len(name)
                 if rest > 0:
-                    segments.append(Segment(BAR_GLYPH * rest, bar_style))
+                    segments.append(Segment(fill * rest, bar_style))
             else:
-                segments.append(Segment(BAR_GLYPH * length, bar_style))
+                segments.append(Segment(fill * length, bar_style))
         return segments
 
     def _range_cells(self, width: int) -> BoolArray | None:
