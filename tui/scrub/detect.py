@@ -273,7 +273,7 @@ _SECRET_VALUE_RES = (
         r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]*"
         r"(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key|auth|credentials?"
         r"|private[_-]?key)"
-        r"""["']?\s*[=:]\s*["']?([^\s"',;&)]{6,})"""
+        r"""["']?\s*[=:]\s*["']?([^\s"',;&)<>]{6,})"""
     ),
     re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)"),
     re.compile(
@@ -401,7 +401,8 @@ def split_path(path: str) -> tuple[str, str]:
 
 def users_in_path(path: str) -> list[str]:
     """User names a path gives away (`/home/alice/…`, `/tmp/torchinductor_alice/…`)."""
-    return [m.group(1) for rx in _PATH_USER_RES for m in rx.finditer(path)]
+    found = (m.group(1) for rx in _PATH_USER_RES for m in rx.finditer(path))
+    return list(dict.fromkeys(found))
 
 
 def token_pattern(tokens: list[str]) -> re.Pattern[str] | None:

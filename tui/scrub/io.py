@@ -68,6 +68,8 @@ def _constant(text: str) -> msgspec.Raw:
 
 def parse(raw: RawTrace) -> dict[str, Any] | list[Any]:
     """Decode a trace exactly; object form `{"traceEvents": [...]}` or a bare array."""
+    if not raw.data.strip():
+        raise TraceLoadError(f"{raw.path}: empty file, not a trace")
     try:
         document: Any = _DECODER.decode(raw.data)
     except (msgspec.DecodeError, RecursionError):

@@ -97,7 +97,7 @@ def _where_text(where: Where) -> str:
 def _holds_something(value: Any) -> bool:
     """Whether a shape argument carries data (Kineto writes `""` and `[]` for none)."""
     if isinstance(value, list):
-        return any(_holds_something(item) for item in value)
+        return any(value)
     return value not in ("", None)
 
 
@@ -118,6 +118,8 @@ class _Walker:
         self.tokens = tokens
         self.token_re = detect.token_pattern(list(tokens))
         self.discovered: dict[str, tuple[str, str]] = {}
+        # The capture's declared data zone: the analysis keys on its name.
+        self.data_zone = ""
         self.found: dict[str, _Found] = {}
         self._placeholders: dict[str, dict[str, str]] = {}
         self._memo_full: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {}
@@ -125,9 +127,9 @@ class _Walker:
 
     # --- bookkeeping ---------------------------------------------------------
 
-    def _wants_example(self, kind: str) -> bool:
+    def _is_new(self, kind: str, value: str) -> bool:
         found = self.found.get(kind)
-        return found is None or len(found.examples) < _MAX_EXAMPLES
+        return found is None or value not in found.values
 
     def record(
         self, kind: str, value: str, where: Where, shown: str | None = None
@@ -233,10 +235,14 @@ class _Walker:
             return self.text(value, where)
         if isinstance(value, list):
             for index, item in enumerate(value):
-                if isinstance(item, (str, list, dict)):
+                if isinstance(item, str):
+                    new = self.text(item, where)
+                elif isinstance(item, (list, dict)):
                     new = self.walk(item, where, keyed)
-                    if self.rewrite and new is not item:
-                        value[index] = new
+                else:
+                    continue
+                if new is not item and self.rewrite:
+                    value[index] = new
         elif isinstance(value, dict):
             self.walk_dict(value, where, keyed)
         return value
@@ -244,18 +250,18 @@ class _Walker:
     def walk_dict(
         self, value: dict[str, Any], where: Where, keyed: bool, skip: str = ""
     ) -> None:
-        for key in list(value):
-            if key == skip:
+        # Only existing keys are assigned: iterating the live dict is safe.
+        for key, item in value.items():
+            if not isinstance(item, (str, list, dict)) or key == skip:
                 continue
-            item = value[key]
             kind = detect.key_kind(key) if keyed else None
-            if kind in (USER, HOST):
+            if kind is USER or kind is HOST:
                 new = self.identity(kind, item, (*where, key))
-            elif isinstance(item, (str, list, dict)):
-                new = self.walk(item, (*where, key), keyed)
+            elif isinstance(item, str):
+                new = self.text(item, (*where, key))
             else:
-                continue
-            if self.rewrite and new is not item:
+                new = self.walk(item, (*where, key), keyed)
+            if new is not item and self.rewrite:
                 value[key] = new
 
     def identity(self, kind: str, value: Any, where: Where) -> Any:
@@ -321,50 +327,77 @@ class _Walker:
                 self.job_metadata(key, item, (*where, key))
             elif kind in (USER, HOST):
                 out[key] = self.identity(kind, item, (*where, key))
+            elif key == "zones" and isinstance(item, dict):
+                out[key] = self.declared_zones(item, (*where, key))
             else:
                 out[key] = self.described(item, (*where, key))
         return out
 
+    def declared_zones(self, zones: dict[str, Any], where: Where) -> dict[str, Any]:
+        """The description's zone list: renamed like the events' zones."""
+        out = dict(zones)
+        declared = zones.get("declared")
+        if isinstance(declared, list):
+            out["declared"] = [
+                self.zone_name(name, (*where, "declared"))
+                if isinstance(name, str)
+                else self.walk(name, (*where, "declared"), keyed=True)
+                for name in declared
+            ]
+        for key, item in zones.items():
+            if key != "declared":
+                out[key] = self.walk(item, (*where, key), keyed=True)
+        return out
+
     def events(self, events: list[Any]) -> None:
         """Scan every event's name and args in place."""
-        options = self.options
+        shapes = self.options.shapes
+        rewrite = self.rewrite
         for index, event in enumerate(events):
-            where: Where = ("traceEvents", index)
             if not isinstance(event, dict):
-                new = self.walk(event, where, keyed=True)
-                if self.rewrite:
+                new = self.walk(event, ("traceEvents", index), keyed=True)
+                if rewrite:
                     events[index] = new
                 continue
             name = event.get("name")
-            args = event.get("args")
             if isinstance(name, str):
-                new_name = self.event_name(name, event.get("cat"), (*where, "name"))
-                if self.rewrite and new_name is not name:
+                where_name: Where = ("traceEvents", index, "name")
+                new_name = self.event_name(name, event.get("cat"), where_name)
+                if new_name is not name and rewrite:
                     event["name"] = new_name
+            args = event.get("args")
             if isinstance(args, dict):
+                where_args: Where = ("traceEvents", index, "args")
                 skip = ""
                 if event.get("ph") == "M" and isinstance(args.get("name"), str):
                     if name == "process_name":
-                        self.process_name(args, (*where, "args", "name"))
+                        self.process_name(args, (*where_args, "name"))
                         skip = "name"
                     elif name == "thread_name" and self.thread_name(
-                        args, (*where, "args", "name")
+                        args, (*where_args, "name")
                     ):
                         skip = "name"
-                if options.shapes:
-                    self.shapes(args, name, (*where, "args"))
-                self.walk_dict(args, (*where, "args"), keyed=True, skip=skip)
-            for key in event:
-                if key not in _STRUCTURAL:
-                    new = self.walk(event[key], (*where, key), keyed=True)
-                    if self.rewrite:
-                        event[key] = new
+                if shapes:
+                    self.shapes(args, name, where_args)
+                self.walk_dict(args, where_args, keyed=True, skip=skip)
+            if not _STRUCTURAL.issuperset(event):
+                for key, item in event.items():
+                    if key not in _STRUCTURAL:
+                        new = self.walk(item, ("traceEvents", index, key), keyed=True)
+                        if rewrite:
+                            event[key] = new
+
+    def zone_name(self, name: str, where: Where) -> str:
+        """A free-form zone name is listed; renamed only with `--zones`."""
+        if detect.is_known_zone(name) or name == self.data_zone:
+            return self.text(name, where)
+        self.record(ZONE, name, where)
+        scanned = self.text(name, where)
+        return self.placeholder(ZONE, name) if self.options.zones else scanned
 
     def event_name(self, name: str, category: Any, where: Where) -> str:
-        if category in detect.ZONE_CATEGORIES and not detect.is_known_zone(name):
-            self.record(ZONE, name, where)
-            scanned = self.text(name, where)
-            return self.placeholder(ZONE, name) if self.options.zones else scanned
+        if category in detect.ZONE_CATEGORIES:
+            return self.zone_name(name, where)
         if category is None or category in _FREE_TEXT_CATEGORIES:
             return self.text(name, where)
         return self.text(name, where, full=False)
@@ -394,12 +427,13 @@ class _Walker:
 
     def shapes(self, args: dict[str, Any], name: Any, where: Where) -> None:
         """Input shapes and values (`--shapes`): listed when not empty, then dropped."""
-        for key in detect.SHAPE_ARGS.intersection(args):
+        for key in detect.SHAPE_ARGS:
+            if key not in args:
+                continue
             value = args[key]
             if _holds_something(value):
-                shown = (
-                    f"{name}: {_preview(value)}" if self._wants_example(SHAPE) else ""
-                )
+                first = self._is_new(SHAPE, key)
+                shown = f"{name}: {_preview(value)}" if first else ""
                 self.record(SHAPE, key, (*where, key), shown)
             if self.rewrite:
                 del args[key]
@@ -409,6 +443,7 @@ class _Walker:
         if isinstance(document, list):
             self.events(document)
             return document
+        self.data_zone = _data_zone(document)
         top = self.metadata(document)
         events = document.get("traceEvents")
         if isinstance(events, list):
@@ -429,6 +464,14 @@ class _Walker:
                 )
             )
         return sort_kinds(out)
+
+
+def _data_zone(document: dict[str, Any]) -> str:
+    """`steptrace.zones.data`: the zone our collector declared as the data read."""
+    description = document.get(detect.STEPTRACE_KEY)
+    zones = description.get("zones") if isinstance(description, dict) else None
+    data = zones.get("data") if isinstance(zones, dict) else None
+    return data if isinstance(data, str) else ""
 
 
 def _identity_tokens(
