@@ -315,6 +315,12 @@ def compare_sides(before: Side, after: Side) -> Comparison:
             warnings.append(
                 f"{word}: only {len(side.wall_run_medians)} run(s); the range says little"
             )
+    for side, word in ((before, "before"), (after, "after")):
+        recorded = side.data.get("warnings")
+        if isinstance(recorded, list):
+            warnings += [
+                f"{word}: {warning}" for warning in recorded if isinstance(warning, str)
+            ]
     env_differences = environment_differences(before, after)
     if env_differences:
         listed = "; ".join(

@@ -103,10 +103,7 @@ def build_demo(
     device: torch.device, read_delay_ms: float, batches: int, seed: int = SEED
 ) -> DemoWorkload:
     """A small MLP classifier and enough slow synthetic samples for `batches` steps."""
-    if read_delay_ms < 0:
-        raise InvalidSettingError(
-            f"read delay must be 0 ms or more, got {read_delay_ms}"
-        )
+    _check_read_delay(read_delay_ms)
     torch.manual_seed(seed)
     model = nn.Sequential(
         nn.Linear(FEATURES, HIDDEN),
@@ -119,6 +116,13 @@ def build_demo(
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     dataset = SlowSyntheticDataset(batches * BATCH_SIZE, read_delay_ms, seed)
     return DemoWorkload(device, model, optimizer, nn.CrossEntropyLoss(), dataset)
+
+
+def _check_read_delay(read_delay_ms: float) -> None:
+    if not read_delay_ms >= 0:
+        raise InvalidSettingError(
+            f"read delay must be 0 ms or more, got {read_delay_ms:g}"
+        )
 
 
 def demo_scenario(read_delay_ms: float, preload: bool) -> Scenario:
@@ -177,6 +181,7 @@ def run_demo(
     folder; an existing path is refused before anything runs.
     """
     startup_began = time.perf_counter()
+    _check_read_delay(read_delay_ms)
     window = window if window is not None else Window()
     resolved_device = _demo_device(device)
     path = paths.resolve_output(output, "steptrace-demo", cycles=window.repeat)
@@ -233,6 +238,7 @@ def bench_demo(
     Every run starts from the same model, optimizer and RNG states, reads the
     same batches, and repeats the same warm-up.
     """
+    _check_read_delay(read_delay_ms)
     resolved_device = _demo_device(device)
     if output is not None:
         output = paths.resolve_output(output, "steptrace-bench")

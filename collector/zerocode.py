@@ -226,10 +226,14 @@ def _print_script_error(error: BaseException) -> None:
     """The script's traceback, without the frames of this runner."""
     trace: TracebackType | None = error.__traceback__
     own_files = {os.path.abspath(__file__), os.path.abspath(runpy.__file__ or "")}
-    while (
-        trace is not None
-        and os.path.abspath(trace.tb_frame.f_code.co_filename) in own_files
-    ):
+
+    def is_runner(filename: str) -> bool:
+        return (
+            filename.startswith("<frozen runpy")
+            or os.path.abspath(filename) in own_files
+        )
+
+    while trace is not None and is_runner(trace.tb_frame.f_code.co_filename):
         trace = trace.tb_next
     traceback.print_exception(type(error), error, trace)
 
@@ -291,7 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import torch
     except ImportError as error:
-        _say(f"torch is not importable in {sys.executable} ({error}): {TORCH_MISSING}")
+        _say(
+            f"torch is not importable in {sys.executable} ({error}): {TORCH_MISSING}, "
+            "or name an interpreter that has torch (-- /path/to/venv/bin/python train.py)"
+        )
         return 2
     from collector.capture_api import Capture
 
