@@ -40,6 +40,8 @@ GAP_GLYPH = "░"
 OCCUPANCY_GLYPHS = "▁▂▃▄▅▆▇█"
 """How much of a cell is busy when several short events share it."""
 BAR_GLYPH = "█"
+DATA_ZONE_GLYPH = "▓"
+"""Data zones (where gaps are looked for) are filled apart from other events."""
 CURSOR_GLYPH = "▼"
 MIN_SPAN_NS = 20
 ZOOM_FACTOR = 1.5
@@ -66,10 +68,12 @@ _KIND_COLOURS: dict[int, str] = {
 }
 _DATA_ZONE_KEY = -1
 _STEP_KEYS = (-2, -3)
+_STARTUP_STEP_KEY = -4
 _OTHER_COLOURS: dict[int, str] = {
     _DATA_ZONE_KEY: "bright_yellow",
     -2: "blue",
     -3: "cyan",
+    _STARTUP_STEP_KEY: "bright_black",
 }
 _TEXT_ON: dict[str, str] = {
     "blue": "bright_white",
@@ -171,6 +175,15 @@ def _merge_intervals(
     run_starts = starts[new_run]
     last = np.r_[np.flatnonzero(new_run)[1:] - 1, starts.size - 1]
     return run_starts.astype(np.int64), ends[last].astype(np.int64)
+
+
+def _run_heads(values: npt.NDArray[np.generic]) -> BoolArray:
+    """True where a run of equal values begins (np.r_ is slow on hot paths)."""
+    heads = np.empty(values.size, dtype=np.bool_)
+    if values.size:
+        heads[0] = True
+        np.not_equal(values[1:], values[:-1], out=heads[1:])
+    return heads
 
 
 def format_ns(value: float) -> str:
@@ -556,9 +569,7 @@ class Timeline(ScrollView, can_focus=True):
             else:
                 margin = max((end - start) // 10, 1)
                 self.fit(start - margin, end + margin)
-        span = self.view_end_ns - self.view_start_ns
-        middle = (start + end) / 2
-        self._cursor_fraction = min(max((middle - self.view_start_ns) / span, 0.0), 1.0)
+        self._refit_cursor((start + end) // 2)
         self._invalidate()
 
     def select_range(self, start_ns: int, end_ns: int) -> None:
@@ -701,7 +712,7 @@ class Timeline(ScrollView, can_focus=True):
     def _set_cursor_row(self, index: int) -> None:
         self._cursor_row = index
         header = len(self._header)
-        if index >= header:
+        if index >= header and self.is_mounted:
             body_index = index - header
             visible = max(1, self.scrollable_content_region.height - header)
             top = round(self.scroll_y)
@@ -821,7 +832,7 @@ class Timeline(ScrollView, can_focus=True):
         index = y if y < header else header + round(self.scroll_y) + (y - header)
         width = self._total_width()
         if index >= len(self._rows):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self._style("plain"))
         key = (
             index,
             self.view_start_ns,
@@ -905,7 +916,7 @@ class Timeline(ScrollView, can_focus=True):
         else:
             cells = self._cells(row, lane_width)
             segments.extend(self._row_segments(row, cells, lane_width))
-        return Strip(segments).adjust_cell_length(total_width, self.rich_style)
+        return Strip(segments).adjust_cell_length(total_width, self._style("plain"))
 
     def _cell_bounds(
         self, starts: Int64Array, ends: Int64Array, width: int
@@ -961,16 +972,14 @@ class Timeline(ScrollView, can_focus=True):
                     cells_single, weights=clipped, minlength=width
                 )[:width]
                 # Sorted by start, so each cell's events are one run: reduce per run.
-                run_starts = np.flatnonzero(
-                    np.r_[True, cells_single[1:] != cells_single[:-1]]
-                )
+                run_starts = np.flatnonzero(_run_heads(cells_single))
                 if lane.monotone:
                     longest = np.maximum.reduceat(durations_single, run_starts)
-                    run_lengths = np.diff(np.r_[run_starts, cells_single.size])
+                    run_lengths = np.diff(np.append(run_starts, cells_single.size))
                     is_longest = durations_single == np.repeat(longest, run_lengths)
                     positions = np.flatnonzero(is_longest)
                     run_of = np.searchsorted(run_starts, positions, side="right") - 1
-                    first_of_run = np.r_[True, run_of[1:] != run_of[:-1]]
+                    first_of_run = _run_heads(run_of)
                     chosen = positions[first_of_run]
                 else:
                     chosen = np.arange(cells_single.size)
@@ -995,7 +1004,8 @@ class Timeline(ScrollView, can_focus=True):
             wide_all = np.concatenate(candidate_wide)
             order = np.lexsort((-events_all, durations_all, cells_all))
             cells_sorted = cells_all[order]
-            last_of_cell = np.r_[cells_sorted[1:] != cells_sorted[:-1], True]
+            # Last of each cell's group: the longest, then the earliest event.
+            last_of_cell = np.append(_run_heads(cells_sorted)[1:], True)
             winners = order[last_of_cell]
             winner_cells = cells_all[winners]
             better = durations_all[winners] > owner_duration[winner_cells]
@@ -1042,6 +1052,8 @@ class Timeline(ScrollView, can_focus=True):
     def _colour_key(self, row: _Row, event: int) -> int:
         if row.role == "steps":
             step = self._step_number.get(event)
+            if step is not None and step.phase != "active":
+                return _STARTUP_STEP_KEY
             return _STEP_KEYS[(step.number if step else 0) % 2]
         if self._data_zone_mask[event]:
             return _DATA_ZONE_KEY
@@ -1067,27 +1079,32 @@ class Timeline(ScrollView, can_focus=True):
             owner == selected if selected is not None else np.zeros(width, bool)
         )
         in_range = self._range_cells(width) if row.role != "track" else None
-        change = np.r_[
-            True,
-            (owner[1:] != owner[:-1])
-            | (cells.gap[1:] != cells.gap[:-1])
+        change = _run_heads(owner)
+        change[1:] |= (
+            (cells.gap[1:] != cells.gap[:-1])
             | (cells.marked[1:] != cells.marked[:-1])
-            | (~cells.wide[1:])
-            | (~cells.wide[:-1]),
-        ]
+            | ~cells.wide[1:]
+            | ~cells.wide[:-1]
+        )
         if in_range is not None:
             change[1:] |= in_range[1:] != in_range[:-1]
         run_starts = np.flatnonzero(change).tolist()
         run_ends = [*run_starts[1:], width]
         owner_list = owner.tolist()
+        gap_list = cells.gap.tolist()
+        marked_list = cells.marked.tolist()
+        wide_list = cells.wide.tolist()
+        occupancy_list = cells.occupancy.tolist()
+        selected_list = selected_cells.tolist()
+        range_list = in_range.tolist() if in_range is not None else None
         segments: list[Segment] = []
         named: set[int] = set()
         for a, b in zip(run_starts, run_ends, strict=True):
             event = owner_list[a]
             length = b - a
-            highlighted = in_range is not None and bool(in_range[a])
+            highlighted = range_list is not None and range_list[a]
             if event < 0:
-                if cells.gap[a]:
+                if gap_list[a]:
                     style = self._style("gap")
                     text = GAP_GLYPH * length
                 else:
@@ -1098,24 +1115,24 @@ class Timeline(ScrollView, can_focus=True):
                 segments.append(Segment(text, style))
                 continue
             colour = self._colour_key(row, event)
-            is_selected = bool(selected_cells[a])
-            is_marked = bool(cells.marked[a])
+            is_selected = selected_list[a]
+            is_marked = marked_list[a]
             # On the zones row the gap is drawn over the zone itself.
-            over_gap = row.role == "zones" and bool(cells.gap[a])
+            over_gap = row.role == "zones" and gap_list[a]
             if over_gap:
                 fill, bar_style = GAP_GLYPH, self._style("gap")
                 if is_selected:
                     bar_style = bar_style + Style(reverse=True)
             else:
-                fill = BAR_GLYPH
+                fill = DATA_ZONE_GLYPH if colour == _DATA_ZONE_KEY else BAR_GLYPH
                 bar_style = self._style("bar", colour, is_selected, is_marked)
             if highlighted:
                 bar_style = bar_style + Style(underline=True)
-            if not cells.wide[a]:
+            if not wide_list[a]:
                 if over_gap:
                     glyph = GAP_GLYPH
                 else:
-                    level = math.ceil(float(cells.occupancy[a]) * 8) - 1
+                    level = math.ceil(occupancy_list[a] * 8) - 1
                     glyph = OCCUPANCY_GLYPHS[min(7, max(0, level))]
                 segments.append(Segment(glyph, bar_style))
                 continue
