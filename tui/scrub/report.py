@@ -52,18 +52,20 @@ class KindSummary:
     examples: tuple[Example, ...]
     scrubbed: bool
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, examples: bool = True) -> dict[str, Any]:
         """Plain data for `--json`, every string made printable."""
-        return {
+        out: dict[str, Any] = {
             "kind": self.kind,
             "values": len(self.values),
             "places": self.places,
             "scrubbed": self.scrubbed,
-            "examples": [
+        }
+        if examples:
+            out["examples"] = [
                 {"where": printable(example.where), "text": printable(example.text)}
                 for example in self.examples
-            ],
-        }
+            ]
+        return out
 
 
 @dataclass(frozen=True)
@@ -118,14 +120,14 @@ class ScrubReport:
         return next((summary for summary in self.kinds if summary.kind == kind), None)
 
     def to_json(self) -> dict[str, Any]:
-        """Plain data for `--json`."""
+        """Plain data for `--json`: counts only, so the report itself leaks nothing."""
         return {
             "trace": printable(str(self.source)),
             "output": printable(str(self.destination)),
             "gzip": self.compressed,
             "options": {"zones": self.options.zones, "shapes": self.options.shapes},
-            "changed": [summary.to_json() for summary in self.changed],
-            "kept": [summary.to_json() for summary in self.kept],
+            "changed": [summary.to_json(examples=False) for summary in self.changed],
+            "kept": [summary.to_json(examples=False) for summary in self.kept],
         }
 
 
