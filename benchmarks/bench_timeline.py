@@ -132,6 +132,9 @@ def main() -> None:
     print(f"terminal: {width}x{height}  presses: {args.presses}")
     print(summary("keypress, CPU time", figures.cpu))
     print(summary("keypress, wall (pilot)", figures.wall))
+    print(
+        "  (wall includes the pilot's idle polling: at least 3 sleeps of 20 ms per press)"
+    )
     print(summary("action + render all lines", figures.render))
     print(f"events examined per keypress: {figures.examined / args.presses:,.0f}")
 

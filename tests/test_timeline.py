@@ -506,21 +506,28 @@ async def test_marked_events_are_underlined_and_ranges_reversed(
 # -- cost follows the view -------------------------------------------------------
 
 
-def synthetic_stream(count: int) -> Trace:
-    """One device stream of `count` back-to-back 1 µs kernels, built as columns."""
-    starts = np.arange(count, dtype=np.int64) * 1_000
+def synthetic_streams(
+    streams: int, per_stream: int, names: tuple[str, ...] = ("kernel",)
+) -> Trace:
+    """`streams` device streams of `per_stream` back-to-back 0.9 µs kernels, as columns."""
+    count = streams * per_stream
+    track_of = np.repeat(np.arange(streams, dtype=np.int32), per_stream)
+    starts = np.tile(np.arange(per_stream, dtype=np.int64) * 1_000, streams)
     zeros = np.zeros(count, dtype=np.int64)
-    track = Track(0, 0, 7, TrackKind.DEVICE, "GPU 0 stream 7", "GPU 0", 0, (1, 0, 7))
+    tracks = [
+        Track(i, 0, i, TrackKind.DEVICE, f"GPU 0 stream {i}", "GPU 0", 0, (1, 0, i))
+        for i in range(streams)
+    ]
     return Trace(
         path=Path("synthetic.json"),
         origin_ns=0,
-        names=["kernel_a", "kernel_b"],
+        names=list(names),
         categories=["kernel"],
-        tracks=[track],
+        tracks=tracks,
         start_ns=starts,
         duration_ns=zeros + 900,
-        track=np.zeros(count, dtype=np.int32),
-        name_id=(np.arange(count) % 2).astype(np.int32),
+        track=track_of,
+        name_id=(np.arange(count) % len(names)).astype(np.int32),
         category_id=np.zeros(count, dtype=np.int32),
         kind=np.full(count, Kind.KERNEL, dtype=np.uint8),
         correlation=zeros - 1,
@@ -528,7 +535,7 @@ def synthetic_stream(count: int) -> Trace:
         args_begin=zeros,
         args_end=zeros,
         args_blob=b"",
-        track_start=np.array([0, count], dtype=np.int64),
+        track_start=np.arange(streams + 1, dtype=np.int64) * per_stream,
         flows=Flows(
             np.zeros(0, np.int64),
             np.zeros(0, np.int32),
@@ -543,7 +550,7 @@ def synthetic_stream(count: int) -> Trace:
 @sync
 async def test_drawing_a_line_only_looks_at_visible_events() -> None:
     count = 1_000_000
-    trace = synthetic_stream(count)
+    trace = synthetic_streams(1, count, names=("kernel_a", "kernel_b"))
     app = TimelineApp(trace)
     async with app.run_test(size=SIZE):
         timeline = app.query_one(Timeline)
@@ -559,3 +566,38 @@ async def test_drawing_a_line_only_looks_at_visible_events() -> None:
         assert timeline.events_examined == count
         stream_line = shown[screen_row(timeline, lambda r: r.role == "track")]
         assert "▇" in stream_line or "█" in stream_line
+
+
+@sync
+async def test_selecting_an_event_below_the_screen_scrolls_its_track_in() -> None:
+    trace = synthetic_streams(60, 10)
+    app = TimelineApp(trace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        timeline = app.query_one(Timeline)
+        timeline.focus()
+        assert "stream 59" not in "\n".join(lines(timeline))
+        last = trace.event_count - 1
+        timeline.select_event(last)
+        await pilot.pause()
+        assert timeline.scroll_y > 0
+        shown = lines(timeline)
+        cursor_y = screen_row(timeline, lambda r: r.track == 59)
+        assert "stream 59" in shown[cursor_y]
+        label = next(iter(timeline.render_line(cursor_y)))
+        assert label.style is not None and label.style.reverse
+        # The axis stays on top while tracks scroll.
+        assert shown[0].startswith("span")
+        await pilot.press("up", "up")
+        assert timeline._rows[timeline.cursor_row].track == 57
+
+
+@sync
+async def test_an_empty_trace_draws_and_ignores_keys() -> None:
+    trace = synthetic_streams(1, 0)
+    app = TimelineApp(trace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        timeline = app.query_one(Timeline)
+        timeline.focus()
+        await pilot.press("w", "s", "a", "d", "up", "down", "enter", "x", "home", "end")
+        assert len(lines(timeline)) == 24
+        assert app.is_running
