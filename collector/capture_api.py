@@ -246,6 +246,10 @@ class Capture:
     def _print(self, message: str) -> None:
         print(f"steptrace: {message}", file=self._stream or sys.stderr, flush=True)
 
+    def add_warning(self, warning: str) -> None:
+        """Record something the reader of the trace must know, and say it on stderr now."""
+        self._warn(warning)
+
     def _warn(self, recorded: str, shown: str | None = None) -> None:
         """Record a warning in the description and say it on stderr (`shown` may name local details)."""
         if recorded not in self.warnings:

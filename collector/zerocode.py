@@ -128,8 +128,28 @@ class StepTracker:
         elif self._primary() is not optimizer:
             self._other_optimizers = True
             return
+        if self.optimizer_steps == 0:
+            self._check_device(optimizer)
         self.optimizer_steps += 1
         self._pending = True
+
+    def _check_device(self, optimizer: Any) -> None:
+        """Say so when the parameters are not where the capture looks for work."""
+        try:
+            device_types = {
+                p.device.type
+                for group in optimizer.param_groups
+                for p in group["params"]
+            }
+        except (AttributeError, KeyError, TypeError):
+            return
+        expected = self.capture.device.type
+        if device_types and expected not in device_types:
+            found = ", ".join(sorted(device_types))
+            self.capture.add_warning(
+                f"the optimizer's parameters are on {found} but the capture was set for {expected}; "
+                "pass --device to match"
+            )
 
     def _guarded(self, action: Callable[[], None]) -> None:
         """Run a capture action; a failure stops the capture, never the script."""

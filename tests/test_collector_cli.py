@@ -56,7 +56,10 @@ def test_capture_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     out, err = capsys.readouterr()
     assert out.strip() == str(path)
     assert "steptrace: step 2/2 (active)" in err
-    assert orjson.loads(path.read_bytes())["steptrace"]["active_steps"] == [1]
+    description = orjson.loads(path.read_bytes())["steptrace"]
+    assert description["active_steps"] == [1]
+    assert description["command"][:3] == ["steptrace", "capture", "demo"]
+    assert "--window" in description["command"]
 
 
 @pytest.mark.parametrize(

@@ -57,8 +57,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--device",
         choices=("auto", "cpu", "cuda"),
-        default="cpu",
-        help="where the demo runs",
+        default="auto",
+        help="where the demo runs (default auto: the GPU when torch sees one)",
     )
     parser.add_argument(
         "--read-delay-ms",
@@ -77,6 +77,30 @@ def register(subparsers: Any) -> None:
 def _error(message: str) -> int:
     print(f"steptrace: {message}", file=sys.stderr)
     return 2
+
+
+def _command_line(args: argparse.Namespace) -> list[str]:
+    """The bench as a command line, recorded in RESULT.json (rebuilt: main() may not own sys.argv)."""
+    words = [
+        "steptrace",
+        "bench",
+        args.workload,
+        "-o",
+        str(args.output),
+        "--device",
+        args.device,
+    ]
+    words += [
+        "--runs",
+        str(args.runs),
+        "--warmup",
+        str(args.warmup),
+        "--steps",
+        str(args.steps),
+    ]
+    if args.read_delay_ms is not None:
+        words += ["--read-delay-ms", f"{args.read_delay_ms:g}"]
+    return [*words, "--preload"] if args.preload else words
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,9 +131,7 @@ def run(args: argparse.Namespace) -> int:
             else args.read_delay_ms,
             preload=args.preload,
             progress=True,
-            command=["steptrace", "bench", *sys.argv[2:]]
-            if len(sys.argv) > 1
-            else None,
+            command=_command_line(args),
         )
     except CollectorError as error:
         return _error(str(error))

@@ -59,7 +59,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--device",
         choices=("auto", "cpu", "cuda"),
-        help="where the work runs (demo: cpu by default; script: auto, the GPU when torch sees one)",
+        help="where the work runs (default auto: the GPU when torch sees one, else the CPU)",
     )
     parser.add_argument(
         "--read-delay-ms",
@@ -132,6 +132,29 @@ def run(args: argparse.Namespace) -> int:
         return _error(str(error))
 
 
+def _demo_command_line(args: argparse.Namespace) -> list[str]:
+    """The demo capture as a command line, for its description (rebuilt: main() may not own sys.argv)."""
+    words = [
+        "steptrace",
+        "capture",
+        "demo",
+        "-o",
+        str(args.output),
+        "--window",
+        args.window,
+    ]
+    if args.device:
+        words += ["--device", args.device]
+    if args.read_delay_ms is not None:
+        words += ["--read-delay-ms", f"{args.read_delay_ms:g}"]
+    if args.question:
+        words += ["--question", args.question]
+    for flag in ("preload", "record_shapes", "with_stack", "profile_memory"):
+        if getattr(args, flag):
+            words.append("--" + flag.replace("_", "-"))
+    return words
+
+
 def _run_demo(args: argparse.Namespace) -> int:
     import collector
     from collector.schema import Window
@@ -148,7 +171,7 @@ def _run_demo(args: argparse.Namespace) -> int:
 
     path = run_demo(
         args.output,
-        device=args.device or "cpu",
+        device=args.device or "auto",
         window=window,
         read_delay_ms=DEFAULT_READ_DELAY_MS
         if args.read_delay_ms is None
@@ -159,7 +182,7 @@ def _run_demo(args: argparse.Namespace) -> int:
         with_stack=args.with_stack,
         profile_memory=args.profile_memory,
         progress=True,
-        command=["steptrace", "capture", *sys.argv[2:]] if len(sys.argv) > 1 else None,
+        command=_demo_command_line(args),
     )
     print(path)
     return 0
