@@ -1,19 +1,64 @@
-"""`steptrace demo` (being built)."""
+"""`steptrace demo`: capture the method's four-step example, then open it.
+
+The capture runs in a child `steptrace capture demo` so the explorer's
+process never imports torch.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import subprocess
 import sys
+from pathlib import Path
 from typing import Any
+
+INSTALL_HINT = "install the collect extra: pip install 'steptrace[collect]'"
 
 
 def register(subparsers: Any) -> None:
     """Add the `demo` subcommand."""
-    parser = subparsers.add_parser("demo", help="(not available yet)")
+    parser = subparsers.add_parser(
+        "demo",
+        help="capture the four-step demo and open it",
+        description="Capture the demo (lecture_batch_cpu, transfert, entrainement"
+        " under wait 1, warmup 1, active 2) to a fresh file, then open it.",
+    )
+    parser.add_argument(
+        "-o", "--output", default="auto", help="trace file to create (default: auto)"
+    )
+    parser.add_argument(
+        "--device", choices=("cpu", "cuda"), default="cpu", help="where the demo runs"
+    )
+    parser.add_argument(
+        "--no-open", action="store_true", help="capture only; print the trace path"
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Not available yet."""
-    print("steptrace: 'demo' is not available yet", file=sys.stderr)
-    return 2
+    """Capture in a child process, then open the trace it wrote."""
+    if importlib.util.find_spec("torch") is None:
+        print(f"steptrace: the demo needs torch: {INSTALL_HINT}", file=sys.stderr)
+        return 2
+    argv = [sys.executable, "-m", "tui", "capture", "demo", "-o", args.output]
+    argv += ["--device", args.device]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    last = ""
+    for line in process.stdout:
+        sys.stdout.write(line)
+        if line.strip():
+            last = line.strip()
+    status = process.wait()
+    if status != 0:
+        return status
+    path = Path(last)
+    if not path.is_file():
+        print("steptrace: the demo ran but wrote no trace file", file=sys.stderr)
+        return 3
+    if args.no_open:
+        return 0
+    from tui.commands.open import open_in_app
+
+    return open_in_app(path)

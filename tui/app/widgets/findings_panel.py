@@ -21,7 +21,7 @@ def finding_text(finding: Finding) -> Text:
     mark = "● possible" if finding.observed else "○ not seen"
     text.append(f"{mark}  ", style="bold" if finding.observed else "dim")
     text.append(finding.title, style="bold underline" if finding.observed else "bold")
-    text.append("\n  observed: ", style="italic")
+    text.append("\n  observation: ", style="italic")
     text.append(printable(finding.observation))
     text.append("\n  hypothesis: ", style="italic")
     text.append(printable(finding.hypothesis))

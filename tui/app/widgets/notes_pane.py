@@ -61,8 +61,7 @@ class NotesPane(OptionList):
         self.note_ids = [note.id for note in notes]
         if notes:
             self.add_options([Option(note_text(note), id=note.id) for note in notes])
-            if keep is not None:
-                self.highlighted = min(keep, len(notes) - 1)
+            self.highlighted = 0 if keep is None else min(keep, len(notes) - 1)
         else:
             self.add_option(Option(Text(empty, style="italic"), disabled=True))
 

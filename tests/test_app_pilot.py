@@ -1,0 +1,334 @@
+"""Behaviour of the explorer through Textual's Pilot: what the keys change."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.app_factory import make_app, settle
+from tests.fixtures_app import (
+    write_bad_trace,
+    write_hostile_trace,
+    write_training_trace,
+)
+from tui.app.dialogs.note_form import NoteForm
+from tui.app.screens.details import DetailsScreen
+from tui.app.screens.help import HelpScreen
+from tui.app.screens.load_error import LoadErrorScreen
+from tui.app.screens.main import MainScreen
+from tui.app.widgets.op_table import OperatorTable
+from tui.app.widgets.timeline import Timeline
+
+
+def pilot_test(
+    test: Callable[..., Coroutine[Any, Any, None]],
+) -> Callable[..., None]:
+    """Run an async Pilot test in its own event loop (no async pytest plugin here)."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return run
+
+
+@pytest.fixture
+def cuda_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
+    return write_training_trace(tmp_path / "train-cuda.json", gpu=True)
+
+
+@pytest.fixture
+def cpu_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
+    return write_training_trace(tmp_path / "train-cpu.json", gpu=False)
+
+
+def _info(screen: MainScreen) -> str:
+    return str(screen.query_one("#info-line").render())
+
+
+@pilot_test
+async def test_self_total_changes_values_and_order(cuda_trace: Path) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        table = screen.query_one(OperatorTable)
+        table.set_sort("cpu", descending=True)
+        assert "Self CPU" in table.header_text()
+        self_order = table.order.copy()
+        self_values = [table.values(int(row))[1] for row in self_order]
+        await pilot.press("t")
+        assert "Total CPU" in table.header_text()
+        total_values = [table.values(int(row))[1] for row in table.order]
+        assert not np.array_equal(self_order, table.order)
+        assert total_values != self_values
+        assert total_values == sorted(total_values, reverse=True)
+        # Steps contain everything: in total mode they come first.
+        assert table.current_name is not None
+        assert table.table.names[int(table.order[0])] == "ProfilerStep*"
+
+
+@pilot_test
+async def test_g_selects_next_gap_with_its_figures(cuda_trace: Path) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        gaps = screen.analysis.gaps
+        assert len(gaps) == 3
+        await pilot.press("g")
+        timeline = screen.query_one(Timeline)
+        first = gaps[0]
+        assert timeline.selected_range == (
+            first.start_ns,
+            first.start_ns + first.duration_ns,
+        )
+        info = _info(screen)
+        assert "gap 1/3" in info and "GPU idle" in info
+        assert "lecture_batch_cpu" in info and "step 1" in info and "3.000 ms" in info
+        await pilot.press("g")
+        assert "gap 2/3" in _info(screen)
+        await pilot.press("G", "G")
+        assert "gap 3/3" in _info(screen)
+        await pilot.press("b")
+        assert "3.700 ms" in _info(screen)
+
+
+@pilot_test
+async def test_cpu_only_gap_is_cpu_wait_never_gpu_idle(cpu_trace: Path) -> None:
+    app = make_app(cpu_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("g")
+        info = _info(screen)
+        assert "CPU wait" in info and "GPU idle" not in info
+        header = str(screen.query_one("#header-line").render())
+        assert "GPU not observed" in header
+        assert "CUDA is not available" in header
+        assert "GPU n/o" in screen.query_one(OperatorTable).header_text()
+
+
+@pilot_test
+async def test_search_marks_and_steps_through_matches(cuda_trace: Path) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("slash", *"RELU", "enter")
+        # 12 aten::relu and 12 relu kernels in each of 3 steps.
+        assert screen.marks.size == 72
+        timeline = screen.query_one(Timeline)
+        assert timeline.selected_event is not None
+        assert "relu" in screen.trace.event_name(timeline.selected_event).lower()
+        assert "1/72" in _info(screen)
+        await pilot.press("n")
+        assert "2/72" in _info(screen)
+        await pilot.press("N", "N")
+        assert "72/72" in _info(screen)
+        starts = screen.trace.start_ns[screen.marks]
+        assert np.all(np.diff(starts) >= 0)
+
+
+@pilot_test
+async def test_enter_opens_details_with_launched_gpu_work(cuda_trace: Path) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"aten::addmm", "enter", "enter")
+        assert isinstance(app.screen, DetailsScreen)
+        text = str(app.screen.query_one("#details-text").render())
+        assert "aten::addmm" in text
+        assert "self CPU" in text and "total GPU" in text
+        assert "ampere_sgemm_128x64_nn" in text
+        assert "Input Dims" in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+@pilot_test
+async def test_hostile_names_stay_text(tmp_path: Path, isolated_data_dir: Path) -> None:
+    path = write_hostile_trace(tmp_path / "hostile.json")
+    app = make_app(path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        table = screen.query_one(OperatorTable)
+        await pilot.press("1")
+        for _ in range(len(table.order)):
+            await pilot.press("down")
+        await pilot.press("slash", *"[@click", "enter")
+        assert screen.marks.size == 2
+        await pilot.press("enter")
+        assert isinstance(app.screen, DetailsScreen)
+        await pilot.press("escape", "2", "3", "question_mark", "escape")
+        await pilot.pause()
+        assert app.is_running
+        assert app.return_code is None
+        shown = " ".join(table._shown)
+        assert "\\x1b[2J" in shown and "\\u202eevil" in shown and "\\x9b31m" in shown
+        assert "\x1b" not in shown and "\u202e" not in shown
+
+
+@pilot_test
+async def test_bad_file_shows_load_error(
+    tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    app = make_app(write_bad_trace(tmp_path / "bad.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, LoadErrorScreen)
+        assert app.screen.reason
+        assert "\n" not in app.screen.reason
+        await pilot.press("q")
+    assert not app.is_running
+
+
+@pilot_test
+async def test_missing_file_shows_load_error(
+    tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    app = make_app(tmp_path / "nowhere.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, LoadErrorScreen)
+
+
+@pilot_test
+async def test_escape_cancels_loading(
+    cuda_trace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui.core import load
+    from tui.core.errors import LoadCancelled
+
+    started = threading.Event()
+
+    def slow_load(path: Any, *, progress: Any = None, cancel: Any = None) -> Any:
+        started.set()
+        assert cancel is not None
+        cancel.wait(10)
+        raise LoadCancelled()
+
+    monkeypatch.setattr(load, "load_trace", slow_load)
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert started.wait(5)
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert app.return_code == 130
+
+
+@pilot_test
+async def test_zoom_changes_visible_range(cuda_trace: Path) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        timeline = app.screen.query_one(Timeline)
+        span = timeline.view_end_ns - timeline.view_start_ns
+        await pilot.press("w")
+        assert timeline.view_end_ns - timeline.view_start_ns < span
+        await pilot.press("f")
+        assert timeline.view_end_ns - timeline.view_start_ns == span
+
+
+@pilot_test
+async def test_steps_filter_and_scope(cuda_trace: Path) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        timeline = screen.query_one(Timeline)
+        await pilot.press("right_square_bracket")
+        step = screen.analysis.steps[0]
+        assert timeline.selected_range == (step.start_ns, step.end_ns)
+        await pilot.press("right_square_bracket")
+        assert screen.current_step == 1
+        table = screen.query_one(OperatorTable)
+        await pilot.press("S")
+        assert table.scope_label == "step 2"
+        assert int(table.table.calls[table.table.names.index("aten::relu")]) == 12
+        await pilot.press("F", *"aten", "enter")
+        names = [table.table.names[int(row)] for row in table.order]
+        assert names and all("aten" in name for name in names)
+
+
+@pilot_test
+async def test_operator_selection_marks_occurrences(cuda_trace: Path) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        table = screen.query_one(OperatorTable)
+        await pilot.press("1")
+        table.select_name("aten::relu")
+        await pilot.pause()
+        assert screen.marks.size == 36
+        names = {screen.trace.event_name(int(e)) for e in screen.marks}
+        assert names == {"aten::relu"}
+
+
+@pilot_test
+async def test_notes_add_status_delete(cuda_trace: Path) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("right_square_bracket", "m")
+        assert isinstance(app.screen, NoteForm)
+        await pilot.press(*"input pipeline is slow", "ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        store = screen.notes_store
+        assert [note.hypothesis for note in store.notes] == ["input pipeline is slow"]
+        note = store.notes[0]
+        assert note.anchor is not None and note.anchor.kind == "step"
+        assert store.location.exists()
+        await pilot.press("3", "s")
+        assert store.notes[0].status == "confirmed"
+        await pilot.press("x", "y")
+        await pilot.pause()
+        assert store.notes == []
+
+
+@pilot_test
+async def test_finding_note_is_prefilled(cuda_trace: Path) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("2", "m")
+        form = app.screen
+        assert isinstance(form, NoteForm)
+        assert "input pipeline" in form.draft.hypothesis
+        assert form.anchor_label.startswith("finding")
+
+
+@pilot_test
+async def test_help_and_palette_list_every_action(cuda_trace: Path) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        titles = {command.title for command in app.get_system_commands(screen)}
+        for wanted in ("Next gap", "Self/total", "Search event names", "Note"):
+            assert wanted in titles
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = " ".join(str(widget.render()) for widget in app.screen.query("Static"))
+        for key in ("[ ", "] ", "Zoom in", "Next gap", "Biggest gap", "Self/total"):
+            assert key in text
