@@ -150,6 +150,14 @@ def _size_text(count: int) -> str:
     return f"{count / 1e9:.1f} GB"
 
 
+def _share_text(part: int, whole: int) -> str:
+    """A percentage that never rounds a real loss to 0%."""
+    share = 100 * part / max(whole, 1)
+    if 0 < share < 0.1:
+        return "<0.1%"
+    return f"{share:.1f}%"
+
+
 _UTF16_32_BOMS = (
     (b"\xff\xfe\x00\x00", "utf-32-le"),
     (b"\x00\x00\xfe\xff", "utf-32-be"),
@@ -488,8 +496,8 @@ def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
             f"the file is cut off (its writer was probably killed): kept the "
             f"{len(decoded.events):,} events written before the cut; the incomplete "
             f"last event and everything after it are lost "
-            f"({_size_text(lost_bytes)}, {100 * lost_bytes / max(len(data), 1):.2g}% "
-            "of the file)"
+            f"({_size_text(lost_bytes)}, {_share_text(lost_bytes, len(data))} of what "
+            "was read)"
         )
         return decoded
     raise TraceLoadError(
