@@ -49,6 +49,8 @@ PAN_FRACTION = 0.125
 DEFAULT_DEPTH_CAP = 4
 EXPANDED_DEPTH_CAP = 64
 MAX_LANES = 12
+DENSE_EVENTS_PER_CELL = 8
+"""Above this many events per cell a lane is summarised per cell, not per event."""
 
 _KIND_COLOURS: dict[int, str] = {
     Kind.CPU_OTHER: "blue",
@@ -91,7 +93,23 @@ class _Lane:
     starts: Int64Array
     ends: Int64Array
     end_key: Int64Array  # running max of ends: monotone, so searchsorted works
+    cover: Int64Array  # position of the event reaching end_key (the one still running)
+    busy_prefix: Int64Array  # busy_prefix[i]: sum of the first i durations
     monotone: bool
+
+    @classmethod
+    def build(cls, events: Int64Array, starts: Int64Array, ends: Int64Array) -> _Lane:
+        """Index a lane once: running max end, who reaches it, prefix sums of durations."""
+        end_key = np.maximum.accumulate(ends) if ends.size else ends
+        monotone = bool(np.array_equal(end_key, ends))
+        positions = np.arange(ends.size, dtype=np.int64)
+        if monotone:
+            cover = positions
+        else:
+            cover = np.maximum.accumulate(np.where(ends >= end_key, positions, 0))
+        busy_prefix = np.zeros(ends.size + 1, dtype=np.int64)
+        np.cumsum(ends - starts, out=busy_prefix[1:])
+        return cls(events, starts, ends, end_key, cover, busy_prefix, monotone)
 
     def visible(self, start_ns: int, end_ns: int) -> tuple[int, int]:
         """Index range of the events that may overlap [start, end)."""
@@ -139,20 +157,13 @@ def _split_lanes(
     remaining_starts = starts
     remaining_ends = ends
     while remaining.size:
-        running = np.maximum.accumulate(remaining_ends)
         if len(lanes) == MAX_LANES - 1:
-            lanes.append(
-                _Lane(remaining, remaining_starts, remaining_ends, running, False)
-            )
+            lanes.append(_Lane.build(remaining, remaining_starts, remaining_ends))
             break
-        record = remaining_ends >= running
+        record = remaining_ends >= np.maximum.accumulate(remaining_ends)
         lanes.append(
-            _Lane(
-                remaining[record],
-                remaining_starts[record],
-                remaining_ends[record],
-                remaining_ends[record],
-                True,
+            _Lane.build(
+                remaining[record], remaining_starts[record], remaining_ends[record]
             )
         )
         keep = ~record
@@ -300,7 +311,7 @@ class Timeline(ScrollView, can_focus=True):
         self._cursor_row = 0
         self._expanded: set[int] = set()
         self._marked_mask: BoolArray | None = None
-        self._mark_count = 0
+        self._row_marks: dict[int, _Lane] = {}
         self._generation = 0
         self._line_cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
         self._names: dict[int, str] = {}
@@ -585,13 +596,29 @@ class Timeline(ScrollView, can_focus=True):
         """Draw these events underlined and bold (operator occurrences, search matches)."""
         if events is None or len(events) == 0:
             self._marked_mask = None
-            self._mark_count = 0
         else:
             mask = np.zeros(self.trace.event_count, dtype=np.bool_)
             mask[np.asarray(events, dtype=np.int64)] = True
             self._marked_mask = mask
-            self._mark_count = int(mask.sum())
+        self._row_marks.clear()
         self._invalidate()
+
+    def _marks_of(self, row: _Row) -> _Lane | None:
+        """The row's marked events as one searchable lane (built once per marking)."""
+        mask = self._marked_mask
+        if mask is None or not row.lanes:
+            return None
+        marks = self._row_marks.get(id(row))
+        if marks is None:
+            events = np.concatenate(
+                [lane.events[mask[lane.events]] for lane in row.lanes]
+            )
+            starts = self.trace.start_ns[events]
+            order = np.argsort(starts, kind="stable")
+            events, starts = events[order], starts[order]
+            marks = _Lane.build(events, starts, starts + self.trace.duration_ns[events])
+            self._row_marks[id(row)] = marks
+        return marks
 
     # -- actions -------------------------------------------------------------
 
@@ -697,6 +724,7 @@ class Timeline(ScrollView, can_focus=True):
         else:
             self._expanded.add(track)
         self._build_rows()
+        self._row_marks.clear()
         first = next(
             i for i, candidate in enumerate(self._rows) if candidate.track == track
         )
@@ -930,96 +958,141 @@ class Timeline(ScrollView, can_focus=True):
         last_cell = np.clip(last, 0, width).astype(np.int64)
         return first_cell, np.maximum(last_cell, first_cell + 1)
 
+    def _paint(self, starts: Int64Array, ends: Int64Array, width: int) -> BoolArray:
+        """Cells touched by any of the intervals."""
+        if starts.size == 0:
+            return np.zeros(width, dtype=np.bool_)
+        first, last = self._cell_bounds(starts, ends, width)
+        change = np.bincount(first, minlength=width + 1) - np.bincount(
+            last, minlength=width + 1
+        )
+        return np.cumsum(change[:width]) > 0
+
+    def _covered_cells(self, lane: _Lane | None, width: int) -> BoolArray:
+        """Cells holding any event of `lane` (the row's marked events)."""
+        if lane is None:
+            return np.zeros(width, dtype=np.bool_)
+        low, high = lane.visible(self.view_start_ns, self.view_end_ns)
+        return self._paint(lane.starts[low:high], lane.ends[low:high], width)
+
+    def _exact_lane(
+        self, lane: _Lane, low: int, high: int, width: int
+    ) -> tuple[Int64Array, Int64Array, BoolArray, FloatArray] | None:
+        """Each cell's longest event among a few visible ones, and how busy the cell is."""
+        view_start, view_end = self.view_start_ns, self.view_end_ns
+        scale = width / (view_end - view_start)
+        starts = lane.starts[low:high]
+        ends = lane.ends[low:high]
+        lane_events = lane.events[low:high]
+        if not lane.monotone:
+            keep = ends > view_start
+            starts, ends, lane_events = starts[keep], ends[keep], lane_events[keep]
+            if lane_events.size == 0:
+                return None
+        durations = ends - starts
+        first, last = self._cell_bounds(starts, ends, width)
+        spans = last - first
+        occupancy = np.zeros(width, dtype=np.float64)
+        single = spans == 1
+        if single.any():
+            clipped = (
+                np.minimum(ends[single], view_end)
+                - np.maximum(starts[single], view_start)
+            ) * scale
+            occupancy += np.bincount(first[single], weights=clipped, minlength=width)[
+                :width
+            ]
+        # Every (cell, event) pair; the longest event of a cell wins, then the earliest.
+        cells = np.repeat(first, spans) + (
+            np.arange(int(spans.sum())) - np.repeat(np.cumsum(spans) - spans, spans)
+        )
+        pair_durations = np.repeat(durations, spans)
+        pair_events = np.repeat(lane_events, spans)
+        order = np.lexsort((-pair_events, pair_durations, cells))
+        last_of_cell = np.append(_run_heads(cells[order])[1:], True)
+        winners = order[last_of_cell]
+        owner = np.full(width, -1, dtype=np.int64)
+        owner_duration = np.full(width, -1, dtype=np.int64)
+        wide = np.zeros(width, dtype=np.bool_)
+        winner_cells = cells[winners]
+        owner[winner_cells] = pair_events[winners]
+        owner_duration[winner_cells] = pair_durations[winners]
+        wide[winner_cells] = np.repeat(spans > 1, spans)[winners]
+        return owner, owner_duration, wide, occupancy
+
+    def _dense_lane(
+        self, lane: _Lane, width: int
+    ) -> tuple[Int64Array, Int64Array, BoolArray, FloatArray]:
+        """Many events per cell: summarise each cell by binary searches, not per event.
+
+        Busy time comes from prefix sums, the event still running into a cell
+        from the running max end; the drawn event is the one covering the cell,
+        else the first starting in it. Cost is O(width log n) however many
+        events are in view.
+        """
+        view_start, view_end = self.view_start_ns, self.view_end_ns
+        edges = (
+            view_start
+            + (np.arange(width + 1, dtype=np.int64) * (view_end - view_start)) // width
+        )
+        first_at = np.searchsorted(lane.starts, edges, side="left")
+        count = np.diff(first_at)
+        cell_ns = np.maximum(np.diff(edges), 1)
+        busy = lane.busy_prefix[first_at[1:]] - lane.busy_prefix[first_at[:-1]]
+        before = np.maximum(first_at[:-1] - 1, 0)
+        has_before = first_at[:-1] > 0
+        running_end = np.where(has_before, lane.end_key[before], edges[:-1])
+        carry = np.clip(running_end - edges[:-1], 0, cell_ns)
+        occupancy = (busy + carry) / cell_ns
+        covered = has_before & (running_end >= edges[1:])
+        last_position = max(lane.events.size - 1, 0)
+        position = np.where(
+            covered | ((count == 0) & (carry > 0)),
+            lane.cover[before],
+            np.minimum(first_at[:-1], last_position),
+        )
+        wide = covered.copy()
+        # A long event also owns the cell it starts in, so its name starts there.
+        long_cells = np.flatnonzero(covered)
+        if long_cells.size:
+            long_positions = position[long_cells]
+            start_cells = np.searchsorted(first_at, long_positions, side="right") - 1
+            starts_here = (start_cells >= 0) & (start_cells < long_cells)
+            position[start_cells[starts_here]] = long_positions[starts_here]
+            wide[start_cells[starts_here]] = True
+        drawn = wide | (count > 0) | (carry > 0)
+        owner = np.where(drawn, lane.events[position], -1)
+        owner_duration = np.where(
+            drawn, lane.ends[position] - lane.starts[position], -1
+        )
+        return owner, owner_duration, wide, occupancy
+
     def _cells(self, row: _Row, width: int) -> _Cells:
         """Bucket the row's visible events into cells: the longest one owns a cell."""
         view_start, view_end = self.view_start_ns, self.view_end_ns
-        scale = width / (view_end - view_start)
         owner = np.full(width, -1, dtype=np.int64)
         owner_duration = np.full(width, -1, dtype=np.int64)
         wide = np.zeros(width, dtype=np.bool_)
         occupancy = np.zeros(width, dtype=np.float64)
-        marked = np.zeros(width, dtype=np.bool_)
-        marked_mask = self._marked_mask
         for lane in row.lanes:
             low, high = lane.visible(view_start, view_end)
             if high <= low:
                 continue
-            self.events_examined += high - low
-            starts = lane.starts[low:high]
-            ends = lane.ends[low:high]
-            lane_events = lane.events[low:high]
-            if not lane.monotone:
-                keep = ends > view_start
-                starts, ends, lane_events = starts[keep], ends[keep], lane_events[keep]
-                if lane_events.size == 0:
-                    continue
-            durations = ends - starts
-            first, last = self._cell_bounds(starts, ends, width)
-            single = (last - first) == 1
-            candidate_cells: list[Int64Array] = []
-            candidate_durations: list[Int64Array] = []
-            candidate_events: list[Int64Array] = []
-            candidate_wide: list[BoolArray] = []
-            if single.any():
-                cells_single = first[single]
-                durations_single = durations[single]
-                events_single = lane_events[single]
-                clipped = (
-                    np.minimum(ends[single], view_end)
-                    - np.maximum(starts[single], view_start)
-                ) * scale
-                occupancy += np.bincount(
-                    cells_single, weights=clipped, minlength=width
-                )[:width]
-                # Sorted by start, so each cell's events are one run: reduce per run.
-                run_starts = np.flatnonzero(_run_heads(cells_single))
-                if lane.monotone:
-                    longest = np.maximum.reduceat(durations_single, run_starts)
-                    run_lengths = np.diff(np.append(run_starts, cells_single.size))
-                    is_longest = durations_single == np.repeat(longest, run_lengths)
-                    positions = np.flatnonzero(is_longest)
-                    run_of = np.searchsorted(run_starts, positions, side="right") - 1
-                    first_of_run = _run_heads(run_of)
-                    chosen = positions[first_of_run]
-                else:
-                    chosen = np.arange(cells_single.size)
-                candidate_cells.append(cells_single[chosen])
-                candidate_durations.append(durations_single[chosen])
-                candidate_events.append(events_single[chosen])
-                candidate_wide.append(np.zeros(chosen.size, dtype=np.bool_))
-            spread = ~single
-            if spread.any():
-                first_wide = first[spread]
-                lengths = last[spread] - first_wide
-                offsets = np.arange(int(lengths.sum())) - np.repeat(
-                    np.cumsum(lengths) - lengths, lengths
-                )
-                candidate_cells.append(np.repeat(first_wide, lengths) + offsets)
-                candidate_durations.append(np.repeat(durations[spread], lengths))
-                candidate_events.append(np.repeat(lane_events[spread], lengths))
-                candidate_wide.append(np.ones(int(lengths.sum()), dtype=np.bool_))
-            cells_all = np.concatenate(candidate_cells)
-            durations_all = np.concatenate(candidate_durations)
-            events_all = np.concatenate(candidate_events)
-            wide_all = np.concatenate(candidate_wide)
-            order = np.lexsort((-events_all, durations_all, cells_all))
-            cells_sorted = cells_all[order]
-            # Last of each cell's group: the longest, then the earliest event.
-            last_of_cell = np.append(_run_heads(cells_sorted)[1:], True)
-            winners = order[last_of_cell]
-            winner_cells = cells_all[winners]
-            better = durations_all[winners] > owner_duration[winner_cells]
-            update = winner_cells[better]
-            owner[update] = events_all[winners][better]
-            owner_duration[update] = durations_all[winners][better]
-            wide[update] = wide_all[winners][better]
-            if marked_mask is not None:
-                hit = marked_mask[lane_events]
-                if hit.any():
-                    change = np.zeros(width + 1, dtype=np.int64)
-                    np.add.at(change, first[hit], 1)
-                    np.add.at(change, last[hit], -1)
-                    marked |= np.cumsum(change[:width]) > 0
+            drawn: tuple[Int64Array, Int64Array, BoolArray, FloatArray] | None
+            if high - low > DENSE_EVENTS_PER_CELL * width:
+                drawn = self._dense_lane(lane, width)
+            else:
+                self.events_examined += high - low
+                drawn = self._exact_lane(lane, low, high, width)
+            if drawn is None:
+                continue
+            lane_owner, lane_duration, lane_wide, lane_occupancy = drawn
+            better = lane_duration > owner_duration
+            owner[better] = lane_owner[better]
+            owner_duration[better] = lane_duration[better]
+            wide[better] = lane_wide[better]
+            occupancy += lane_occupancy
+        marked = self._covered_cells(self._marks_of(row), width)
         selected = self.selected_event
         if selected is not None and self._row_contains(row, selected):
             start = int(self.trace.start_ns[selected])
@@ -1039,14 +1112,7 @@ class Timeline(ScrollView, can_focus=True):
             gap_starts, gap_ends = row.gaps
             low = int(np.searchsorted(gap_ends, view_start, side="right"))
             high = int(np.searchsorted(gap_starts, view_end, side="left"))
-            if high > low:
-                first_gap, last_gap = self._cell_bounds(
-                    gap_starts[low:high], gap_ends[low:high], width
-                )
-                change = np.zeros(width + 1, dtype=np.int64)
-                np.add.at(change, first_gap, 1)
-                np.add.at(change, last_gap, -1)
-                gap = np.cumsum(change[:width]) > 0
+            gap = self._paint(gap_starts[low:high], gap_ends[low:high], width)
         return _Cells(owner, wide, np.minimum(occupancy, 1.0), marked, gap)
 
     def _colour_key(self, row: _Row, event: int) -> int:
