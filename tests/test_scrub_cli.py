@@ -170,6 +170,10 @@ def test_check_exits_0_on_a_clean_trace(
         ("damaged.json.gz", b"\x1f\x8b\x08\x00garbage"),
         ("binary.json", bytes(range(256))),
         ("deep.json", b'{"traceEvents": [' + b"[" * 100_000 + b"]" * 100_000 + b"]}"),
+        (
+            "deep_objects.json",
+            b'{"traceEvents": [{"a": ' + b'{"b": ' * 900 + b"1" + b"}" * 901 + b"]}",
+        ),
     ],
 )
 @pytest.mark.parametrize("mode", ["--check", "-o"])
@@ -404,6 +408,42 @@ def test_nan_and_infinity_are_read_and_kept(tmp_path: Path) -> None:
     text = (tmp_path / "out.json").read_text()
     assert '"dur":NaN' in text and '"a":Infinity' in text and '"b":-Infinity' in text
     assert "eve" not in text
+
+
+def test_keys_are_scanned_too(tmp_path: Path) -> None:
+    trace = write(
+        tmp_path / "t.json",
+        {
+            "traceEvents": [
+                event("aten::mm", args={"bob@example.com": 1, "External id": 2})
+            ]
+        },
+    )
+    report = scrub_file(trace, tmp_path / "out.json")
+    assert report.get("email") is not None
+    args = read_json(tmp_path / "out.json")["traceEvents"][0]["args"]
+    assert list(args) == ["<email-1>", "External id"]
+
+
+def test_lone_surrogates_are_written_back_as_escapes(tmp_path: Path) -> None:
+    trace = tmp_path / "t.json"
+    trace.write_text(
+        '{"traceEvents": [{"ph": "X", "cat": "user_annotation", "ts": 1,'
+        ' "name": "odd \\ud800 /home/zed/a/b"}]}'
+    )
+    scrub_file(trace, tmp_path / "out.json")
+    text = (tmp_path / "out.json").read_text()
+    assert "\\ud800" in text and "zed" not in text
+    assert json.loads(text)["traceEvents"][0]["name"] == "odd \ud800 <path-1>/b"
+
+
+def test_missing_output_folder_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = write(tmp_path / "t.json", leaky_trace())
+    status, _, err = run(capsys, str(trace), "-o", str(tmp_path / "no" / "out.json"))
+    assert status == 2
+    assert "cannot create" in err and err.count("\n") == 1
 
 
 # --- numbers ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import zlib
 from dataclasses import dataclass
 from decimal import Decimal
@@ -23,6 +24,7 @@ from tui.core.errors import TraceLoadError
 
 GZIP_MAGIC = b"\x1f\x8b"
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _DECODER = msgspec.json.Decoder(float_hook=Decimal)
 _ENCODER = msgspec.json.Encoder(decimal_format="number")
 
@@ -100,7 +102,27 @@ def parse(raw: RawTrace) -> dict[str, Any] | list[Any]:
 
 def encode(document: dict[str, Any] | list[Any]) -> bytes:
     """JSON bytes with every number written as it was read."""
-    return _ENCODER.encode(document)
+    try:
+        return _ENCODER.encode(document)
+    except UnicodeEncodeError:
+        return _ENCODER.encode(_escape_surrogates(document))
+
+
+def _escape_surrogates(value: Any) -> Any:
+    """Lone surrogates (legal in JSON escapes, not in UTF-8) written back as escapes."""
+    if isinstance(value, str):
+        if _SURROGATE.search(value) is None:
+            return value
+        return msgspec.Raw(json.dumps(value).encode())
+    if isinstance(value, list):
+        return [_escape_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        # A key cannot be raw JSON: its lone surrogates become U+FFFD.
+        return {
+            _SURROGATE.sub("\ufffd", key): _escape_surrogates(item)
+            for key, item in value.items()
+        }
+    return value
 
 
 def write_new(path: Path, payload: bytes, compress: bool) -> None:

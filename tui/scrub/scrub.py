@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tui.core.errors import TraceLoadError
 from tui.scrub import detect
 from tui.scrub.detect import (
     EMAIL,
@@ -251,7 +252,12 @@ class _Walker:
         self, value: dict[str, Any], where: Where, keyed: bool, skip: str = ""
     ) -> None:
         # Only existing keys are assigned: iterating the live dict is safe.
+        renamed: dict[str, str] = {}
         for key, item in value.items():
+            # Keys are text too (a path or an e-mail can be a key).
+            new_key = self.text(key, where)
+            if new_key is not key:
+                renamed[key] = new_key
             if not isinstance(item, (str, list, dict)) or key == skip:
                 continue
             kind = detect.key_kind(key) if keyed else None
@@ -263,6 +269,10 @@ class _Walker:
                 new = self.walk(item, (*where, key), keyed)
             if new is not item and self.rewrite:
                 value[key] = new
+        if renamed and self.rewrite:
+            items = list(value.items())
+            value.clear()
+            value.update((renamed.get(key, key), item) for key, item in items)
 
     def identity(self, kind: str, value: Any, where: Where) -> Any:
         """A value a key declares to be a user or host name: replaced whole."""
@@ -494,6 +504,15 @@ def _identity_tokens(
 def _analyse(
     raw: RawTrace, options: ScrubOptions, rewrite: bool
 ) -> tuple[Document, _Walker]:
+    try:
+        return _walk_until_stable(raw, options, rewrite)
+    except RecursionError:
+        raise TraceLoadError(f"{raw.path}: nested too deeply to scan") from None
+
+
+def _walk_until_stable(
+    raw: RawTrace, options: ScrubOptions, rewrite: bool
+) -> tuple[Document, _Walker]:
     document = parse(raw)
     tokens = _identity_tokens(document, options)
     attempt = 1
@@ -539,5 +558,9 @@ def scrub_file(
     raw = read_raw(src)
     document, walker = _analyse(raw, options, rewrite=True)
     compress = raw.compressed or destination.name.endswith(".gz")
-    write_new(destination, encode(document), compress)
+    try:
+        payload = encode(document)
+    except RecursionError:
+        raise TraceLoadError(f"{raw.path}: nested too deeply to scan") from None
+    write_new(destination, payload, compress)
     return ScrubReport(raw.path, destination, compress, options, walker.summaries())
