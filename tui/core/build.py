@@ -24,6 +24,7 @@ from tui.core.numbers import (
     duration_us_to_ns,
     parse_us_to_ns,
 )
+from tui.core.textsafe import printable
 
 # Category (lower-cased) → kind. Both generations: PyTorch ≤ 1.10 and current Kineto.
 _CATEGORY_KINDS: dict[str, Kind] = {
@@ -154,7 +155,7 @@ def build_trace(
             counts["elements of traceEvents that are not objects were skipped"] += 1
         else:
             counts[
-                f"events with unknown phase {_as_text(phase)[:20]} were skipped"
+                f"events with unknown phase {_shown(_as_text(phase), 20)} were skipped"
             ] += 1
     del events
 
@@ -318,15 +319,21 @@ def build_trace(
     unknown_on_device = unknown & on_device
     if unknown_on_device.any():
         kind[unknown_on_device] = Kind.DEVICE_OTHER
-        for category in sorted(
+        device_categories = sorted(
             {
                 category_strings[c]
                 for c in np.unique(category_id[unknown_on_device]).tolist()
             }
-        ):
+        )
+        for category in device_categories[:_MAX_LISTED]:
             warnings.append(
-                f"category {category!r} is not understood; its events sit on a device track "
-                "and are counted as device work"
+                f"category '{_shown(category)}' is not understood; its events sit on a "
+                "device track and are counted as device work"
+            )
+        if len(device_categories) > _MAX_LISTED:
+            warnings.append(
+                f"{len(device_categories) - _MAX_LISTED} more categories on device "
+                "tracks are not understood and are counted as device work"
             )
     unknown_on_cpu = unknown & ~on_device
     if unknown_on_cpu.any():
@@ -342,7 +349,12 @@ def build_trace(
         ):
             warnings.append(
                 "categories not understood, shown as CPU events: "
-                + ", ".join(repr(name) for name in unknown_names[:8])
+                + ", ".join(f"'{_shown(name)}'" for name in unknown_names[:_MAX_LISTED])
+                + (
+                    f" and {len(unknown_names) - _MAX_LISTED} more"
+                    if len(unknown_names) > _MAX_LISTED
+                    else ""
+                )
             )
     runtime_like = unknown_on_cpu & np.isin(
         category_id,
@@ -467,6 +479,15 @@ def build_trace(
 def _in_time_range(stamps: np.ndarray[Any, np.dtype[np.int64]]) -> np.ndarray[Any, Any]:
     """Timestamps whose distances to each other, plus a duration, still fit int64."""
     return (stamps >= MIN_TIMESTAMP_NS) & (stamps < MAX_TIMESTAMP_NS)
+
+
+_MAX_LISTED = 8
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """Untrusted text inside a warning: escaped, and short enough for one line."""
+    safe = printable(text)
+    return safe if len(safe) <= limit else safe[: limit - 1] + "…"
 
 
 def _text(value: Any) -> str:
