@@ -18,9 +18,9 @@ import numpy.typing as npt
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
+from textual.events import Click
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -318,11 +318,13 @@ class Timeline(ScrollView, can_focus=True):
         self._styles: dict[tuple[object, ...], Style] = {}
         self._data_zone_mask = np.zeros(trace.event_count, dtype=np.bool_)
         self._data_zone_mask[analysis.data_zone_events] = True
-        self._step_number = {step.event: step for step in analysis.steps}
+        self._step_of_event = {step.event: step for step in analysis.steps}
         self._track_depths: dict[int, list[Int64Array]] = {}
         self._depth = analysis.depth
         self._header: list[_Row] = []
         self._body: list[_Row] = []
+        self._rows: list[_Row] = []
+        """Header rows (fixed at the top) then track rows (scrolled)."""
         self._gaps_by_device = self._build_gaps()
         self._build_rows()
         self.set_reactive(Timeline.view_start_ns, 0)
@@ -333,11 +335,6 @@ class Timeline(ScrollView, can_focus=True):
         self._cursor_row = first_track
 
     # -- building rows ------------------------------------------------------
-
-    @property
-    def _rows(self) -> list[_Row]:
-        """Header rows (fixed at the top) then track rows (scrolled)."""
-        return self._header + self._body
 
     def _build_gaps(self) -> dict[int | None, tuple[Int64Array, Int64Array]]:
         """Gap intervals per device (None: all of them, for the zones row)."""
@@ -495,6 +492,7 @@ class Timeline(ScrollView, can_focus=True):
                 )
         self._header = header
         self._body = body
+        self._rows = header + body
 
     # -- reactives ------------------------------------------------------------
 
@@ -816,7 +814,7 @@ class Timeline(ScrollView, can_focus=True):
                 best = candidate
         return None if best is None else -best[1]
 
-    def on_click(self, event: events.Click) -> None:
+    def on_click(self, event: Click) -> None:
         """Select the event under the mouse, where a mouse is available."""
         header = len(self._header)
         y = event.y
@@ -1117,7 +1115,7 @@ class Timeline(ScrollView, can_focus=True):
 
     def _colour_key(self, row: _Row, event: int) -> int:
         if row.role == "steps":
-            step = self._step_number.get(event)
+            step = self._step_of_event.get(event)
             if step is not None and step.phase != "active":
                 return _STARTUP_STEP_KEY
             return _STEP_KEYS[(step.number if step else 0) % 2]
@@ -1132,7 +1130,7 @@ class Timeline(ScrollView, can_focus=True):
             name = printable(self.trace.names[name_id])
             self._names[name_id] = name
         if row.role == "steps" and cell_len(name) > width:
-            step = self._step_number.get(event)
+            step = self._step_of_event.get(event)
             if step is not None:
                 name = f"#{step.number}"
         return _fit_text(name, width)
