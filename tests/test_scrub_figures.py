@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tui.cli import main
-from tui.scrub import ScrubOptions, scrub_file
+from tui.scrub import ScrubOptions, check_file, scrub_file
 from tui.scrub.detect import PLACEHOLDER_RE
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
@@ -122,3 +122,41 @@ def test_placeholder_matching_is_strict() -> None:
     assert not matches("thread 7 (trainer)", "thread 8 (<proc-1>)")
     assert not matches("aten::mm", "aten::add")
     assert not matches("12", "<zone-1>3")
+
+
+@pytest.mark.torch
+def test_a_collector_capture_scrubs_clean_with_the_same_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Our own demo capture, with stacks and shapes: the richest leak we write."""
+    pytest.importorskip("torch")
+    from collector import validate_description
+    from collector.demo import run_demo
+
+    command = ["python3", "/home/alice/proj/train.py", "--out", "/home/alice/runs"]
+    source = run_demo(
+        tmp_path / "demo.json", record_shapes=True, with_stack=True, command=command
+    )
+    capsys.readouterr()
+    (tmp_path / "copy").mkdir()
+    copy = tmp_path / "copy" / "demo.json"
+    report = scrub_file(source, copy, ScrubOptions(zones=True, shapes=True))
+    path = report.get("path")
+    assert path is not None and "/home/alice/proj/train.py" in path.values
+    text = copy.read_text()
+    for leak in ("alice", str(tmp_path), str(Path.cwd()), "Input Dims"):
+        assert leak not in text
+    assert check_file(copy, ScrubOptions(shapes=True)).clean
+    description = json.loads(text)["steptrace"]
+    assert validate_description(description) == []
+    assert description["zones"]["declared"] == [
+        "lecture_batch_cpu",
+        "transfert",
+        "entrainement",
+    ]
+    for command_name in COMMANDS:
+        assert_same(
+            figures(command_name, source, capsys),
+            figures(command_name, copy, capsys),
+            command_name,
+        )

@@ -56,8 +56,14 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check or scrub one trace; returns the exit status."""
-    from tui.scrub import ScrubError, ScrubOptions, check_file, scrub_file
-    from tui.scrub.report import format_check, format_scrub
+    from tui.scrub import (
+        ScrubError,
+        ScrubOptions,
+        check_file,
+        format_check,
+        format_scrub,
+        scrub_file,
+    )
 
     options = ScrubOptions(zones=args.zones, shapes=args.shapes)
     try:

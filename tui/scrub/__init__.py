@@ -12,6 +12,8 @@ from tui.scrub.report import (
     KindSummary,
     ScrubOptions,
     ScrubReport,
+    format_check,
+    format_scrub,
 )
 from tui.scrub.scrub import check_file, scrub_file
 
@@ -23,5 +25,7 @@ __all__ = [
     "ScrubOptions",
     "ScrubReport",
     "check_file",
+    "format_check",
+    "format_scrub",
     "scrub_file",
 ]
