@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import sys
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -332,3 +334,144 @@ async def test_help_and_palette_list_every_action(cuda_trace: Path) -> None:
         text = " ".join(str(widget.render()) for widget in app.screen.query("Static"))
         for key in ("[ ", "] ", "Zoom in", "Next gap", "Biggest gap", "Self/total"):
             assert key in text
+
+
+def _fake_capture(script: str) -> Callable[..., list[str]]:
+    def argv(**_: Any) -> list[str]:
+        return [sys.executable, "-c", script]
+
+    return argv
+
+
+@pilot_test
+async def test_capture_dialog_opens_the_new_trace(
+    cuda_trace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui.app.dialogs import capture
+
+    new_trace = tmp_path / "captured.json"
+    script = (
+        f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})\n"
+        "from pathlib import Path\n"
+        "from tests.fixtures_app import write_training_trace\n"
+        "print('steptrace: step 1/2 (active)', flush=True)\n"
+        "print('steptrace: step 2/2 (active)', flush=True)\n"
+        f"write_training_trace(Path({str(new_trace)!r}), steps=2)\n"
+        f"print({str(new_trace)!r})\n"
+    )
+    monkeypatch.setattr(capture, "capture_argv", _fake_capture(script))
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        assert isinstance(app.screen, capture.CaptureDialog)
+        await pilot.press("ctrl+r")
+        for _ in range(100):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            if isinstance(app.screen, MainScreen) and app.screen.path == new_trace:
+                break
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.path == new_trace
+        assert len(app.screen.analysis.steps) == 2
+
+
+@pilot_test
+async def test_capture_failure_shows_output(
+    cuda_trace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import Log
+
+    from tui.app.dialogs import capture
+
+    script = "import sys; print('torch is not installed here'); sys.exit(2)"
+    monkeypatch.setattr(capture, "capture_argv", _fake_capture(script))
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("c", "ctrl+r")
+        for _ in range(50):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            if app.screen.process is None:  # type: ignore[attr-defined]
+                break
+        assert isinstance(app.screen, capture.CaptureDialog)
+        lines = "\n".join(app.screen.query_one(Log).lines)
+        assert "torch is not installed here" in lines
+        assert "status 2" in lines
+
+
+def test_capture_argv_refuses_existing_output(tmp_path: Path) -> None:
+    from tui.app.dialogs.capture import capture_argv
+
+    existing = tmp_path / "taken.json"
+    existing.write_text("{}")
+    with pytest.raises(ValueError, match="already exists"):
+        capture_argv(
+            demo=True, command="", output=str(existing), window="1,1,2", question=""
+        )
+    with pytest.raises(ValueError, match="WAIT,WARMUP,ACTIVE"):
+        capture_argv(demo=True, command="", output="auto", window="2", question="")
+    argv = capture_argv(
+        demo=False,
+        command="python train.py --epochs 1",
+        output=str(tmp_path / "new.json"),
+        window="1,1,2",
+        question="is the GPU waiting?",
+    )
+    assert argv[1:4] == ["-m", "tui", "capture"]
+    assert argv[-4:] == ["--", "python", "train.py", "--epochs"] or argv[-5:] == [
+        "--",
+        "python",
+        "train.py",
+        "--epochs",
+        "1",
+    ]
+
+
+@pilot_test
+async def test_operator_table_at_100k_rows_draws_only_what_is_seen() -> None:
+    from textual.app import App, ComposeResult
+
+    from tui.core.analysis import OpTable
+
+    rows = 100_000
+    generator = np.random.default_rng(3)
+    cpu = generator.integers(1, 10**7, rows).astype(np.int64)
+    table = OpTable(
+        names=[f"op_{index:06d}" for index in range(rows)],
+        calls=generator.integers(1, 100, rows).astype(np.int64),
+        self_cpu_ns=cpu,
+        total_cpu_ns=cpu * 2,
+        self_gpu_ns=None,
+        total_gpu_ns=None,
+    )
+
+    class TableOnly(App[None]):
+        def compose(self) -> ComposeResult:
+            yield OperatorTable(table)
+
+    app = TableOnly()
+    drawn: list[int] = []
+    original = OperatorTable.render_line
+
+    def counting(self: OperatorTable, y: int) -> Any:
+        drawn.append(y)
+        return original(self, y)
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        widget = app.query_one(OperatorTable)
+        widget.render_line = counting.__get__(widget)  # type: ignore[method-assign]
+        widget.focus()
+        began = time.perf_counter()
+        await pilot.press("end", "t", "o", "home", "pagedown", "down")
+        widget.set_filter("op_0999")
+        await pilot.pause()
+        elapsed = time.perf_counter() - began
+        assert widget.order.size == 100
+        assert widget.current_name is not None
+        assert widget.current_name.startswith("op_0999")
+        # Each repaint draws at most the visible lines, never the 100k rows.
+        assert drawn and max(drawn) < 30
+        assert len(drawn) < 30 * 40
+        assert elapsed < 5.0

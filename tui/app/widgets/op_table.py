@@ -68,6 +68,7 @@ class OperatorTable(ScrollView, can_focus=True):
         self.filter_text = ""
         self.scope_label = "whole window"
         self.cursor = 0
+        self._styles: dict[bool, tuple[Style, Style, Style]] = {}
         self._set_table(table)
 
     # -- data -------------------------------------------------------------
@@ -285,11 +286,28 @@ class OperatorTable(ScrollView, can_focus=True):
             + _fit(gpu + self._arrow("gpu"), gpu_w, right=True)
         )
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+
+    def _style_set(self) -> tuple[Style, Style, Style]:
+        """Base, header and cursor styles; computing them per line is costly."""
+        key = self.has_focus
+        styles = self._styles.get(key)
+        if styles is None:
+            base = self.rich_style
+            styles = (
+                base,
+                base + self.get_component_rich_style("op-table--header"),
+                base + self.get_component_rich_style("op-table--cursor"),
+            )
+            self._styles[key] = styles
+        return styles
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base, header, cursor = self._style_set()
         if y == 0:
-            header = base + self.get_component_rich_style("op-table--header")
             return Strip([Segment(_fit(self.header_text(), width), header)], width)
         index = int(self.scroll_y) + y - 1
         if index >= self.order.size:
@@ -306,9 +324,7 @@ class OperatorTable(ScrollView, can_focus=True):
             + " "
             + _fit("—" if gpu is None else format_duration_ns(gpu), gpu_w, right=True)
         )
-        style: Style = base
-        if index == self.cursor:
-            style = base + self.get_component_rich_style("op-table--cursor")
+        style = cursor if index == self.cursor else base
         return Strip([Segment(_fit(text, width), style)], width)
 
 
