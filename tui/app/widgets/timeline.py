@@ -188,6 +188,28 @@ def _merge_intervals(
     return run_starts.astype(np.int64), ends[last].astype(np.int64)
 
 
+def _neighbour(
+    lane: _Lane, here: tuple[int, int], direction: int
+) -> tuple[int, int] | None:
+    """The (start, event) just after or just before `here` in a lane."""
+    start = here[0]
+    if direction > 0:
+        position = int(np.searchsorted(lane.starts, start, side="left"))
+        while position < lane.starts.size:
+            candidate = (int(lane.starts[position]), int(lane.events[position]))
+            if candidate > here:
+                return candidate
+            position += 1
+        return None
+    position = int(np.searchsorted(lane.starts, start, side="right")) - 1
+    while position >= 0:
+        candidate = (int(lane.starts[position]), int(lane.events[position]))
+        if candidate < here:
+            return candidate
+        position -= 1
+    return None
+
+
 def _run_heads(values: npt.NDArray[np.generic]) -> BoolArray:
     """True where a run of equal values begins (np.r_ is slow on hot paths)."""
     heads = np.empty(values.size, dtype=np.bool_)
@@ -691,21 +713,18 @@ class Timeline(ScrollView, can_focus=True):
         if not 0 <= self._cursor_row < len(rows):
             return
         row = rows[self._cursor_row]
-        here = self.cursor_ns
+        selected = self.selected_event
+        if selected is not None and self._row_contains(row, selected):
+            here = (int(self.trace.start_ns[selected]), selected)
+        else:
+            here = (self.cursor_ns, -1 if direction > 0 else self.trace.event_count)
         best: tuple[int, int] | None = None
         for lane in row.lanes:
-            if direction > 0:
-                position = int(np.searchsorted(lane.starts, here, side="right"))
-                if position < lane.starts.size:
-                    candidate = (int(lane.starts[position]), int(lane.events[position]))
-                    if best is None or candidate < best:
-                        best = candidate
-            else:
-                position = int(np.searchsorted(lane.starts, here, side="left")) - 1
-                if position >= 0:
-                    candidate = (int(lane.starts[position]), int(lane.events[position]))
-                    if best is None or candidate > best:
-                        best = candidate
+            candidate = _neighbour(lane, here, direction)
+            if candidate is None:
+                continue
+            if best is None or (candidate < best) == (direction > 0):
+                best = candidate
         if best is not None:
             self.select_event(best[1])
             self.post_message(EventSelected(best[1]))
