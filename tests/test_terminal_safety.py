@@ -1,0 +1,189 @@
+"""Names from a trace never drive the user's terminal, end to end through a real pty.
+
+A trace from a colleague can carry clear-screen, clipboard-writing (OSC 52) or
+title-setting sequences, C1 controls and bidi overrides in operator names. The
+CLI and the app run here inside a pseudo-terminal, exactly as a user runs
+them, and the bytes that reach the terminal are searched for those payloads.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.hostile import LEAK_MARKERS, MARKUP_NAMES, HostileCase, build_corpus
+
+REPO = Path(__file__).resolve().parent.parent
+COLUMNS, ROWS = 120, 40
+# Sequences the app itself never writes: only a trace name could put them there.
+APP_PAYLOADS: tuple[bytes, ...] = (
+    b"x\x1b[2Jy",
+    b"\x1b]52;c;ZXZpbA==",
+    b"\x1b]0;pwned",
+    b"pwned\x07",
+    b"\x9b31m",
+    "\u202e".encode(),
+    "\x9b".encode(),
+)
+
+
+@pytest.fixture(scope="module")
+def hostile_names_trace(tmp_path_factory: pytest.TempPathFactory) -> HostileCase:
+    """The corpus case whose names and description carry every payload."""
+    folder = tmp_path_factory.mktemp("terminal")
+    cases = build_corpus(folder, large=False)
+    return next(case for case in cases if case.name == "hostile-names")
+
+
+def run_in_pty(
+    args: list[str],
+    *,
+    keys: Sequence[tuple[float, bytes]] = (),
+    timeout: float = 30.0,
+) -> tuple[int, bytes]:
+    """Run `python -m tui ARGS` on a pty of fixed size; send `keys` at their delays; all output."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+    env = {
+        **os.environ,
+        "TERM": "xterm-256color",
+        "COLUMNS": str(COLUMNS),
+        "LINES": str(ROWS),
+        "STEPTRACE_NO_CACHE": "1",
+        "PYTHONIOENCODING": "utf-8",
+        "LANG": "C.UTF-8",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui", *args],
+        cwd=REPO,
+        env=env,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        start_new_session=True,
+        close_fds=True,
+    )
+    os.close(slave)
+    output = bytearray()
+    started = time.monotonic()
+    pending = sorted(keys)
+    try:
+        while True:
+            elapsed = time.monotonic() - started
+            while pending and elapsed >= pending[0][0]:
+                os.write(master, pending.pop(0)[1])
+            if elapsed > timeout:
+                process.kill()
+                pytest.fail(f"{args} did not finish in {timeout} s")
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                output += chunk
+            elif process.poll() is not None and not pending:
+                # Drain what is left, then stop.
+                while select.select([master], [], [], 0.2)[0]:
+                    try:
+                        chunk = os.read(master, 65536)
+                    except OSError:
+                        break
+                    if not chunk:
+                        break
+                    output += chunk
+                break
+    finally:
+        os.close(master)
+    status = process.wait(timeout=10)
+    return status, bytes(output)
+
+
+def leaked(output: bytes, markers: tuple[bytes, ...] = LEAK_MARKERS) -> list[bytes]:
+    """The payload byte sequences present in what reached the terminal."""
+    return [marker for marker in markers if marker in output]
+
+
+@pytest.mark.parametrize("command", ["summary", "ops", "gaps"])
+def test_cli_text_output_is_inert(
+    command: str, hostile_names_trace: HostileCase
+) -> None:
+    """No escape of any kind reaches the terminal from the text commands."""
+    status, output = run_in_pty([command, str(hostile_names_trace.path)])
+    assert status == 0, output[-2000:]
+    assert not leaked(output), output[-3000:]
+    assert b"\x1b" not in output, output[-3000:]
+    assert b"Traceback" not in output
+
+
+def test_ops_shows_markup_verbatim(hostile_names_trace: HostileCase) -> None:
+    """Markup in names is plain text: printed as written, never a link or an action."""
+    status, output = run_in_pty(
+        ["ops", "--sort", "name", str(hostile_names_trace.path)]
+    )
+    assert status == 0
+    for name in MARKUP_NAMES:
+        assert name.encode() in output, name
+    assert b"\x1b]8;" not in output  # no OSC 8 hyperlink
+    # The payloads are shown as visible escapes instead.
+    assert b"\\x1b[2J" in output and b"\\u202e" in output
+
+
+JSON_LEAK = (
+    "tui/commands/_common.py print_json uses orjson, which escapes only U+0000-U+001F: "
+    "C1 controls (U+009B CSI) and bidi overrides (U+202E) in op names reach the "
+    "terminal raw with `steptrace ops --json`; escaping them as \\uXXXX keeps the JSON equal"
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "summary",
+        pytest.param("ops", marks=pytest.mark.xfail(strict=True, reason=JSON_LEAK)),
+        "gaps",
+    ],
+)
+def test_cli_json_output_is_inert(
+    command: str, hostile_names_trace: HostileCase
+) -> None:
+    """`--json` to a terminal: control characters are escaped by the JSON encoder."""
+    status, output = run_in_pty([command, "--json", str(hostile_names_trace.path)])
+    assert status == 0, output[-2000:]
+    assert not leaked(output), [marker for marker in leaked(output)]
+
+
+def test_load_error_line_is_inert(tmp_path: Path) -> None:
+    """A file name with escapes, refused by the loader, is shown escaped."""
+    hostile = tmp_path / "t\x1b]0;pwned\x07\x1b[2J\u202e.json"
+    hostile.write_bytes(b"not json")
+    status, output = run_in_pty(["summary", str(hostile)])
+    assert status == 2
+    assert not leaked(output), output
+
+
+def test_app_never_writes_payloads(hostile_names_trace: HostileCase) -> None:
+    """The explorer on the hostile-names trace: its own escapes only, never the payloads."""
+    status, output = run_in_pty(
+        ["open", str(hostile_names_trace.path)],
+        keys=[(3.0, b"q"), (5.0, b"q"), (7.0, b"\x03")],
+        timeout=40.0,
+    )
+    assert len(output) > 1000, output  # it really drew something
+    found = leaked(output, APP_PAYLOADS)
+    assert not found, found
+    assert b"Traceback" not in output
+    assert status in (0, 130, -2), output[-2000:]
