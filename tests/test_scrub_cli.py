@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -550,3 +552,14 @@ def test_examples_are_escaped_for_the_terminal(
     assert "[bold]markup[/bold]" in out
     status, out, _ = run(capsys, str(trace), "--check", "--json")
     assert "\\\\x1b" in out
+
+
+def test_scrub_never_imports_textual_or_torch() -> None:
+    code = (
+        "import sys, tui.scrub, tui.commands.scrub;"
+        "print(sorted({'textual', 'torch'} & set(sys.modules)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

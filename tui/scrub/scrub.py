@@ -47,25 +47,11 @@ from tui.scrub.report import (
 Document = dict[str, Any] | list[Any]
 Where = tuple[str | int, ...]
 
-# Event fields that are timing or structure: never scanned, never changed.
-_STRUCTURAL = frozenset(
-    {
-        "ph",
-        "cat",
-        "ts",
-        "dur",
-        "pid",
-        "tid",
-        "id",
-        "id2",
-        "bind_id",
-        "s",
-        "bp",
-        "tts",
-        "tdur",
-    }
-    | {"flow_in", "flow_out", "cname", "scope", "name", "args"}
-)
+# Event fields that are timing or structure: never scanned, never changed
+# (`name` and `args` are scanned on their own terms).
+_TIMING = frozenset({"ph", "cat", "ts", "dur", "pid", "tid", "tts", "tdur"})
+_LINKS = frozenset({"id", "id2", "bind_id", "s", "bp", "flow_in", "flow_out", "scope"})
+_STRUCTURAL = _TIMING | _LINKS | {"cname", "name", "args"}
 # Event categories whose names are free text (anything else is an operator,
 # kernel, runtime call or copy: its name is the analysis, only strong
 # patterns such as paths and secrets are taken out of it).
