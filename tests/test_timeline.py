@@ -570,8 +570,19 @@ async def test_drawing_a_line_only_looks_at_visible_events() -> None:
         timeline.events_examined = 0
         shown = lines(timeline)
         assert timeline.events_examined == 0
-        stream_line = shown[screen_row(timeline, lambda r: r.role == "track")]
-        assert "▇" in stream_line or "█" in stream_line
+        stream_y = screen_row(timeline, lambda r: r.role == "track")
+        assert "▇" in shown[stream_y] or "█" in shown[stream_y]
+        # Marks as dense as the events are summarised the same way.
+        timeline.mark_events(np.arange(0, count, 7))
+        underlined = [
+            segment
+            for segment in timeline.render_line(stream_y)
+            if segment.style is not None and segment.style.underline
+        ]
+        assert (
+            sum(len(segment.text) for segment in underlined) == timeline._lane_width()
+        )
+        assert timeline.events_examined == 0
 
 
 @sync

@@ -990,7 +990,19 @@ class Timeline(ScrollView, can_focus=True):
         if lane is None:
             return np.zeros(width, dtype=np.bool_)
         low, high = lane.visible(self.view_start_ns, self.view_end_ns)
-        return self._paint(lane.starts[low:high], lane.ends[low:high], width)
+        if high - low <= DENSE_EVENTS_PER_CELL * width:
+            return self._paint(lane.starts[low:high], lane.ends[low:high], width)
+        edges = self._edges(width)
+        first_at = np.searchsorted(lane.starts, edges, side="left")
+        before = np.maximum(first_at[:-1] - 1, 0)
+        running = (first_at[:-1] > 0) & (lane.end_key[before] > edges[:-1])
+        return (np.diff(first_at) > 0) | running
+
+    def _edges(self, width: int) -> Int64Array:
+        """The times where cells begin, and the end of the last one."""
+        view_start = self.view_start_ns
+        span = self.view_end_ns - view_start
+        return view_start + (np.arange(width + 1, dtype=np.int64) * span) // width
 
     def _exact_lane(
         self, lane: _Lane, low: int, high: int, width: int
@@ -1047,11 +1059,7 @@ class Timeline(ScrollView, can_focus=True):
         else the first starting in it. Cost is O(width log n) however many
         events are in view.
         """
-        view_start, view_end = self.view_start_ns, self.view_end_ns
-        edges = (
-            view_start
-            + (np.arange(width + 1, dtype=np.int64) * (view_end - view_start)) // width
-        )
+        edges = self._edges(width)
         first_at = np.searchsorted(lane.starts, edges, side="left")
         count = np.diff(first_at)
         cell_ns = np.maximum(np.diff(edges), 1)
