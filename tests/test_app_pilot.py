@@ -326,9 +326,22 @@ async def test_help_and_palette_list_every_action(cuda_trace: Path) -> None:
     async with app.run_test(size=(120, 50)) as pilot:
         await settle(pilot)
         screen = app.screen
-        titles = {command.title for command in app.get_system_commands(screen)}
-        for wanted in ("Next gap", "Self/total", "Search event names", "Note"):
-            assert wanted in titles
+        commands = {
+            command.title: command for command in app.get_system_commands(screen)
+        }
+        for wanted in (
+            "Next gap",
+            "Self/total",
+            "Search event names",
+            "Note",
+            "Zoom in",
+        ):
+            assert wanted in commands
+        assert "Sort by next column" in commands and "Next status" in commands
+        await commands["Biggest gap"].callback()  # type: ignore[misc]
+        await pilot.pause()
+        assert isinstance(screen, MainScreen)
+        assert "gap 3/3" in _info(screen)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = " ".join(str(widget.render()) for widget in app.screen.query("Static"))

@@ -14,11 +14,15 @@ from typing import ClassVar
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widget import Widget
 
 from tui.app.messages import LoadCancelled, LoadFailed, TraceLoaded
 from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.loading import LoadingScreen, LoadOutcome
 from tui.app.screens.main import MainScreen
+from tui.app.widgets.notes_pane import NotesPane
+from tui.app.widgets.op_table import OperatorTable
+from tui.app.widgets.timeline import Timeline
 
 
 class StepTraceApp(App[int]):
@@ -64,14 +68,27 @@ class StepTraceApp(App[int]):
             self.exit(return_code=130)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
+        """The app's own commands plus every key of the main screen and its widgets."""
         yield from super().get_system_commands(screen)
-        if isinstance(screen, MainScreen):
-            for binding in screen.BINDINGS:
-                assert isinstance(binding, Binding)
-                if binding.action.startswith("app."):
+        if not isinstance(screen, MainScreen):
+            return
+        targets: list[tuple[Widget, str]] = [(screen, "")]
+        for widget_type, where in (
+            (Timeline, "timeline"),
+            (OperatorTable, "operators"),
+            (NotesPane, "notes"),
+        ):
+            targets += [(widget, where) for widget in screen.query(widget_type)]
+        seen: set[str] = set()
+        for target, where in targets:
+            for binding in target.BINDINGS:
+                if not isinstance(binding, Binding) or not binding.description:
                     continue
+                if binding.action.startswith("app.") or binding.description in seen:
+                    continue
+                seen.add(binding.description)
                 yield SystemCommand(
                     binding.description,
-                    f"key {binding.key}",
-                    partial(screen.run_action, binding.action),
+                    f"key {binding.key}" + (f" ({where})" if where else ""),
+                    partial(target.run_action, binding.action),
                 )

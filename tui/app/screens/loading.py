@@ -19,6 +19,17 @@ from tui.core.load import LoadProgress
 from tui.core.textsafe import printable
 
 LoadOutcome = TraceLoaded | LoadFailed | LoadCancelled
+# The phases load_trace reports after reading, in order, then the analysis.
+BUILD_PHASES = (
+    "decoding",
+    "pairing",
+    "timestamps",
+    "names",
+    "args",
+    "tracks",
+    "sorting",
+    "analysing",
+)
 
 
 def _size(count: int) -> str:
@@ -73,6 +84,15 @@ class LoadingScreen(Screen[LoadOutcome]):
                 progress=self._progress,
                 cancel=self.cancel_event,
             )
+            self.post_message(
+                LoadProgressed(
+                    LoadProgress(
+                        f"analysing {trace.event_count:,} events",
+                        trace.file_size,
+                        trace.file_size,
+                    )
+                )
+            )
             analysis = Analysis(trace)
             # Figures the main screen shows at once are computed here, off the UI.
             for figure in ("steps", "gaps", "self_cpu_ns", "self_gpu_ns"):
@@ -94,18 +114,26 @@ class LoadingScreen(Screen[LoadOutcome]):
         self.post_message(LoadProgressed(progress))
 
     def on_load_progressed(self, message: LoadProgressed) -> None:
+        """Bytes fill the first half of the bar, the build phases the second."""
         progress = message.progress
         bar = self.query_one(ProgressBar)
         phase = self.query_one("#loading-phase", Static)
-        if progress.bytes_total and progress.phase in ("reading", "decompressing"):
-            bar.update(total=progress.bytes_total, progress=progress.bytes_read)
+        if progress.phase in ("reading", "decompressing"):
+            share = (
+                progress.bytes_read / progress.bytes_total
+                if progress.bytes_total
+                else 0
+            )
+            bar.update(total=100, progress=50 * share)
             phase.update(
                 f"{progress.phase}: {_size(progress.bytes_read)}"
                 f" of {_size(progress.bytes_total)}"
             )
-        else:
-            bar.update(total=None)
-            phase.update(f"{progress.phase} ({_size(progress.bytes_total)} read)")
+            return
+        name = progress.phase.split(" ")[0]
+        index = BUILD_PHASES.index(name) + 1 if name in BUILD_PHASES else 1
+        bar.update(total=100, progress=50 + 50 * index / (len(BUILD_PHASES) + 1))
+        phase.update(f"{progress.phase} ({_size(progress.bytes_total)} read)")
 
     def on_trace_loaded(self, message: TraceLoaded) -> None:
         self.dismiss(message)

@@ -27,7 +27,13 @@ def header_text(analysis: Analysis) -> Text:
         line.append("  Q: ", style="bold")
         line.append(_text(question))
     samples = samples_per_step(trace)
-    unit = "ms/step" + (f" ({samples} samples/step)" if samples else "")
+    unit_info = description.get("unit")
+    unit_name = (
+        unit_info.get("name")
+        if isinstance(unit_info, dict) and isinstance(unit_info.get("name"), str)
+        else "ms/step"
+    )
+    unit = _text(unit_name) + (f" ({samples} samples/step)" if samples else "")
     line.append("  unit ", style="bold")
     line.append(unit)
     steps = analysis.steps
@@ -47,6 +53,10 @@ def header_text(analysis: Analysis) -> Text:
         line.append(f"{len(active)} active of {len(steps)} steps")
     else:
         line.append("no steps")
+    scenario = description.get("scenario")
+    if isinstance(scenario, dict) and scenario.get("inputs_simplified"):
+        line.append("  ")
+        line.append("simplified inputs", style="italic underline")
     line.append("  ")
     if trace.gpu_observed:
         line.append(" GPU observed ", style="bold reverse")

@@ -16,6 +16,23 @@ def _ms(nanoseconds: float) -> str:
     return f"{nanoseconds / 1e6:.1f}ms"
 
 
+def startup_text(analysis: Analysis) -> str:
+    """Start-up figures from the capture description, kept apart from the window."""
+    description = analysis.trace.description or {}
+    startup = description.get("startup")
+    if not isinstance(startup, dict):
+        return ""
+    parts = []
+    before = startup.get("before_first_step_ms")
+    if isinstance(before, (int, float)):
+        parts.append(f"before first step {format_duration_ns(before * 1e6)}")
+    for entry in startup.get("steps") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("ms"), (int, float)):
+            phase = str(entry.get("phase", "?"))[:10]
+            parts.append(f"{phase} {format_duration_ns(entry['ms'] * 1e6)}")
+    return ", ".join(parts)
+
+
 class StepsStrip(Widget):
     """Steps as cells (current one reversed) and the window's figures."""
 
@@ -43,15 +60,27 @@ class StepsStrip(Widget):
                 style += " italic"
             text.append(f" {label} ", style=style.strip())
             text.append("│", style="dim")
+        startup = startup_text(self.analysis)
+        if startup:
+            text.append(" start-up ", style="bold")
+            text.append(startup, style="italic")
         text.append("\n")
         active = self.analysis.active_steps
         stats = step_stats([step.duration_ns for step in active])
+        line = Text()
         if stats is not None:
-            text.append(f"{stats['count']} active: ", style="bold")
-            text.append(
+            line.append(f"{stats['count']} active: ", style="bold")
+            line.append(
                 f"median {format_duration_ns(stats['median_ns'])}"
                 f"  min {format_duration_ns(stats['min_ns'])}"
-                f"  max {format_duration_ns(stats['max_ns'])}  "
+                f"  max {format_duration_ns(stats['max_ns'])}"
             )
-        text.append(f"({CAVEAT})", style="italic")
+        caveat = f"({CAVEAT})"
+        # The caveat gets its own line rather than being cut on narrow terminals.
+        if line.cell_len + 2 + len(caveat) > max(self.size.width - 2, 20):
+            line.append("\n")
+        else:
+            line.append("  ")
+        line.append(caveat, style="italic")
+        text.append_text(line)
         return text
