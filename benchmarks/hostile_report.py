@@ -1,0 +1,267 @@
+"""How the loader fares on the hostile corpus: crashes, hangs, outcomes, recovery, leaks.
+
+Run: .venv/bin/python benchmarks/hostile_report.py [--no-app] [--no-large]
+
+Each file is loaded (and analysed) in a forked child with a time and memory
+bound, so a crash or a hang is counted instead of stopping the report. The
+CLI subset runs as a user runs it; the hostile-names trace goes through a
+real pseudo-terminal and every payload byte that reaches it is counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.hostile import (  # noqa: E402
+    LEAK_MARKERS,
+    HostileCase,
+    build_corpus,
+    load_outcome_ok,
+)
+
+TIMEOUT_S = 30.0
+ADDRESS_SPACE = 4 * 1024**3
+
+
+def _child(case: HostileCase, pipe: Connection) -> None:
+    """Load and analyse one case; send back what happened."""
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+    from tui.core.analysis import Analysis
+    from tui.core.errors import TraceLoadError
+    from tui.core.load import load_trace
+    from tui.core.report import summary_dict
+
+    try:
+        trace = load_trace(case.path, max_bytes=case.max_bytes)
+        analysis = Analysis(trace)
+        summary_dict(trace, analysis)
+        table = analysis.op_table()
+        analysis.gaps  # noqa: B018 - computing it is the check
+        calls = dict(zip(table.names, table.calls.tolist(), strict=True))
+        pipe.send(
+            {
+                "result": "load",
+                "events": trace.event_count,
+                "warnings": trace.warnings,
+                "calls": {name: calls.get(name, 0) for name in case.op_calls},
+            }
+        )
+    except TraceLoadError as error:
+        pipe.send({"result": "error", "message": str(error)})
+    except BaseException:
+        pipe.send({"result": "crash", "traceback": traceback.format_exc()})
+
+
+def run_case(case: HostileCase) -> dict[str, Any]:
+    """One case in a forked child; a timeout counts as a hang."""
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_child, args=(case, sender))
+    started = time.monotonic()
+    process.start()
+    sender.close()
+    outcome: dict[str, Any]
+    if receiver.poll(TIMEOUT_S):
+        try:
+            outcome = receiver.recv()
+        except EOFError:
+            outcome = {"result": "crash", "traceback": "child died without a result"}
+    else:
+        outcome = {"result": "hang"}
+    process.join(1)
+    if process.is_alive():
+        process.kill()
+        process.join()
+    elif process.exitcode and outcome["result"] not in ("crash", "hang"):
+        outcome = {"result": "crash", "traceback": f"exit code {process.exitcode}"}
+    outcome["seconds"] = time.monotonic() - started
+    return outcome
+
+
+def expected_met(case: HostileCase, outcome: dict[str, Any]) -> bool:
+    """Whether the outcome is the one the case expects, with its messages and figures."""
+    if outcome["result"] != case.outcome:
+        return False
+    if case.outcome == "error":
+        return all(message in outcome["message"] for message in case.messages)
+    if load_outcome_ok(case, outcome["warnings"]):
+        return False
+    if case.events is not None and outcome["events"] != case.events:
+        return False
+    if outcome["calls"] != dict(case.op_calls):
+        return False
+    if case.truncation is not None:
+        return bool(outcome["events"] >= 0.99 * case.truncation.complete_before)
+    return True
+
+
+def run_cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    """`steptrace ARGS` in a child with bounded time and memory, no column cache."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+    return subprocess.run(
+        [sys.executable, "-m", "tui", *args],
+        cwd=REPO,
+        env={**os.environ, "STEPTRACE_NO_CACHE": "1", **env},
+        capture_output=True,
+        timeout=TIMEOUT_S,
+        preexec_fn=limit,
+        check=False,
+    )
+
+
+def cli_checks(cases: list[HostileCase]) -> tuple[int, int, list[str]]:
+    """The CLI subset as a user runs it: exit status, one stderr line, no traceback."""
+    met = 0
+    failures: list[str] = []
+    for case in cases:
+        try:
+            result = run_cli(["summary", "--json", str(case.path)], case.env)
+        except Exception as error:  # a timeout is a hang
+            failures.append(f"{case.name}: {type(error).__name__}")
+            continue
+        stderr = result.stderr.decode("utf-8", errors="replace")
+        ok = "Traceback" not in stderr
+        if case.outcome == "error":
+            lines = stderr.strip("\n").split("\n")
+            ok &= result.returncode == 2 and len(lines) == 1
+            ok &= lines[0].startswith("steptrace: ")
+        else:
+            ok &= result.returncode == 0
+        if ok:
+            met += 1
+        else:
+            failures.append(f"{case.name}: exit {result.returncode}: {stderr[-200:]!r}")
+    return met, len(cases), failures
+
+
+def leak_checks(case: HostileCase, with_app: bool) -> dict[str, int]:
+    """Payload bytes that reached a real terminal, per command."""
+    from tests.test_terminal_safety import APP_PAYLOADS, run_in_pty
+
+    leaks: dict[str, int] = {}
+    for command in ("summary", "ops", "gaps"):
+        for extra in ([], ["--json"]):
+            _, output = run_in_pty([command, *extra, str(case.path)])
+            label = " ".join([command, *extra])
+            leaks[label] = sum(
+                output.count(marker) * len(marker) for marker in LEAK_MARKERS
+            )
+    if with_app:
+        _, output = run_in_pty(
+            ["open", str(case.path)],
+            keys=[(3.0, b"q"), (5.0, b"q"), (7.0, b"\x03")],
+            timeout=40.0,
+        )
+        leaks["open (app)"] = sum(
+            output.count(marker) * len(marker) for marker in APP_PAYLOADS
+        )
+    return leaks
+
+
+def main() -> int:
+    """Build the corpus, run everything, print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-app", action="store_true", help="skip the app in a pty")
+    parser.add_argument(
+        "--no-large", action="store_true", help="skip the million-event case"
+    )
+    options = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="steptrace-hostile-report-"))
+    try:
+        return report(folder, options)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def report(folder: Path, options: argparse.Namespace) -> int:
+    """Run the corpus in `folder` and print the figures."""
+    started = time.monotonic()
+    cases = build_corpus(folder, large=not options.no_large)
+    built = time.monotonic() - started
+    outcomes = {case.name: run_case(case) for case in cases}
+    crashes = [name for name, out in outcomes.items() if out["result"] == "crash"]
+    hangs = [name for name, out in outcomes.items() if out["result"] == "hang"]
+    missed = [
+        case.name for case in cases if not expected_met(case, outcomes[case.name])
+    ]
+    shares = [
+        outcomes[case.name]["events"] / case.truncation.complete_before
+        for case in cases
+        if case.truncation is not None
+        and case.truncation.complete_before
+        and outcomes[case.name]["result"] == "load"
+    ]
+    refused_cuts = [
+        case.name
+        for case in cases
+        if case.truncation is not None
+        and case.truncation.complete_before
+        and outcomes[case.name]["result"] != "load"
+    ]
+    loaded_cuts = [
+        case
+        for case in cases
+        if case.truncation is not None and outcomes[case.name]["result"] == "load"
+    ]
+    lost_mentions = sum(
+        1
+        for case in loaded_cuts
+        if any("lost (" in warning for warning in outcomes[case.name]["warnings"])
+    )
+    slowest = max(outcomes.items(), key=lambda item: item[1]["seconds"])
+    cli_met, cli_total, cli_failures = cli_checks([case for case in cases if case.cli])
+    names_case = next(case for case in cases if case.name == "hostile-names")
+    leaks = leak_checks(names_case, with_app=not options.no_app)
+
+    truncated = sum(1 for case in cases if case.truncation is not None)
+    print("steptrace hostile-input report")
+    print(f"  corpus built in {built:.1f} s in {folder}")
+    print(f"  inputs tried                 {len(cases)}  ({truncated} truncations)")
+    print(f"  crashes (tracebacks)         {len(crashes)}  {crashes or ''}")
+    print(f"  hangs (over {TIMEOUT_S:.0f} s)            {len(hangs)}  {hangs or ''}")
+    print(
+        f"  expected outcomes met        {len(cases) - len(missed)}/{len(cases)}  "
+        f"{missed or ''}"
+    )
+    print(f"  CLI runs as expected         {cli_met}/{cli_total}  {cli_failures or ''}")
+    if shares:
+        print(
+            "  complete events recovered    "
+            f"mean {100 * statistics.mean(shares):.2f}%, min {100 * min(shares):.2f}% "
+            f"over {len(shares)} cut files"
+        )
+    print(f"  cut files refused            {len(refused_cuts)}  {refused_cuts or ''}")
+    print(f"  cut files saying what's lost {lost_mentions}/{len(loaded_cuts)}")
+    print(
+        f"  slowest input                {slowest[0]} ({slowest[1]['seconds']:.1f} s, "
+        "load + analysis)"
+    )
+    print("  raw escape bytes leaked to a terminal (hostile-names trace):")
+    for label, count in leaks.items():
+        print(f"    {label:<22} {count}")
+    for name in crashes:
+        print(f"\n--- crash: {name}\n{outcomes[name]['traceback']}")
+    return 1 if crashes or hangs or missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
