@@ -93,23 +93,43 @@ class _Lane:
     starts: Int64Array
     ends: Int64Array
     end_key: Int64Array  # running max of ends: monotone, so searchsorted works
-    cover: Int64Array  # position of the event reaching end_key (the one still running)
+    cover: (
+        Int64Array | None
+    )  # who reaches end_key (the one still running); None: itself
     busy_prefix: Int64Array  # busy_prefix[i]: sum of the first i durations
     monotone: bool
 
     @classmethod
-    def build(cls, events: Int64Array, starts: Int64Array, ends: Int64Array) -> _Lane:
+    def build(
+        cls,
+        events: Int64Array,
+        starts: Int64Array,
+        ends: Int64Array,
+        end_key: Int64Array | None = None,
+    ) -> _Lane:
         """Index a lane once: running max end, who reaches it, prefix sums of durations."""
-        end_key = np.maximum.accumulate(ends) if ends.size else ends
+        if end_key is None:
+            end_key = np.maximum.accumulate(ends) if ends.size else ends
         monotone = bool(np.array_equal(end_key, ends))
-        positions = np.arange(ends.size, dtype=np.int64)
-        if monotone:
-            cover = positions
-        else:
+        cover = None
+        if not monotone:
+            positions = np.arange(ends.size, dtype=np.int64)
             cover = np.maximum.accumulate(np.where(ends >= end_key, positions, 0))
         busy_prefix = np.zeros(ends.size + 1, dtype=np.int64)
         np.cumsum(ends - starts, out=busy_prefix[1:])
-        return cls(events, starts, ends, end_key, cover, busy_prefix, monotone)
+        return cls(
+            events,
+            starts,
+            ends,
+            ends if monotone else end_key,
+            cover,
+            busy_prefix,
+            monotone,
+        )
+
+    def covering(self, positions: Int64Array) -> Int64Array:
+        """For each position, the event position whose end is the running max there."""
+        return positions if self.cover is None else self.cover[positions]
 
     def visible(self, start_ns: int, end_ns: int) -> tuple[int, int]:
         """Index range of the events that may overlap [start, end)."""
@@ -157,10 +177,13 @@ def _split_lanes(
     remaining_starts = starts
     remaining_ends = ends
     while remaining.size:
-        if len(lanes) == MAX_LANES - 1:
-            lanes.append(_Lane.build(remaining, remaining_starts, remaining_ends))
+        running = np.maximum.accumulate(remaining_ends)
+        record = remaining_ends >= running
+        if len(lanes) == MAX_LANES - 1 or record.all():
+            lanes.append(
+                _Lane.build(remaining, remaining_starts, remaining_ends, running)
+            )
             break
-        record = remaining_ends >= np.maximum.accumulate(remaining_ends)
         lanes.append(
             _Lane.build(
                 remaining[record], remaining_starts[record], remaining_ends[record]
@@ -432,7 +455,12 @@ class Timeline(ScrollView, can_focus=True):
         return per_depth
 
     def _lanes_for(self, events: Int64Array) -> list[_Lane]:
+        """Lanes of events sorted by start; a contiguous run reads the columns in place."""
         trace = self.trace
+        if events.size and bool(np.all(np.diff(events) == 1)):
+            run = slice(int(events[0]), int(events[-1]) + 1)
+            starts = trace.start_ns[run]
+            return _split_lanes(events, starts, starts + trace.duration_ns[run])
         starts = trace.start_ns[events]
         return _split_lanes(events, starts, starts + trace.duration_ns[events])
 
@@ -1073,7 +1101,7 @@ class Timeline(ScrollView, can_focus=True):
         last_position = max(lane.events.size - 1, 0)
         position = np.where(
             covered | ((count == 0) & (carry > 0)),
-            lane.cover[before],
+            lane.covering(before),
             np.minimum(first_at[:-1], last_position),
         )
         wide = covered.copy()
