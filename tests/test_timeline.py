@@ -606,6 +606,10 @@ async def test_selecting_an_event_below_the_screen_scrolls_its_track_in() -> Non
         assert shown[0].startswith("span")
         await pilot.press("up", "up")
         assert timeline._rows[timeline.cursor_row].track == 57
+        await pilot.press("shift+up")
+        assert timeline._rows[timeline.cursor_row].track == 56
+        await pilot.press("shift+down", "shift+down")
+        assert timeline._rows[timeline.cursor_row].track == 58
 
 
 @sync
@@ -618,3 +622,41 @@ async def test_an_empty_trace_draws_and_ignores_keys() -> None:
         await pilot.press("w", "s", "a", "d", "up", "down", "enter", "x", "home", "end")
         assert len(lines(timeline)) == 24
         assert app.is_running
+
+
+@sync
+async def test_track_keys_skip_depth_rows_and_x_expands(gpu_trace: Trace) -> None:
+    app = TimelineApp(gpu_trace)
+    async with app.run_test(size=SIZE) as pilot:
+        timeline = app.query_one(Timeline)
+        timeline.focus()
+        first = timeline.cursor_row
+        assert timeline._rows[first].first_of_track
+        await pilot.press("shift+down")
+        row = timeline._rows[timeline.cursor_row]
+        assert row.first_of_track and row.track != timeline._rows[first].track
+        await pilot.press("shift+up")
+        assert timeline.cursor_row == first
+
+
+@sync
+async def test_x_unfolds_a_deep_track_and_folds_it_back() -> None:
+    trace = load_trace(NS_TRACE)
+    app = TimelineApp(trace)
+    async with app.run_test(size=SIZE) as pilot:
+        timeline = app.query_one(Timeline)
+        timeline.focus()
+        deep = next(row for row in timeline._rows if row.deeper)
+        assert (
+            "+" in timeline.render_line(screen_row(timeline, lambda r: r is deep)).text
+        )
+        while timeline._rows[timeline.cursor_row].track != deep.track:
+            await pilot.press("shift+down")
+        folded = sum(row.track == deep.track for row in timeline._rows)
+        await pilot.press("x")
+        unfolded = [row for row in timeline._rows if row.track == deep.track]
+        assert len(unfolded) == folded + deep.deeper
+        assert not any(row.deeper for row in unfolded)
+        assert timeline._rows[timeline.cursor_row].track == deep.track
+        await pilot.press("x")
+        assert sum(row.track == deep.track for row in timeline._rows) == folded

@@ -330,6 +330,8 @@ class Timeline(ScrollView, can_focus=True):
         Binding("shift+right", "move_cursor(1)", "Cursor right", show=False),
         Binding("up", "row(-1)", "Track up", show=False),
         Binding("down", "row(1)", "Track down", show=False),
+        Binding("shift+up", "track(-1)", "Previous track", show=False),
+        Binding("shift+down", "track(1)", "Next track", show=False),
         Binding("left_square_bracket", "step_event(-1)", "Previous event", show=False),
         Binding("right_square_bracket", "step_event(1)", "Next event", show=False),
         Binding("home", "home", "Start", show=False),
@@ -734,6 +736,37 @@ class Timeline(ScrollView, can_focus=True):
         rows = self._rows
         self._set_cursor_row(max(1, min(len(rows) - 1, self._cursor_row + delta)))
         self._pick_under_cursor()
+
+    def action_track(self, direction: int) -> None:
+        """Jump to the first row of the previous or next track (skipping its depths)."""
+        rows = self._rows
+        current = rows[self._cursor_row].track if self._cursor_row < len(rows) else None
+        starts = [
+            index
+            for index, row in enumerate(rows)
+            if row.role != "axis" and (row.role != "track" or row.first_of_track)
+        ]
+        if direction > 0:
+            after = [
+                index
+                for index in starts
+                if index > self._cursor_row and rows[index].track != current
+            ]
+            target = after[0] if after else None
+        else:
+            first_of_current = next(
+                (
+                    index
+                    for index in starts
+                    if current is not None and rows[index].track == current
+                ),
+                self._cursor_row,
+            )
+            before = [index for index in starts if index < first_of_current]
+            target = before[-1] if before else None
+        if target is not None:
+            self._set_cursor_row(target)
+            self._pick_under_cursor()
 
     def action_step_event(self, direction: int) -> None:
         """Select the previous or next event on the cursor's row and bring it into view."""
