@@ -488,3 +488,41 @@ async def test_operator_table_at_100k_rows_draws_only_what_is_seen() -> None:
         assert drawn and max(drawn) < 30
         assert len(drawn) < 30 * 40
         assert elapsed < 5.0
+
+
+@pilot_test
+async def test_no_color_still_shows_selection_and_gaps(
+    cuda_trace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("1")
+        table = screen.query_one(OperatorTable)
+        cursor_line = table.render_line(1 + table.cursor - int(table.scroll_y))
+        assert any(seg.style is not None and seg.style.reverse for seg in cursor_line)
+        await pilot.press("g")
+        from rich.text import Text
+        from textual.widgets import Static
+
+        info = screen.query_one("#info-line", Static).content
+        assert isinstance(info, Text)
+        assert any("reverse" in str(span.style) for span in info.spans)
+
+
+@pilot_test
+async def test_click_on_a_step_chooses_it(cuda_trace: Path) -> None:
+    from tui.app.widgets.steps_strip import StepsStrip
+
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        strip = screen.query_one(StepsStrip)
+        begin, _ = strip._cells[1]
+        await pilot.click(StepsStrip, offset=(begin + 2, 0))
+        assert screen.current_step == 1

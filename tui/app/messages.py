@@ -148,3 +148,10 @@ class NoteAction(Message):
 
     action: str
     note_id: str | None
+
+
+@dataclass
+class TraceHashed(Message):
+    """A worker finished hashing the trace file (for the notes' trace identity)."""
+
+    sha256: str

@@ -12,12 +12,13 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
+from tui.app.dialogs.capture import CaptureDialog
 from tui.app.dialogs.confirm import ConfirmDialog
 from tui.app.dialogs.note_form import NoteDraft, NoteForm
 from tui.app.messages import (
@@ -27,10 +28,13 @@ from tui.app.messages import (
     NoteAction,
     OperatorActivated,
     OperatorSelected,
+    StepChosen,
+    TraceHashed,
     ViewChanged,
 )
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.help import HelpScreen, KeySection
+from tui.app.screens.loading import LoadingScreen
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.header_line import HeaderLine
 from tui.app.widgets.notes_pane import NotesPane
@@ -145,6 +149,9 @@ class MainScreen(Screen[None]):
             ("Findings", FindingsPanel.BINDINGS),
             ("Notes", NotesPane.BINDINGS),
             ("Note form", NoteForm.BINDINGS),
+            ("Details", DetailsScreen.BINDINGS),
+            ("Loading", LoadingScreen.BINDINGS),
+            ("New capture", CaptureDialog.BINDINGS),
             ("Everywhere", [Binding("ctrl+p", "", "Command palette")]),
         ]
 
@@ -201,6 +208,9 @@ class MainScreen(Screen[None]):
         self._show_info(text)
         if self.scope == "step":
             self._apply_scope()
+
+    def on_step_chosen(self, message: StepChosen) -> None:
+        self._go_to_step(message.index)
 
     def on_view_changed(self, message: ViewChanged) -> None:
         """The strip follows the step under the middle of the view."""
@@ -482,7 +492,6 @@ class MainScreen(Screen[None]):
 
     def action_capture(self) -> None:
         """Open the new-capture dialog; the result opens when it ends."""
-        from tui.app.dialogs.capture import CaptureDialog
 
         def opened(path: Path | None) -> None:
             if path is not None:
@@ -505,6 +514,30 @@ class MainScreen(Screen[None]):
         for problem in self.notes_store.problems:
             self.notify(printable(problem), severity="warning", markup=False)
         self._refresh_notes()
+        self.hash_trace()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="hash")
+    def hash_trace(self) -> None:
+        """Hash the trace file off the UI so notes can tell if it changed."""
+        import hashlib
+
+        digest = hashlib.sha256()
+        try:
+            with open(self.path, "rb") as handle:
+                for chunk in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(chunk)
+        except OSError:
+            return
+        self.post_message(TraceHashed(digest.hexdigest()))
+
+    def on_trace_hashed(self, message: TraceHashed) -> None:
+        if self.notes_store is None:
+            return
+        if self.notes_store.set_trace_sha256(message.sha256):
+            self.notify(
+                "The trace changed since these notes were written.",
+                severity="warning",
+            )
 
     def _refresh_notes(self) -> None:
         pane = self.query_one(NotesPane)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from tui.app.messages import StepChosen
 from tui.core.analysis import Analysis, step_stats
 from tui.core.report import format_duration_ns
 
@@ -41,6 +43,7 @@ class StepsStrip(Widget):
     def __init__(self, analysis: Analysis, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.analysis = analysis
+        self._cells: list[tuple[int, int]] = []
 
     def render(self) -> Text:
         steps = self.analysis.steps
@@ -51,6 +54,7 @@ class StepsStrip(Widget):
             text.append("figures cover the whole window", style="italic")
             return text
         text.append("Steps ", style="bold")
+        self._cells = []
         for index, step in enumerate(steps):
             label = f"#{step.number} {_ms(step.duration_ns)}"
             if step.phase == "startup":
@@ -58,7 +62,9 @@ class StepsStrip(Widget):
             style = "reverse bold" if index == self.current else ""
             if step.phase == "startup":
                 style += " italic"
+            begin = text.cell_len
             text.append(f" {label} ", style=style.strip())
+            self._cells.append((begin, text.cell_len))
             text.append("│", style="dim")
         startup = startup_text(self.analysis)
         if startup:
@@ -84,3 +90,13 @@ class StepsStrip(Widget):
         line.append(caveat, style="italic")
         text.append_text(line)
         return text
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a step's cell chooses it (the keys are [ and ])."""
+        if event.y != 0:
+            return
+        x = event.x - self.styles.padding.left
+        for index, (begin, end) in enumerate(self._cells):
+            if begin <= x < end:
+                self.post_message(StepChosen(index))
+                return
