@@ -625,7 +625,7 @@ async def test_an_empty_trace_draws_and_ignores_keys() -> None:
 
 
 @sync
-async def test_track_keys_skip_depth_rows_and_x_expands(gpu_trace: Trace) -> None:
+async def test_shift_up_down_jump_between_tracks(gpu_trace: Trace) -> None:
     app = TimelineApp(gpu_trace)
     async with app.run_test(size=SIZE) as pilot:
         timeline = app.query_one(Timeline)

@@ -1232,11 +1232,13 @@ class Timeline(ScrollView, can_focus=True):
         )
         in_range = self._range_cells(width) if row.role != "track" else None
         change = _run_heads(owner)
+        # Cells of short events are drawn one by one (their glyph says how busy).
+        short = ~cells.wide & (owner >= 0)
         change[1:] |= (
             (cells.gap[1:] != cells.gap[:-1])
             | (cells.marked[1:] != cells.marked[:-1])
-            | ~cells.wide[1:]
-            | ~cells.wide[:-1]
+            | short[1:]
+            | short[:-1]
         )
         if in_range is not None:
             change[1:] |= in_range[1:] != in_range[:-1]
