@@ -622,6 +622,35 @@ def build_corpus(folder: Path, *, large: bool = True) -> list[HostileCase]:
             "aten::dur_1e300": 0,
         },
     )
+    nan_lines = [
+        '{"ph":"X","cat":"cpu_op","name":"aten::nan_'
+        + str(index)
+        + '","pid":1,"tid":1,"ts":'
+        + ("NaN" if index % 2 else str(10 + index))
+        + ',"dur":'
+        + ("1" if index % 2 else "-Infinity")
+        + "}"
+        for index in range(20)
+    ]
+    add(
+        "twenty-nan-fast-and-tolerant",
+        ".json",
+        _wrap([*base, *nan_lines, *base]),
+        "load",
+        "20 NaN/Infinity values were treated as missing",
+        events=2,
+        op_calls={"aten::good": 2, "aten::nan_1": 0, "aten::nan_2": 0},
+    )
+    add(
+        "cut-with-nan",
+        ".json",
+        _wrap([*base, nan_lines[1], *base, *base])[:-40],
+        "load",
+        "cut off",
+        "1 NaN/Infinity values were treated as missing",
+        events=2,
+        op_calls={"aten::good": 2, "aten::nan_1": 0},
+    )
     add(
         "huge-numbers-tolerant-path",
         ".json",

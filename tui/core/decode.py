@@ -83,6 +83,20 @@ def _decode_document(data: bytes, source_name: str) -> DecodedTrace:
         ValueError,
     ) as error:
         fast_error: BaseException = error
+    data, replaced, repaired, fast_error = _replace_non_finite(
+        data, fast_error, source_name
+    )
+    if repaired is None:
+        repaired = _decode_broken(data, fast_error, source_name)
+    if replaced:
+        _count_non_finite(repaired.warnings, replaced)
+    return repaired
+
+
+def _decode_broken(
+    data: bytes, fast_error: BaseException, source_name: str
+) -> DecodedTrace:
+    """The slow paths, once the fast decode has failed for a reason other than NaN."""
     trailing = _trailing_garbage_at(fast_error, data)
     if trailing is not None:
         return _without_trailing_garbage(data, trailing, source_name)
@@ -98,6 +112,66 @@ def _decode_document(data: bytes, source_name: str) -> DecodedTrace:
             return _recover_cut_off(data, source_name)
         except TraceLoadError:
             raise TraceLoadError(str(error)) from None
+
+
+_MAX_NON_FINITE_REPAIRS = 16
+_NON_FINITE_TOKEN = re.compile(
+    rb"-?(?:NaN|Infinity|inf(?:inity)?|nan)(?![A-Za-z0-9_.])", re.IGNORECASE
+)
+_NON_FINITE_WARNING = re.compile(r"^(\d+) NaN/Infinity values were treated as missing$")
+
+
+def _replace_non_finite(
+    data: bytes, error: BaseException, source_name: str
+) -> tuple[bytes, int, DecodedTrace | None, BaseException]:
+    """Turn the NaN/Infinity/inf/nan tokens msgspec stops at into null, then decode fast.
+
+    msgspec names the byte it stopped at, which is outside any string, so only
+    real bare tokens are replaced. A few of them (the usual case) keep a big
+    trace on the fast path instead of Python's json, which needs ~10x the
+    memory; many of them fall through to the tolerant parser.
+    """
+    replaced = 0
+    for _ in range(_MAX_NON_FINITE_REPAIRS):
+        if "invalid character" not in str(error):
+            break
+        stopped_at = _error_byte(error)
+        if stopped_at is None:
+            break
+        token = None
+        # msgspec may stop on the sign or inside the token: take the earliest start.
+        for start in (stopped_at - 2, stopped_at - 1, stopped_at):
+            if start < 0:
+                continue
+            match = _NON_FINITE_TOKEN.match(data, start)
+            if match is not None and match.end() > stopped_at:
+                token = match
+                break
+        if token is None:
+            break
+        data = data[: token.start()] + b"null" + data[token.end() :]
+        replaced += 1
+        try:
+            return data, replaced, _decode_fast(data, source_name), error
+        except (
+            msgspec.DecodeError,
+            RecursionError,
+            UnicodeDecodeError,
+            ValueError,
+        ) as next_error:
+            error = next_error
+    return data, replaced, None, error
+
+
+def _count_non_finite(warnings: list[str], replaced: int) -> None:
+    """One warning for every NaN/Infinity, whichever path treated it."""
+    for index, warning in enumerate(warnings):
+        match = _NON_FINITE_WARNING.match(warning)
+        if match:
+            total = int(match.group(1)) + replaced
+            warnings[index] = f"{total} NaN/Infinity values were treated as missing"
+            return
+    warnings.insert(0, f"{replaced} NaN/Infinity values were treated as missing")
 
 
 _BYTE_POSITION = re.compile(r"\(byte (\d+)\)")
