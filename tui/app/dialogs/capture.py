@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import (
     Button,
@@ -28,6 +28,7 @@ from textual.widgets import (
     ProgressBar,
     RadioButton,
     RadioSet,
+    Select,
     Static,
 )
 
@@ -39,7 +40,13 @@ WINDOW_TEXT = re.compile(r"^\d+,\d+,\d+(,\d+){0,2}$")
 
 
 def capture_argv(
-    *, demo: bool, command: str, output: str, window: str, question: str
+    *,
+    demo: bool,
+    command: str,
+    output: str,
+    window: str,
+    question: str,
+    device: str = "auto",
 ) -> list[str]:
     """The subprocess command line for a capture (raises ValueError on bad input)."""
     if not WINDOW_TEXT.match(window.strip()):
@@ -53,6 +60,8 @@ def capture_argv(
     argv += ["-o", output, "--window", window.strip()]
     if question.strip():
         argv += ["--question", question.strip()]
+    if device in ("cpu", "cuda"):
+        argv += ["--device", device]
     if not demo:
         words = shlex.split(command)
         if not words:
@@ -75,7 +84,7 @@ class CaptureDialog(ModalScreen[Path | None]):
         self.last_path: Path | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="capture-box", classes="dialog"):
+        with VerticalScroll(id="capture-box", classes="dialog"):
             yield Static(Text("New capture", style="bold"), markup=False)
             with RadioSet(id="capture-kind"):
                 yield RadioButton(
@@ -83,20 +92,41 @@ class CaptureDialog(ModalScreen[Path | None]):
                 )
                 yield RadioButton("a training command (zero-code)", id="kind-command")
             yield Label("Command (for a training command)")
-            yield Input(placeholder="python train.py --epochs 1", id="capture-command")
+            yield Input(
+                placeholder="python train.py --epochs 1",
+                compact=True,
+                id="capture-command",
+            )
             yield Label("Output file (never overwritten; auto picks a fresh name)")
-            yield Input("auto", id="capture-output")
+            yield Input("auto", compact=True, id="capture-output")
             yield Label("Window W,U,A (wait, warmup, active)")
-            yield Input("1,1,2", id="capture-window")
+            yield Input("1,1,2", compact=True, id="capture-window")
+            yield Label(
+                "Device (auto: the demo on the CPU, a script on the GPU if seen)"
+            )
+            yield Select(
+                [("auto", "auto"), ("cpu", "cpu"), ("cuda", "cuda")],
+                value="auto",
+                allow_blank=False,
+                compact=True,
+                id="capture-device",
+            )
             yield Label("Question")
             yield Input(
-                placeholder="is the GPU waiting for data?", id="capture-question"
+                placeholder="is the GPU waiting for data?",
+                compact=True,
+                id="capture-question",
             )
             yield ProgressBar(total=None, show_eta=False, id="capture-progress")
             yield Log(id="capture-log", max_lines=2000)
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Start (Ctrl+R)", id="capture-start", variant="primary")
-                yield Button("Close (Esc)", id="capture-close")
+                yield Button(
+                    "Start (Ctrl+R)",
+                    id="capture-start",
+                    variant="primary",
+                    compact=True,
+                )
+                yield Button("Close (Esc)", id="capture-close", compact=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "capture-start":
@@ -115,6 +145,7 @@ class CaptureDialog(ModalScreen[Path | None]):
                 output=self.query_one("#capture-output", Input).value,
                 window=self.query_one("#capture-window", Input).value,
                 question=self.query_one("#capture-question", Input).value,
+                device=str(self.query_one("#capture-device", Select).value),
             )
         except ValueError as error:
             self.notify(printable(str(error)), severity="error", markup=False)

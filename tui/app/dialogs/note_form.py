@@ -48,21 +48,24 @@ class NoteForm(ModalScreen[NoteDraft | None]):
                 markup=False,
             )
             yield Label("Hypothesis")
-            yield Input(self.draft.hypothesis, id="note-hypothesis")
+            yield Input(self.draft.hypothesis, compact=True, id="note-hypothesis")
             yield Label("Observation")
-            yield Input(self.draft.observation, id="note-observation")
+            yield Input(self.draft.observation, compact=True, id="note-observation")
             yield Label("Next check")
-            yield Input(self.draft.next_check, id="note-next-check")
+            yield Input(self.draft.next_check, compact=True, id="note-next-check")
             yield Label("Status")
             yield Select(
                 [(status, status) for status in STATUS_CHOICES],
                 value=self.draft.status,
                 allow_blank=False,
+                compact=True,
                 id="note-status",
             )
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Save (Ctrl+S)", id="note-save", variant="primary")
-                yield Button("Cancel (Esc)", id="note-cancel")
+                yield Button(
+                    "Save (Ctrl+S)", id="note-save", variant="primary", compact=True
+                )
+                yield Button("Cancel (Esc)", id="note-cancel", compact=True)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.focus_next()

@@ -65,12 +65,19 @@ def event_details(analysis: Analysis, event: int) -> Text:
     text.append(printable(name) + "\n", style="bold")
     kind = Kind(int(trace.kind[event]))
     track = trace.tracks[int(trace.track[event])]
-    _row(text, "kind", f"{kind.name.lower()} ({trace.event_category(event)})")
+    category = trace.event_category(event)
+    kind_name = kind.name.lower()
+    _row(
+        text,
+        "kind",
+        kind_name if category == kind_name else f"{kind_name} ({category})",
+    )
     _row(text, "track", track.name)
     start = int(trace.start_ns[event])
     duration = int(trace.duration_ns[event])
-    _row(text, "start", f"{start / 1e3:.3f} µs from the capture's start")
+    _row(text, "start", f"{format_duration_ns(start)} after the first event")
     _row(text, "duration", format_duration_ns(duration))
+    _row(text, "end", format_duration_ns(start + duration))
     step = analysis.step_of(start)
     if step is not None:
         _row(text, "step", str(step))
@@ -117,7 +124,7 @@ def event_details(analysis: Analysis, event: int) -> Text:
             owner_track = trace.tracks[int(trace.track[owner])]
             _row(text, "CPU operator", trace.event_name(owner))
             _row(text, "on", owner_track.name)
-            _row(text, "at", f"{int(trace.start_ns[owner]) / 1e3:.3f} µs")
+            _row(text, "at", format_duration_ns(int(trace.start_ns[owner])))
         else:
             text.append("  not linked to a CPU operator in this capture\n", "italic")
     elif gpu:

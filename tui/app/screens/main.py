@@ -142,9 +142,21 @@ class MainScreen(Screen[None]):
 
     def key_sections(self) -> list[KeySection]:
         """Every key of the explorer, by where it works."""
+        shadowed = {
+            key
+            for binding in self.BINDINGS
+            if isinstance(binding, Binding) and binding.priority
+            for key in binding.key.split(",")
+        }
+        timeline_keys = [
+            binding
+            for binding in Timeline.BINDINGS
+            if not isinstance(binding, Binding)
+            or not set(binding.key.split(",")) <= shadowed
+        ]
         return [
             ("Main screen", self.BINDINGS),
-            ("Timeline", Timeline.BINDINGS),
+            ("Timeline", timeline_keys),
             ("Operator table", OperatorTable.BINDINGS),
             ("Findings", FindingsPanel.BINDINGS),
             ("Notes", NotesPane.BINDINGS),
