@@ -508,6 +508,10 @@ class Timeline(ScrollView, can_focus=True):
         tracks = sorted(
             trace.tracks, key=lambda track: (order_of_kind[track.kind], track.index)
         )
+        # Thread names repeat across processes: say which process when there are several.
+        several_processes = (
+            len({str(t.pid) for t in trace.tracks if t.kind == TrackKind.CPU}) > 1
+        )
         for track in tracks:
             span = trace.track_slice(track.index)
             if span.stop <= span.start:
@@ -520,6 +524,8 @@ class Timeline(ScrollView, can_focus=True):
             )
             shown = min(len(per_depth), cap)
             name = printable(track.label)
+            if track.kind == TrackKind.CPU and several_processes:
+                name = f"{printable(str(track.pid))} {name}"
             gaps = None
             if track.kind == TrackKind.DEVICE:
                 gaps = self._gaps_by_device.get(track.device)
