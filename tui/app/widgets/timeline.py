@@ -583,6 +583,7 @@ class Timeline(ScrollView, can_focus=True):
         self.refresh()
 
     def _view_changed(self) -> None:
+        """Lines show the old range: drop them, redraw, tell the app."""
         self._line_cache.clear()
         self.refresh()
         self.post_message(ViewChanged(self.view_start_ns, self.view_end_ns))
@@ -679,6 +680,7 @@ class Timeline(ScrollView, can_focus=True):
     # -- actions -------------------------------------------------------------
 
     def _clamped(self, start: int, end: int) -> tuple[int, int]:
+        """A range inside the trace, at least MIN_SPAN_NS wide, shifted rather than cut."""
         if end < start:
             start, end = end, start
         if end - start < MIN_SPAN_NS:
@@ -700,6 +702,7 @@ class Timeline(ScrollView, can_focus=True):
         self._zoom(ZOOM_FACTOR)
 
     def _zoom(self, factor: float) -> None:
+        """Scale the span keeping the cursor's time under the cursor."""
         span = self.view_end_ns - self.view_start_ns
         new_span = max(MIN_SPAN_NS, round(span * factor))
         anchor = self.cursor_ns
@@ -822,6 +825,7 @@ class Timeline(ScrollView, can_focus=True):
             self.post_message(EventActivated(self.selected_event))
 
     def _set_cursor_row(self, index: int) -> None:
+        """Move the cursor to a row and scroll it on screen (header rows never scroll)."""
         self._cursor_row = index
         header = len(self._header)
         if index >= header and self.is_mounted:
@@ -884,6 +888,7 @@ class Timeline(ScrollView, can_focus=True):
             self.post_message(EventSelected(picked))
 
     def _longest_in(self, row: _Row, low: int, high: int) -> int | None:
+        """The longest event of `row` overlapping [low, high), earliest on ties."""
         best: tuple[int, int] | None = None
         for lane in row.lanes:
             first, last = lane.visible(low, high)
@@ -1001,6 +1006,7 @@ class Timeline(ScrollView, can_focus=True):
         return style
 
     def _label(self, row: _Row, index: int, width: int) -> Segment:
+        """The left column: what the row is; reversed on the cursor's row."""
         if row.role == "axis":
             text = f"span {format_ns(self.view_end_ns - self.view_start_ns)}"
         elif row.role != "track" or row.first_of_track:
@@ -1017,6 +1023,7 @@ class Timeline(ScrollView, can_focus=True):
         )
 
     def _render_row(self, row: _Row, index: int, total_width: int) -> Strip:
+        """Label, rule, then the row's time lane."""
         label_width = self._label_width()
         lane_width = max(1, total_width - label_width - 1)
         segments = [
@@ -1208,6 +1215,7 @@ class Timeline(ScrollView, can_focus=True):
         return _Cells(owner, wide, np.minimum(occupancy, 1.0), marked, gap)
 
     def _colour_key(self, row: _Row, event: int) -> int:
+        """Colour by kind; steps alternate (start-up dimmed); data zones stand apart."""
         if row.role == "steps":
             step = self._step_of_event.get(event)
             if step is not None and step.phase != "active":
@@ -1218,6 +1226,7 @@ class Timeline(ScrollView, can_focus=True):
         return int(self.trace.kind[event])
 
     def _event_name(self, row: _Row, event: int, width: int) -> str:
+        """The escaped name fitted to `width` cells (a step falls back to #N)."""
         name_id = int(self.trace.name_id[event])
         name = self._names.get(name_id)
         if name is None:
@@ -1311,6 +1320,7 @@ class Timeline(ScrollView, can_focus=True):
         return segments
 
     def _range_cells(self, width: int) -> BoolArray | None:
+        """Cells inside the selected range, if one is selected."""
         if self.selected_range is None:
             return None
         start, end = self.selected_range
