@@ -472,7 +472,7 @@ async def test_up_down_pick_the_event_under_the_cursor_and_enter_activates(
         await pilot.press("right_square_bracket")
         assert gpu_trace.event_name(timeline.selected_event or 0) == "lecture_batch_cpu"
         assert timeline.selected_event == picked + 11  # step 2 starts at event 10
-        await pilot.press("left_square_bracket", "left_square_bracket")
+        await pilot.press("left_square_bracket", "comma")
         assert gpu_trace.event_name(timeline.selected_event or 0) == "lecture_batch_cpu"
         assert timeline.selected_event == picked + 1
 

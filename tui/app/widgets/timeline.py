@@ -332,8 +332,12 @@ class Timeline(ScrollView, can_focus=True):
         Binding("down", "row(1)", "Track down", show=False),
         Binding("shift+up", "track(-1)", "Previous track", show=False),
         Binding("shift+down", "track(1)", "Next track", show=False),
-        Binding("left_square_bracket", "step_event(-1)", "Previous event", show=False),
-        Binding("right_square_bracket", "step_event(1)", "Next event", show=False),
+        Binding(
+            "left_square_bracket,comma", "step_event(-1)", "Previous event", show=False
+        ),
+        Binding(
+            "right_square_bracket,full_stop", "step_event(1)", "Next event", show=False
+        ),
         Binding("home", "home", "Start", show=False),
         Binding("end", "end", "End", show=False),
         Binding("x", "toggle_expand", "Expand track", show=False),
