@@ -289,13 +289,13 @@ def _decode_fast(data: bytes, source_name: str) -> DecodedTrace:
         raise TraceLoadError(
             f"{source_name}: not a trace (a JSON object without 'traceEvents')"
         )
-    if _first_significant_byte(bytes(raw_events)) != ord("["):
+    # The events are most of the file: a Raw is exactly the value's text, so its
+    # first byte tells a list, and the events are decoded in place, never copied.
+    if memoryview(raw_events)[:1].tobytes() != b"[":
         raise TraceLoadError(
             f"{source_name}: not a trace ('traceEvents' is not a list)"
         )
-    return DecodedTrace(
-        _decode_event_list(bytes(raw_events)), top_level, array_form=False
-    )
+    return DecodedTrace(_decode_event_list(raw_events), top_level, array_form=False)
 
 
 def _decode_generic(raw: msgspec.Raw) -> Any:
@@ -305,7 +305,7 @@ def _decode_generic(raw: msgspec.Raw) -> Any:
         return None
 
 
-def _decode_event_list(data: bytes) -> list[RawEvent]:
+def _decode_event_list(data: bytes | msgspec.Raw) -> list[RawEvent]:
     """Typed decode of the event array; odd elements (not objects) are skipped one by one."""
     try:
         return _EVENTS_DECODER.decode(data)
