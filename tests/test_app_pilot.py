@@ -526,3 +526,23 @@ async def test_click_on_a_step_chooses_it(cuda_trace: Path) -> None:
         begin, _ = strip._cells[1]
         await pilot.click(StepsStrip, offset=(begin + 2, 0))
         assert screen.current_step == 1
+
+
+@pilot_test
+async def test_note_edit_and_jump_to_its_step(cuda_trace: Path) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("right_square_bracket", "right_square_bracket", "m")
+        await pilot.press(*"slow read", "ctrl+s")
+        await pilot.press("left_square_bracket")
+        assert screen.current_step == 0
+        await pilot.press("3", "e")
+        assert isinstance(app.screen, NoteForm)
+        await pilot.press("end", *" on step 2", "ctrl+s")
+        await pilot.pause()
+        assert screen.notes_store.notes[0].hypothesis == "slow read on step 2"
+        await pilot.press("enter")
+        assert screen.current_step == 1

@@ -14,7 +14,11 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.app_factory import make_app, settle
-from tests.fixtures_app import write_bad_trace, write_training_trace
+from tests.fixtures_app import (
+    write_bad_trace,
+    write_hostile_trace,
+    write_training_trace,
+)
 
 
 def _shot(
@@ -96,3 +100,27 @@ def test_small_terminal(snap_compare: Callable[..., bool], cuda_trace: Path) -> 
 def test_findings(snap_compare: Callable[..., bool], cuda_trace: Path) -> None:
     """2 shows the four readings as possible observations with next checks."""
     assert _shot(snap_compare, cuda_trace, (120, 40), press=["2"])
+
+
+ALEXNET = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "traces"
+    / "critical_path-alexnet-benchmark_result_2869224_1695835535_trace.json.gz"
+)
+
+
+@pytest.mark.skipif(not ALEXNET.exists(), reason="shared real traces not present")
+def test_real_cuda_trace(
+    snap_compare: Callable[..., bool], isolated_data_dir: Path
+) -> None:
+    """A real CUDA capture without steps: no steps, no data zone, GPU observed."""
+    assert _shot(snap_compare, ALEXNET, (120, 36))
+
+
+def test_hostile_names(
+    snap_compare: Callable[..., bool], tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    """Markup, escapes and bidi overrides in names show as visible escapes."""
+    path = write_hostile_trace(tmp_path / "hostile.json")
+    assert _shot(snap_compare, path, (120, 36), press=["1", "o", "o"])

@@ -148,12 +148,16 @@ class MainScreen(Screen[None]):
             if isinstance(binding, Binding) and binding.priority
             for key in binding.key.split(",")
         }
-        timeline_keys = [
-            binding
-            for binding in Timeline.BINDINGS
-            if not isinstance(binding, Binding)
-            or not set(binding.key.split(",")) <= shadowed
-        ]
+        timeline_keys: list[BindingType] = []
+        for binding in Timeline.BINDINGS:
+            if not isinstance(binding, Binding):
+                timeline_keys.append(binding)
+                continue
+            keys = [key for key in binding.key.split(",") if key not in shadowed]
+            if keys:
+                timeline_keys.append(
+                    Binding(",".join(keys), binding.action, binding.description)
+                )
         return [
             ("Main screen", self.BINDINGS),
             ("Timeline", timeline_keys),
