@@ -410,6 +410,87 @@ def build_corpus(folder: Path, *, large: bool = True) -> list[HostileCase]:
         "gzip",
         cli=True,
     )
+    packed = gzip.compress(good.data, mtime=0)
+    bad_crc = packed[:-8] + bytes([packed[-8] ^ 0xFF]) + packed[-7:]
+    add(
+        "gzip-bad-checksum",
+        ".json.gz",
+        bad_crc,
+        "load",
+        "gzip data is corrupt",
+        events=good_complete,
+    )
+    middle = len(packed) // 2
+    add(
+        "gzip-corrupt-middle",
+        ".json.gz",
+        packed[:middle]
+        + bytes(byte ^ 0x5A for byte in packed[middle : middle + 64])
+        + packed[middle + 64 :],
+        "load",
+        "gzip data is corrupt",
+        "cut off",
+    )
+    add("gzip-header-only", ".json.gz", packed[:6], "error", "gzip")
+    add(
+        "gzip-two-members",
+        ".json.gz",
+        gzip.compress(good.data[:1000], mtime=0)
+        + gzip.compress(good.data[1000:], mtime=0),
+        "load",
+        events=good_complete,
+    )
+    add("utf8-bom", ".json", b"\xef\xbb\xbf" + good.data, "load", events=good_complete)
+    add(
+        "events-twice",
+        ".json",
+        b'{"traceEvents":[{"ph":"X","name":"aten::first","ts":1,"dur":1,"pid":1,"tid":1}],'
+        b'"traceEvents":[{"ph":"X","name":"aten::second","ts":1,"dur":1,"pid":1,"tid":1}]}',
+        "load",
+        events=1,
+    )
+    add(
+        "description-malformed",
+        ".json",
+        json.dumps({"traceEvents": [], "steptrace": "{not json"}).encode(),
+        "load",
+        "capture description",
+        events=0,
+    )
+    add(
+        "description-hostile-types",
+        ".json",
+        json.dumps(
+            {
+                "traceEvents": _names_doc(["aten::a"]),
+                "steptrace": {
+                    "question": ["not", "a", "string"],
+                    "active_steps": [1, "2", None, 1e300, True],
+                    "unit": {"samples_per_step": -3},
+                    "scenario": {"batch_size": "big"},
+                    "activities": {
+                        "requested": ["cpu"],
+                        "gpu_missing_reason": {"x": 1},
+                    },
+                },
+            }
+        ).encode(),
+        "load",
+        events=3,
+    )
+    add(
+        "description-requested-not-a-list",
+        ".json",
+        json.dumps(
+            {
+                "traceEvents": _names_doc(["aten::a"]),
+                "steptrace": {"activities": {"requested": 5}},
+            }
+        ).encode(),
+        "load",
+        events=3,
+        cli=True,
+    )
     add("empty", ".json", b"", "error", "empty", cli=True)
     add("whitespace", ".json", b" \n\t\r\n   ", "error", "empty")
     add("bom-only", ".json", b"\xef\xbb\xbf\n", "error", "empty")

@@ -55,6 +55,21 @@ def _remove_corpus() -> Iterator[None]:
 
 # Cases that take more than a few seconds in-process (a million events).
 SLOW_CASES = frozenset({"million-distinct-names"})
+# Crashes outside the loader, kept visible until their owners fix them.
+KNOWN_CRASHES = {
+    "description-requested-not-a-list": (
+        'tui/core/report.py gpu_missing_reason: `"cuda" not in '
+        '(activities.get("requested") or [])` raises TypeError when the capture '
+        'description says "activities": {"requested": 5} on a trace without GPU work'
+    ),
+}
+
+
+def _marks(name: str) -> list[pytest.MarkDecorator]:
+    marks = [pytest.mark.slow] if name in SLOW_CASES else []
+    if name in KNOWN_CRASHES:
+        marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_CRASHES[name]))
+    return marks
 
 
 def _cases(cli_only: bool = False) -> list[Any]:
@@ -62,7 +77,7 @@ def _cases(cli_only: bool = False) -> list[Any]:
         pytest.param(
             case,
             id=case.name,
-            marks=[pytest.mark.slow] if case.name in SLOW_CASES else [],
+            marks=_marks(case.name),
         )
         for case in corpus()[1]
         if case.cli or not cli_only

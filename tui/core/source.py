@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tui.core.errors import LoadCancelled, TraceLoadError
 from tui.core.textsafe import printable
@@ -150,6 +151,43 @@ def _over_limit(trace_path: Path, limit: int) -> TraceLoadError:
     )
 
 
+_SALVAGE_STEP = 4096
+
+
+def _salvage(decompressor: Any, chunk: bytes, max_length: int) -> bytes:
+    """What `chunk` decompresses to before its first corrupt byte.
+
+    4 kB steps, and the failing step again one byte at a time from a copy of
+    the state before it, so nearly everything before the damage is kept.
+    """
+    pieces: list[bytes] = []
+    produced = 0
+    for begin in range(0, len(chunk), _SALVAGE_STEP):
+        step = chunk[begin : begin + _SALVAGE_STEP]
+        saved = decompressor.copy()
+        try:
+            pieces.append(decompressor.decompress(step))
+        except zlib.error:
+            for offset in range(len(step)):
+                try:
+                    pieces.append(saved.decompress(step[offset : offset + 1]))
+                except zlib.error:
+                    break
+            break
+        produced += len(pieces[-1])
+        if produced > max_length or decompressor.eof:
+            break
+    return b"".join(pieces)
+
+
+def _check_bomb(trace_path: Path, out_size: int, limit: int) -> None:
+    if out_size > limit:
+        raise TraceLoadError(
+            f"{trace_path}: decompresses to more than {_size_text(limit)}; stopped "
+            "(a decompression bomb, or set STEPTRACE_MAX_BYTES to raise the limit)"
+        )
+
+
 def _read_gzip(
     handle: io.BufferedReader,
     trace_path: Path,
@@ -173,25 +211,29 @@ def _read_gzip(
         if not chunk:
             break
         member_open = True
+        before = decompressor.copy()
         try:
             piece = decompressor.decompress(chunk, max(1, limit - out_size + 1))
         except zlib.error as error:
+            # zlib drops the whole call's output on an error (a bad checksum at
+            # the very end included): replay the chunk in small steps to keep it.
+            salvaged = _salvage(before, chunk, max(1, limit - out_size + 1))
+            out.append(salvaged)
+            out_size += len(salvaged)
             if out_size == 0:
                 raise TraceLoadError(
                     f"{trace_path}: unreadable gzip data ({error})"
                 ) from None
+            _check_bomb(trace_path, out_size, limit)
             warnings.append(
-                f"gzip data is corrupt after {out_size} bytes ({error}); kept what came before"
+                f"gzip data is corrupt after {out_size} bytes ({error}); kept what "
+                "came before"
             )
             member_open = False
             break
         out.append(piece)
         out_size += len(piece)
-        if out_size > limit:
-            raise TraceLoadError(
-                f"{trace_path}: decompresses to more than {_size_text(limit)}; stopped "
-                "(a decompression bomb, or set STEPTRACE_MAX_BYTES to raise the limit)"
-            )
+        _check_bomb(trace_path, out_size, limit)
         if decompressor.unconsumed_tail:
             pending = decompressor.unconsumed_tail
         elif decompressor.eof:
