@@ -7,6 +7,7 @@ tmp_path by `fixtures_app`, and notes fall back under tmp_path too.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual.pilot import Pilot
 
@@ -22,7 +23,7 @@ def make_app(path: Path | str) -> StepTraceApp:
     return app
 
 
-async def settle(pilot: Pilot[object]) -> None:
+async def settle(pilot: Pilot[Any]) -> None:
     """Wait for the load worker and for the screen it leads to."""
     app = pilot.app
     for _ in range(200):

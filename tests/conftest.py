@@ -14,7 +14,7 @@ from syrupy.location import PyTestLocation
 SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots"
 
 
-class TopLevelSVGExtension(pytest_textual_snapshot.SVGImageExtension):
+class TopLevelSVGExtension(pytest_textual_snapshot.SVGImageExtension):  # type: ignore[misc]
     """The plugin's SVG snapshots, kept in `snapshots/<test module>/`."""
 
     @classmethod

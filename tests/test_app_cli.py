@@ -27,9 +27,12 @@ def test_open_runs_the_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     from tui.commands import open as open_command
 
     opened: list[Path] = []
-    monkeypatch.setattr(
-        open_command, "open_in_app", lambda path: opened.append(path) or 0
-    )
+
+    def fake_open(path: Path) -> int:
+        opened.append(path)
+        return 0
+
+    monkeypatch.setattr(open_command, "open_in_app", fake_open)
     trace = tmp_path / "t.json"
     trace.write_text("{}")
     assert main([str(trace)]) == 0

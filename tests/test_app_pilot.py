@@ -338,7 +338,7 @@ async def test_help_and_palette_list_every_action(cuda_trace: Path) -> None:
         ):
             assert wanted in commands
         assert "Sort by next column" in commands and "Next status" in commands
-        await commands["Biggest gap"].callback()  # type: ignore[misc]
+        await commands["Biggest gap"].callback()
         await pilot.pause()
         assert isinstance(screen, MainScreen)
         assert "gap 3/3" in _info(screen)
@@ -546,3 +546,24 @@ async def test_note_edit_and_jump_to_its_step(cuda_trace: Path) -> None:
         assert screen.notes_store.notes[0].hypothesis == "slow read on step 2"
         await pilot.press("enter")
         assert screen.current_step == 1
+
+
+@pilot_test
+async def test_fit_twice_returns_to_the_window_and_escape_clears(
+    cuda_trace: Path,
+) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        timeline = screen.query_one(Timeline)
+        whole = (timeline.view_start_ns, timeline.view_end_ns)
+        await pilot.press("g", "f")
+        gap = screen.analysis.gaps[0]
+        assert timeline.view_start_ns <= gap.start_ns
+        assert timeline.view_end_ns - timeline.view_start_ns < whole[1] - whole[0]
+        await pilot.press("f")
+        assert (timeline.view_start_ns, timeline.view_end_ns) == whole
+        await pilot.press("escape")
+        assert timeline.selected_range is None and screen.marks.size == 0

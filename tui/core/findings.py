@@ -69,18 +69,25 @@ def gpu_idle_in_data_zone(analysis: Analysis) -> Finding:
         )
     zone_ns = analysis.total_zone_ns
     if not trace.gpu_observed:
+        # Without GPU events the gap is the zone's CPU wait, and is named so.
         wait = sum(gap.duration_ns for gap in analysis.gaps)
+        share = wait / zone_ns if zone_ns else 0.0
         return Finding(
             "gpu_idle_data_zone",
-            title,
-            "not observed: no GPU events in the capture ("
-            + (gpu_missing_reason(trace) or "unknown reason")
-            + f"); the data zone's CPU wait is {format_duration_ns(wait)}"
-            f" of {format_duration_ns(zone_ns)}",
-            {"zones": zones, "zone_ns": zone_ns, "cpu_wait_ns": wait},
-            hypothesis,
+            "CPU wait in the data zone (GPU not observed)",
+            f"the data zone waited {format_duration_ns(wait)} of"
+            f" {format_duration_ns(zone_ns)} ({share:.0%}) in its own time, outside"
+            " any operator; GPU activity not observed: "
+            + (gpu_missing_reason(trace) or "no GPU events"),
+            {
+                "zones": zones,
+                "zone_ns": zone_ns,
+                "cpu_wait_ns": wait,
+                "cpu_wait_share": share,
+            },
+            "the input pipeline may not keep up with the computation",
             next_check,
-            False,
+            share >= IDLE_SHARE_WORTH_A_LOOK,
         )
     gaps = analysis.gaps
     starts = np.array([gap.start_ns for gap in gaps], dtype=np.int64)

@@ -76,7 +76,9 @@ class MainScreen(Screen[None]):
         Binding("3", "tab(2)", "Notes", show=False),
         Binding("m", "note", "Note"),
         Binding("c", "capture", "New capture", show=False),
-        Binding("escape", "clear", "Clear marks / close search", show=False),
+        Binding(
+            "escape", "clear", "Clear marks and selection / close search", show=False
+        ),
     ]
 
     def __init__(
@@ -239,15 +241,16 @@ class MainScreen(Screen[None]):
                 break
 
     def action_fit(self) -> None:
-        """Fit the selected range or event, or the whole window."""
+        """Fit the selected range or event; again (or with nothing selected): the window."""
         timeline = self.timeline
+        before = (timeline.view_start_ns, timeline.view_end_ns)
         if timeline.selected_range is not None:
             timeline.fit(*timeline.selected_range)
         elif timeline.selected_event is not None:
             event = timeline.selected_event
             start = int(self.trace.start_ns[event])
             timeline.fit(start, start + max(int(self.trace.duration_ns[event]), 1))
-        else:
+        if (timeline.view_start_ns, timeline.view_end_ns) == before:
             timeline.fit(0, max(self.trace.span_ns, 1))
 
     # -- events and details --------------------------------------------------
@@ -351,6 +354,9 @@ class MainScreen(Screen[None]):
             self.timeline.focus()
             return
         self._set_marks(np.zeros(0, dtype=np.int64), "")
+        self.timeline.select_event(None)
+        self.timeline.selected_range = None
+        self.gap_index = None
         self._show_info(self._window_info())
 
     # -- gaps ----------------------------------------------------------------

@@ -176,7 +176,7 @@ class OperatorTable(ScrollView, can_focus=True):
         if found.size:
             self.move_cursor(int(found[0]))
 
-    def values(self, row: int) -> tuple[int, int | None, int | None]:
+    def values(self, row: int) -> tuple[int, int, int | None]:
         """Calls, CPU and GPU time of a row in the current mode."""
         cpu = self._column("cpu")
         gpu = self._column("gpu")
