@@ -350,6 +350,36 @@ def build_truncations(folder: Path) -> list[HostileCase]:
                     cli=form == "object" and share == TRUNCATION_SHARES[6],
                 )
             )
+    # Cuts inside one event whose args hold many lists and objects (aten::cat
+    # with a hundred inputs): the brackets inside args must not stop recovery.
+    wide = [
+        complete(
+            "aten::cat",
+            10 * index,
+            5,
+            args={
+                "Input Dims": [[64, 3, 224, 224]] * 100,
+                "Input type": ["float"] * 100,
+                "Concrete Inputs": [{"value": index}] * 40,
+            },
+        )
+        for index in range(60)
+    ]
+    serialized = serialize(wide)
+    last_start = serialized.event_ends[-2] + 2
+    for step in range(1, 6):
+        offset = last_start + (serialized.event_ends[-1] - last_start) * step // 6
+        case_name = f"cut-inside-wide-args-at-{offset}"
+        path = _write(folder / f"{case_name}.json", serialized.data[:offset])
+        cases.append(
+            HostileCase(
+                case_name,
+                path,
+                "load",
+                ("cut off",),
+                truncation=Truncation(offset, len(wide) - 1, len(wide)),
+            )
+        )
     # A killed exporter's temporary file.
     serialized = serialize(events)
     offset = int(len(serialized.data) * 0.42)
@@ -975,6 +1005,22 @@ def build_corpus(folder: Path, *, large: bool = True) -> list[HostileCase]:
             "aten::pair\U0001f600ok": 1,
         },
         cli=True,
+    )
+    add(
+        "cut-with-lone-surrogate",
+        ".json",
+        _wrap(
+            [
+                *base,
+                '{"ph":"X","cat":"cpu_op","name":"aten::bad\\ud800","pid":1,"tid":1,"ts":200,"dur":1}',
+                *base,
+            ]
+        )[:-30],
+        "load",
+        "cut off",
+        "surrogate",
+        events=2,
+        op_calls={"aten::good": 1, "aten::bad\ufffd": 1},
     )
     add(
         "invalid-utf8",

@@ -522,6 +522,53 @@ def _event_from_python(item: Any) -> RawEvent:
 
 
 _MAX_CUT_TRIES = 24
+_MAX_CUT_STEPS = 2_000_000
+_CUT_BYTES_BUDGET = 1 << 28
+# The list of events closes within this many bytes of the end when what was
+# cut is a trailing top-level key (Kineto writes a few short ones after it).
+_TRAILING_KEYS_WINDOW = 1 << 16
+_JSON_SPACE = b" \t\r\n"
+
+
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _worth_tolerant(error: BaseException, position: int, surrogates: bool) -> bool:
+    """Whether a candidate msgspec refused might still parse with the slow parser.
+
+    Not when msgspec stopped at the candidate's end (the cut is in the wrong
+    place), nor when it ran out of input with no surrogate escape to blame
+    (msgspec reports a lone surrogate as truncated input too).
+    """
+    if isinstance(error, RecursionError):
+        return False
+    stopped_at = _error_byte(error)
+    if stopped_at is not None:
+        return stopped_at < position
+    if "truncated" in str(error):
+        return surrogates
+    return True
+
+
+def _could_end_element(data: bytes, position: int, end: int) -> bool:
+    """Whether the bracket at `position` may close a whole event (or the event list).
+
+    An event closes with `}` followed by `,` and the next event's `{`, or by
+    nothing when the file stops there; the event list closes with `]` followed
+    by the next top-level key, near the end. Brackets inside args (lists of
+    input shapes, nested objects) fail these tests, so they cost no decode.
+    """
+    following = data[position + 1 : position + 64].lstrip(_JSON_SPACE)
+    if not following:
+        return True
+    if not following.startswith(b","):
+        return False
+    after = following[1:].lstrip(_JSON_SPACE)
+    if data[position] == ord("}"):
+        return not after or after.startswith(b"{")
+    return end - position <= _TRAILING_KEYS_WINDOW and (
+        not after or after.startswith(b'"')
+    )
 
 
 def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
@@ -535,14 +582,27 @@ def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
     array_form = _first_significant_byte(data) == ord("[")
     suffixes = [b"]"] if array_form else [b"]}", b"}"]
     end = len(data.rstrip(b" \t\r\n\x00"))
-    position = end
+    brace = data.rfind(b"}", 0, end)
+    bracket = data.rfind(b"]", 0, end)
+    surrogates = _SURROGATE_ESCAPE_BYTES.search(data) is not None
     tries = 0
-    while tries < _MAX_CUT_TRIES:
-        position = max(data.rfind(b"}", 0, position), data.rfind(b"]", 0, position))
+    steps = 0
+    # Each wrong candidate costs one fast pass over the file: small files may
+    # try many (an event cut inside a list of objects), big ones a few.
+    max_tries = min(
+        max(_MAX_CUT_TRIES, _CUT_BYTES_BUDGET // max(len(data), 1)), _MAX_CUT_STEPS
+    )
+    while tries < max_tries and steps < _MAX_CUT_STEPS:
+        steps += 1
+        # Walk back over closing brackets; each kind is searched for only once
+        # per step so that a bracket far back is not rescanned every time.
+        if brace >= bracket:
+            position, brace = brace, data.rfind(b"}", 0, brace)
+        else:
+            position, bracket = bracket, data.rfind(b"]", 0, bracket)
         if position <= 0:
             break
-        following = data[position + 1 : position + 64].lstrip(b" \t\r\n")
-        if following and not following.startswith(b","):
+        if not _could_end_element(data, position, end):
             continue
         tries += 1
         decoded = None
@@ -552,8 +612,7 @@ def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
                 decoded = _decode_fast(candidate, source_name)
                 break
             except (msgspec.DecodeError, RecursionError, ValueError) as error:
-                stopped_at = _error_byte(error)
-                if stopped_at is not None and stopped_at >= position:
+                if not _worth_tolerant(error, position, surrogates):
                     continue
             except TraceLoadError:
                 continue
