@@ -11,6 +11,7 @@ import decimal
 import gzip
 import json
 import math
+import re
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -244,8 +245,12 @@ def test_random_event_fields(event_list: list[dict[str, Any]], form: str) -> Non
 
 
 @st.composite
-def corrupted(draw: st.DrawFn) -> tuple[bytes, str]:
-    """A small valid trace with a few bytes truncated, flipped, inserted or deleted."""
+def corrupted(draw: st.DrawFn) -> tuple[bytes, bytes, str]:
+    """A small valid trace with bytes truncated, flipped, inserted or deleted.
+
+    Returns the damaged JSON, the bytes written (maybe gzipped, and then maybe
+    cut or flipped again) and the file suffix.
+    """
     form = draw(st.sampled_from(["object", "array"]))
     data = bytearray(serialize(sample_events(steps=2, ops_per_step=2), form=form).data)
     for _ in range(draw(st.integers(min_value=1, max_value=4))):
@@ -261,14 +266,31 @@ def corrupted(draw: st.DrawFn) -> tuple[bytes, str]:
             data[at:at] = draw(st.binary(min_size=1, max_size=8))
         else:
             del data[at : at + draw(st.integers(min_value=1, max_value=16))]
-    packing = draw(st.sampled_from(["plain", "gzip", "gzip-cut"]))
+    packing = draw(st.sampled_from(["plain", "gzip", "gzip-cut", "gzip-flip"]))
     raw = bytes(data)
-    if packing == "gzip":
-        return gzip.compress(raw, mtime=0), ".json.gz"
+    if packing == "plain":
+        return raw, raw, ".json"
+    packed = bytearray(gzip.compress(raw, mtime=0))
     if packing == "gzip-cut":
-        packed = gzip.compress(raw, mtime=0)
-        return packed[: draw(st.integers(min_value=0, max_value=len(packed)))], ".gz"
-    return raw, ".json"
+        del packed[draw(st.integers(min_value=0, max_value=len(packed))) :]
+    elif packing == "gzip-flip":
+        at = draw(st.integers(min_value=0, max_value=len(packed) - 1))
+        packed[at] ^= draw(st.integers(min_value=1, max_value=255))
+    return raw, bytes(packed), ".json.gz"
+
+
+NUMBER_TOKEN = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+
+
+def number_text_ns(token: bytes) -> int | None:
+    """A JSON number's text as exact ns, as the loader reads timestamps."""
+    try:
+        value = decimal.Decimal(token.decode())
+    except decimal.InvalidOperation:
+        return None
+    if value and value.adjusted() > 20:
+        return None
+    return int((value * 1000).to_integral_value(rounding=decimal.ROUND_HALF_UP))
 
 
 ORIGINAL_COMPLETE = {
@@ -281,13 +303,21 @@ ORIGINAL_COMPLETE = {
 
 @FUZZ_SETTINGS
 @given(corrupted())
-def test_corrupted_bytes(sample: tuple[bytes, str]) -> None:
+def test_corrupted_bytes(sample: tuple[bytes, bytes, str]) -> None:
     """Byte-level damage: a TraceLoadError or a trace with sane figures, never a traceback."""
-    data, suffix = sample
-    trace = load_bytes(data, suffix)
+    damaged_json, written, suffix = sample
+    trace = load_bytes(written, suffix)
     if trace is None:
         return
     check_figures(trace)
+    # Every kept start is a number written in the (damaged) input.
+    written_numbers = {
+        start
+        for token in NUMBER_TOKEN.findall(damaged_json)
+        if (start := number_text_ns(token)) is not None
+    }
+    for start in (trace.start_ns + trace.origin_ns).tolist():
+        assert start in written_numbers, start
     # Damage never makes up events: at most the complete events of the original
     # (plus a few a corrupted byte can turn into, e.g. a flipped phase letter).
     assert trace.event_count <= ORIGINAL_COMPLETE["object"] + 8
