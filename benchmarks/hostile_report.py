@@ -153,6 +153,45 @@ def cli_checks(cases: list[HostileCase]) -> tuple[int, int, list[str]]:
     return met, len(cases), failures
 
 
+def nested_events_seconds(folder: Path, depth: int = 100_000) -> float | None:
+    """`steptrace ops` on events each nested in the previous one; None past the timeout."""
+    import orjson
+
+    events: list[dict[str, Any]] = [
+        {
+            "ph": "X",
+            "cat": "cpu_op",
+            "name": f"aten::r{index % 7}",
+            "pid": 1,
+            "tid": 1,
+            "ts": index,
+            "dur": 2 * (depth - index),
+            "args": {"External id": index + 1},
+        }
+        for index in range(depth)
+    ]
+    events.append(
+        {
+            "ph": "X",
+            "cat": "kernel",
+            "name": "k",
+            "pid": 0,
+            "tid": 7,
+            "ts": depth,
+            "dur": 1,
+            "args": {"External id": depth},
+        }
+    )
+    path = folder / "nested-events.json"
+    path.write_bytes(orjson.dumps({"traceEvents": events}))
+    started = time.monotonic()
+    try:
+        run_cli(["ops", str(path)], {})
+    except subprocess.TimeoutExpired:
+        return None
+    return time.monotonic() - started
+
+
 def leak_checks(case: HostileCase, with_app: bool) -> dict[str, int]:
     """Payload bytes that reached a real terminal, per command."""
     from tests.test_terminal_safety import APP_PAYLOADS, run_in_pty
@@ -231,6 +270,7 @@ def report(folder: Path, options: argparse.Namespace) -> int:
     cli_met, cli_total, cli_failures = cli_checks([case for case in cases if case.cli])
     names_case = next(case for case in cases if case.name == "hostile-names")
     leaks = leak_checks(names_case, with_app=not options.no_app)
+    nested = nested_events_seconds(folder)
 
     truncated = sum(1 for case in cases if case.truncation is not None)
     print("steptrace hostile-input report")
@@ -254,6 +294,14 @@ def report(folder: Path, options: argparse.Namespace) -> int:
     print(
         f"  slowest input                {slowest[0]} ({slowest[1]['seconds']:.1f} s, "
         "load + analysis)"
+    )
+    print(
+        "  ops on 100k nested events    "
+        + (
+            f"{nested:.1f} s"
+            if nested is not None
+            else f"over {TIMEOUT_S:.0f} s (hang)"
+        )
     )
     print("  raw escape bytes leaked to a terminal (hostile-names trace):")
     for label, count in leaks.items():
