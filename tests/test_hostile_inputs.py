@@ -237,6 +237,19 @@ def test_cli_error_path_is_escaped(tmp_path: Path) -> None:
     assert b"\\x1b]0;pwned" in result.stderr
 
 
+@pytest.mark.parametrize(
+    "name", ["nul\x00byte.json", "x" * 5000 + ".json", "loop/../loop.json"]
+)
+def test_unusable_paths_fail_with_one_line(tmp_path: Path, name: str) -> None:
+    """Paths the OS refuses (NUL byte, too long, a symlink loop) are load errors too."""
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    with pytest.raises(TraceLoadError) as raised:
+        load_trace(str(tmp_path / name))
+    message = str(raised.value)
+    assert "\n" not in message and not has_unsafe(message)
+
+
 def test_bomb_stops_early_in_memory() -> None:
     """The decompression bomb is refused after reading about the limit, not the whole stream."""
     case = next(case for case in corpus()[1] if case.name == "decompression-bomb")

@@ -91,6 +91,8 @@ def read_trace_bytes(
         raise TraceLoadError(
             f"{shown}: cannot read ({error.strerror or error})"
         ) from None
+    except ValueError:  # a NUL byte in the path
+        raise TraceLoadError(f"{shown}: not a valid file name") from None
     try:
         with handle:
             return _read_open(handle, shown, file_size, limit, progress, cancel)
