@@ -19,7 +19,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
 from tui.app.dialogs.capture import CaptureDialog
-from tui.app.dialogs.confirm import ConfirmDialog
 from tui.app.dialogs.note_form import NoteDraft, NoteForm
 from tui.app.messages import (
     EventActivated,
@@ -35,6 +34,7 @@ from tui.app.messages import (
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.help import HelpScreen, KeySection
 from tui.app.screens.loading import LoadingScreen
+from tui.app.screens.notes_keeper import NotesKeeper
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.header_line import HeaderLine
 from tui.app.widgets.notes_pane import NotesPane
@@ -47,7 +47,6 @@ from tui.core.model import Trace
 from tui.core.report import format_duration_ns
 from tui.core.textsafe import printable
 
-STATUS_CYCLE = ("open", "confirmed", "refuted", "dropped")
 TABS = ("tab-ops", "tab-findings", "tab-notes")
 
 
@@ -103,7 +102,6 @@ class MainScreen(Screen[None]):
         self.mark_index = -1
         self.mark_label = ""
         self.input_purpose = ""
-        self.notes_store: Any = None
         self._group_ids: dict[str, list[int]] | None = None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -128,6 +126,7 @@ class MainScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.notes = NotesKeeper(self, self.query_one(NotesPane), self.path)
         self.query_one(Timeline).focus()
         self._open_notes()
         self._show_info(self._window_info())
@@ -524,19 +523,8 @@ class MainScreen(Screen[None]):
     # -- notes ---------------------------------------------------------------
 
     def _open_notes(self) -> None:
-        from tui.notes import NotesError, NotesStore
-
-        pane = self.query_one(NotesPane)
-        try:
-            self.notes_store = NotesStore.open(self.path)
-        except (NotesError, OSError) as error:
-            self.notes_store = None
-            pane.show_notes([], f"notes unavailable: {printable(str(error))}")
-            return
-        for problem in self.notes_store.problems:
-            self.notify(printable(problem), severity="warning", markup=False)
-        self._refresh_notes()
-        self.hash_trace()
+        if self.notes.open():
+            self.hash_trace()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="hash")
     def hash_trace(self) -> None:
@@ -553,41 +541,12 @@ class MainScreen(Screen[None]):
         self.post_message(TraceHashed(digest.hexdigest()))
 
     def on_trace_hashed(self, message: TraceHashed) -> None:
-        if self.notes_store is None:
-            return
-        if self.notes_store.set_trace_sha256(message.sha256):
-            self.notify(
-                "The trace changed since these notes were written.",
-                severity="warning",
-            )
+        self.notes.trace_hashed(message.sha256)
 
-    def _refresh_notes(self) -> None:
-        pane = self.query_one(NotesPane)
-        store = self.notes_store
-        if store is None:
-            return
-        pane.show_notes(
-            store.notes,
-            "no notes yet: m writes one on the current selection (a in this list)",
-        )
-
-    def _save_notes(self) -> None:
-        from tui.notes import NotesError
-
-        try:
-            result = self.notes_store.save()
-        except (NotesError, OSError) as error:
-            self.notify(
-                f"notes not saved: {printable(str(error))}",
-                severity="error",
-                markup=False,
-            )
-        else:
-            if result.fell_back:
-                self.notify(
-                    f"notes saved to {printable(str(result.path))}", markup=False
-                )
-        self._refresh_notes()
+    @property
+    def notes_store(self) -> Any:
+        """The capture's NotesStore (None when notes cannot be read)."""
+        return self.notes.store
 
     def current_anchor(self) -> tuple[Any, str, NoteDraft]:
         """The anchor for a new note: the focused finding or operator, else the
@@ -633,71 +592,16 @@ class MainScreen(Screen[None]):
 
     def action_note(self) -> None:
         """Write a note on the current selection."""
-        if self.notes_store is None:
+        if self.notes.store is None:
             self.notify("Notes are unavailable for this capture.", severity="warning")
             return
-        anchor, label, draft = self.current_anchor()
-
-        def saved(result: NoteDraft | None) -> None:
-            if result is None:
-                return
-            self.notes_store.add(
-                result.hypothesis,
-                observation=result.observation,
-                next_check=result.next_check,
-                anchor=anchor,
-                status=result.status,
-            )
-            self._save_notes()
-            self.notify("Note saved.")
-
-        self.app.push_screen(NoteForm(label, draft), saved)
+        self.notes.write(*self.current_anchor())
 
     def on_note_action(self, message: NoteAction) -> None:
-        store = self.notes_store
-        if store is None:
-            return
         if message.action == "add":
             self.action_note()
-            return
-        if message.note_id is None:
-            return
-        note = store.get(message.note_id)
-        if message.action == "edit":
-
-            def edited(result: NoteDraft | None) -> None:
-                if result is not None:
-                    store.update(
-                        note.id,
-                        hypothesis=result.hypothesis,
-                        observation=result.observation,
-                        next_check=result.next_check,
-                        status=result.status,
-                    )
-                    self._save_notes()
-
-            label = note.anchor.describe() if note.anchor else "the capture"
-            draft = NoteDraft(
-                note.hypothesis, note.observation, note.next_check, note.status
-            )
-            self.app.push_screen(NoteForm(label, draft), edited)
-        elif message.action == "status":
-            position = STATUS_CYCLE.index(note.status)
-            store.update(note.id, status=STATUS_CYCLE[(position + 1) % 4])
-            self._save_notes()
-        elif message.action == "delete":
-
-            def confirmed(answer: bool | None) -> None:
-                if answer:
-                    store.delete(note.id)
-                    self._save_notes()
-
-            question = Text("Delete the note ")
-            question.append(printable(note.hypothesis[:60]), style="bold")
-            question.append("?")
-            self.app.push_screen(ConfirmDialog(question), confirmed)
-        elif message.action == "jump" and note.anchor is not None:
-            self.jump_to(note.anchor)
+        else:
+            self.notes.act(message.action, message.note_id, self.jump_to)
 
     def jump_to(self, anchor: Any) -> None:
         """Show what a note's anchor points at."""
