@@ -567,3 +567,20 @@ async def test_fit_twice_returns_to_the_window_and_escape_clears(
         assert (timeline.view_start_ns, timeline.view_end_ns) == whole
         await pilot.press("escape")
         assert timeline.selected_range is None and screen.marks.size == 0
+
+
+@pilot_test
+async def test_header_click_sorts_by_that_column(cuda_trace: Path) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(OperatorTable)
+        name_width = table._widths()[0]
+        await pilot.click(OperatorTable, offset=(name_width + 3, 0))
+        assert table.sort == "calls" and table.descending
+        calls = [int(table.table.calls[int(row)]) for row in table.order]
+        assert calls == sorted(calls, reverse=True)
+        await pilot.click(OperatorTable, offset=(2, 0))
+        assert table.sort == "name"
+        names = [table.table.names[int(row)] for row in table.order]
+        assert names == sorted(names)
