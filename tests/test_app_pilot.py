@@ -196,6 +196,7 @@ async def test_bad_file_shows_load_error(
         assert "\n" not in app.screen.reason
         await pilot.press("q")
     assert not app.is_running
+    assert app.return_code == 2
 
 
 @pilot_test

@@ -20,7 +20,7 @@ class LoadErrorScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("q", "quit", "Quit"),
     ]
 
     def __init__(self, path: Path, reason: str) -> None:
@@ -50,8 +50,15 @@ class LoadErrorScreen(Screen[None]):
             )
         yield Footer()
 
+    def _capture_behind(self) -> bool:
+        return len(self.app.screen_stack) > 2
+
+    def action_quit(self) -> None:
+        """Quit; the exit status says the file could not be opened."""
+        self.app.exit(return_code=0 if self._capture_behind() else 2)
+
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
+        if self._capture_behind():
             self.dismiss(None)
         else:
             self.app.exit(return_code=2)
