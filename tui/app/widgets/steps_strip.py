@@ -9,7 +9,7 @@ from textual.widget import Widget
 
 from tui.app.messages import StepChosen
 from tui.core.analysis import Analysis, step_stats
-from tui.core.report import format_duration_ns
+from tui.core.report import format_duration_ns, samples_per_step
 
 CAVEAT = "few steps show the mechanism, not a distribution"
 
@@ -81,6 +81,10 @@ class StepsStrip(Widget):
                 f"  min {format_duration_ns(stats['min_ns'])}"
                 f"  max {format_duration_ns(stats['max_ns'])}"
             )
+            samples = samples_per_step(self.analysis.trace)
+            if samples and stats["median_ns"] > 0:
+                rate = samples / (stats["median_ns"] / 1e9)
+                line.append(f"  ({rate:,.0f} samples/s at the median)")
         caveat = f"({CAVEAT})"
         # The caveat gets its own line rather than being cut on narrow terminals.
         if line.cell_len + 2 + len(caveat) > max(self.size.width - 2, 20):
