@@ -91,7 +91,12 @@ class _Interner:
         return table
 
 
+_PLAIN_TYPES = frozenset({int, str, float, bool, type(None)})
+
+
 def _hashable(value: Any) -> Hashable:
+    if type(value) in _PLAIN_TYPES:
+        return value  # type: ignore[no-any-return]
     try:
         hash(value)
     except TypeError:
@@ -521,6 +526,38 @@ def _decode_known_args(
     return known
 
 
+_METADATA_NAMES = frozenset(
+    {"process_name", "thread_name", "process_sort_index", "thread_sort_index"}
+)
+
+
+class _MetadataArgs(msgspec.Struct, gc=False):
+    """The args fields of track metadata events."""
+
+    name: Any = msgspec.UNSET
+    sort_index: Any = None
+
+
+_METADATA_ARGS_LIST = msgspec.json.Decoder(list[_MetadataArgs])
+_METADATA_ARGS_ONE = msgspec.json.Decoder(_MetadataArgs)
+
+
+def _decode_metadata_args(events: Sequence[RawEvent]) -> list[_MetadataArgs | None]:
+    """All metadata args in one typed decode (MTIA traces hold 300k of them); None when unreadable."""
+    pieces = [event.args if len(event.args) else b"{}" for event in events]
+    try:
+        return list(_METADATA_ARGS_LIST.decode(b"[" + b",".join(pieces) + b"]"))
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        pass
+    decoded: list[_MetadataArgs | None] = []
+    for piece in pieces:
+        try:
+            decoded.append(_METADATA_ARGS_ONE.decode(piece))
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            decoded.append(None)
+    return decoded
+
+
 def _read_metadata(
     metadata_events: Sequence[RawEvent],
 ) -> tuple[
@@ -533,29 +570,26 @@ def _read_metadata(
     thread_names: dict[tuple[Hashable, Hashable], Any] = {}
     process_sort: dict[Hashable, int] = {}
     thread_sort: dict[tuple[Hashable, Hashable], int] = {}
-    for event in metadata_events:
-        if event.name not in (
-            "process_name",
-            "thread_name",
-            "process_sort_index",
-            "thread_sort_index",
-        ):
+    wanted = [
+        event
+        for event in metadata_events
+        if type(event.name) is str and event.name in _METADATA_NAMES
+    ]
+    for event, args in zip(wanted, _decode_metadata_args(wanted), strict=True):
+        if args is None:
             continue
-        try:
-            args = msgspec.json.decode(event.args) if len(event.args) else {}
-        except msgspec.DecodeError:
-            continue
-        if not isinstance(args, dict):
-            continue
+        kind = event.name
         pid = _key(event.pid)
-        if event.name == "process_name":
-            process_names[pid] = args.get("name", "")
-        elif event.name == "thread_name":
-            thread_names[(pid, _key(event.tid))] = args.get("name", "")
-        elif event.name == "process_sort_index" and type(args.get("sort_index")) is int:
-            process_sort[pid] = args["sort_index"]
-        elif event.name == "thread_sort_index" and type(args.get("sort_index")) is int:
-            thread_sort[(pid, _key(event.tid))] = args["sort_index"]
+        if kind == "process_name":
+            process_names[pid] = "" if args.name is msgspec.UNSET else args.name
+        elif kind == "thread_name":
+            thread_names[(pid, _key(event.tid))] = (
+                "" if args.name is msgspec.UNSET else args.name
+            )
+        elif kind == "process_sort_index" and type(args.sort_index) is int:
+            process_sort[pid] = args.sort_index
+        elif kind == "thread_sort_index" and type(args.sort_index) is int:
+            thread_sort[(pid, _key(event.tid))] = args.sort_index
     return process_names, thread_names, process_sort, thread_sort
 
 

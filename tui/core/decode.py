@@ -259,9 +259,36 @@ class _InvalidJson(TraceLoadError):
         self.at_end = at_end
 
 
+_WINDOW = 1 << 16
+
+
+def _leading_space(data: bytes, space: bytes) -> int:
+    """How many bytes of `space` open `data`, without copying it (bytes.lstrip would)."""
+    start = 0
+    while start < len(data):
+        window = data[start : start + _WINDOW]
+        rest = window.lstrip(space)
+        if rest:
+            return start + len(window) - len(rest)
+        start += _WINDOW
+    return len(data)
+
+
+def _content_end(data: bytes, space: bytes) -> int:
+    """Where `data` ends once trailing `space` bytes are dropped, without copying it."""
+    end = len(data)
+    while end > 0:
+        window = data[max(0, end - _WINDOW) : end]
+        rest = window.rstrip(space)
+        if rest:
+            return end - len(window) + len(rest)
+        end -= len(window)
+    return 0
+
+
 def _first_significant_byte(data: bytes) -> int | None:
-    stripped = data.lstrip(b" \t\r\n\xef\xbb\xbf")
-    return stripped[0] if stripped else None
+    offset = _leading_space(data, b" \t\r\n\xef\xbb\xbf")
+    return data[offset] if offset < len(data) else None
 
 
 def _describe_byte(value: int) -> str:
@@ -272,14 +299,14 @@ def _describe_byte(value: int) -> str:
 
 def _looks_cut_off(data: bytes) -> bool:
     """A complete document ends with a closing bracket; a killed writer leaves anything else."""
-    tail = data.rstrip(b" \t\r\n\x00")
-    return not tail.endswith((b"}", b"]"))
+    end = _content_end(data, b" \t\r\n\x00")
+    return end == 0 or data[end - 1] not in b"}]"
 
 
 def _decode_fast(data: bytes, source_name: str) -> DecodedTrace:
-    stripped = data.lstrip(b" \t\r\n")
-    if stripped.startswith(b"\xef\xbb\xbf"):
-        data = stripped[3:]
+    offset = _leading_space(data, b" \t\r\n")
+    if data.startswith(b"\xef\xbb\xbf", offset):
+        data = data[offset + 3 :]
     if _first_significant_byte(data) == ord("["):
         return DecodedTrace(_decode_event_list(data), {}, array_form=True)
     top = _TOP_DECODER.decode(data)
@@ -581,7 +608,7 @@ def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
     """
     array_form = _first_significant_byte(data) == ord("[")
     suffixes = [b"]"] if array_form else [b"]}", b"}"]
-    end = len(data.rstrip(b" \t\r\n\x00"))
+    end = _content_end(data, b" \t\r\n\x00")
     brace = data.rfind(b"}", 0, end)
     bracket = data.rfind(b"]", 0, end)
     surrogates = _SURROGATE_ESCAPE_BYTES.search(data) is not None
