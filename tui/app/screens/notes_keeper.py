@@ -124,8 +124,12 @@ class NotesKeeper:
                     self.save()
 
             label = note.anchor.describe() if note.anchor else "the capture"
+            # Notes may come from someone else's sidecar: escapes stay visible.
             draft = NoteDraft(
-                note.hypothesis, note.observation, note.next_check, note.status
+                printable(note.hypothesis),
+                printable(note.observation),
+                printable(note.next_check),
+                note.status,
             )
             self.screen.app.push_screen(NoteForm(label, draft), edited)
         elif action == "status":
