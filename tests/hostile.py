@@ -1217,7 +1217,8 @@ def build_corpus(folder: Path, *, large: bool = True) -> list[HostileCase]:
     )
 
     # Sizes and file kinds.
-    bomb = gzip.compress(b" " * (64 * 1024 * 1024), compresslevel=9, mtime=0)
+    # 40 gzip members of 64 MB of spaces: ~2.6 MB on disk, 2.7 GB inflated.
+    bomb = gzip.compress(b" " * (64 * 1024 * 1024), compresslevel=9, mtime=0) * 40
     add(
         "decompression-bomb",
         ".json.gz",

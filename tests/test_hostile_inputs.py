@@ -250,6 +250,16 @@ def test_unusable_paths_fail_with_one_line(tmp_path: Path, name: str) -> None:
     assert "\n" not in message and not has_unsafe(message)
 
 
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_unreadable_file_fails_with_one_line(tmp_path: Path) -> None:
+    """A trace without read permission is a load error naming the cause."""
+    path = tmp_path / "secret.json"
+    path.write_bytes(b'{"traceEvents": []}')
+    path.chmod(0)
+    with pytest.raises(TraceLoadError, match="permission denied"):
+        load_trace(path)
+
+
 def test_bomb_stops_early_in_memory() -> None:
     """The decompression bomb is refused after reading about the limit, not the whole stream."""
     case = next(case for case in corpus()[1] if case.name == "decompression-bomb")
