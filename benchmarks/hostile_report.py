@@ -192,27 +192,28 @@ def nested_events_seconds(folder: Path, depth: int = 100_000) -> float | None:
     return time.monotonic() - started
 
 
-def leak_checks(case: HostileCase, with_app: bool) -> dict[str, int]:
-    """Payload bytes that reached a real terminal, per command."""
+def leak_checks(cases: list[HostileCase], with_app: bool) -> dict[str, int]:
+    """Payload bytes that reached a real terminal, per trace and command."""
     from tests.test_terminal_safety import APP_PAYLOADS, run_in_pty
 
     leaks: dict[str, int] = {}
-    for command in ("summary", "ops", "gaps"):
-        for extra in ([], ["--json"]):
-            _, output = run_in_pty([command, *extra, str(case.path)])
-            label = " ".join([command, *extra])
-            leaks[label] = sum(
-                output.count(marker) * len(marker) for marker in LEAK_MARKERS
+    for case in cases:
+        for command in ("summary", "ops", "gaps"):
+            for extra in ([], ["--json"]):
+                _, output = run_in_pty([command, *extra, str(case.path)])
+                label = " ".join([case.name + ":", command, *extra])
+                leaks[label] = sum(
+                    output.count(marker) * len(marker) for marker in LEAK_MARKERS
+                )
+        if with_app:
+            _, output = run_in_pty(
+                ["open", str(case.path)],
+                keys=[(3.0, b"q"), (5.0, b"q"), (7.0, b"\x03")],
+                timeout=40.0,
             )
-    if with_app:
-        _, output = run_in_pty(
-            ["open", str(case.path)],
-            keys=[(3.0, b"q"), (5.0, b"q"), (7.0, b"\x03")],
-            timeout=40.0,
-        )
-        leaks["open (app)"] = sum(
-            output.count(marker) * len(marker) for marker in APP_PAYLOADS
-        )
+            leaks[f"{case.name}: open (app)"] = sum(
+                output.count(marker) * len(marker) for marker in APP_PAYLOADS
+            )
     return leaks
 
 
@@ -268,8 +269,9 @@ def report(folder: Path, options: argparse.Namespace) -> int:
     )
     slowest = max(outcomes.items(), key=lambda item: item[1]["seconds"])
     cli_met, cli_total, cli_failures = cli_checks([case for case in cases if case.cli])
-    names_case = next(case for case in cases if case.name == "hostile-names")
-    leaks = leak_checks(names_case, with_app=not options.no_app)
+    leaks = leak_checks(
+        [case for case in cases if case.terminal_payload], with_app=not options.no_app
+    )
     nested = nested_events_seconds(folder)
 
     truncated = sum(1 for case in cases if case.truncation is not None)
@@ -303,9 +305,9 @@ def report(folder: Path, options: argparse.Namespace) -> int:
             else f"over {TIMEOUT_S:.0f} s (hang)"
         )
     )
-    print("  raw escape bytes leaked to a terminal (hostile-names trace):")
+    print("  raw escape bytes that reached a terminal (pty), per trace and command:")
     for label, count in leaks.items():
-        print(f"    {label:<22} {count}")
+        print(f"    {label:<40} {count}")
     for name in crashes:
         print(f"\n--- crash: {name}\n{outcomes[name]['traceback']}")
     return 1 if crashes or hangs or missed else 0

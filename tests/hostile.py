@@ -1216,6 +1216,26 @@ def build_corpus(folder: Path, *, large: bool = True) -> list[HostileCase]:
         terminal_payload=True,
     )
 
+    add(
+        "hostile-description",
+        ".json",
+        json.dumps(
+            {
+                "traceEvents": _names_doc(["aten::a"]),
+                "steptrace": {
+                    "question": "why?" + "".join(TERMINAL_PAYLOADS),
+                    "activities": {
+                        "requested": ["cpu"],
+                        "gpu_missing_reason": "none" + "".join(TERMINAL_PAYLOADS),
+                    },
+                },
+            }
+        ).encode(),
+        "load",
+        events=3,
+        terminal_payload=True,
+    )
+
     # Sizes and file kinds.
     # 40 gzip members of 64 MB of spaces: ~2.6 MB on disk, 2.7 GB inflated.
     bomb = gzip.compress(b" " * (64 * 1024 * 1024), compresslevel=9, mtime=0) * 40
