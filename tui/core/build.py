@@ -7,6 +7,7 @@ warning, so no figure silently includes it.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Sequence
@@ -78,6 +79,22 @@ class _Interner:
 
     def codes(self, values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.int32]]:
         ids = self.ids
+        if not ids:
+            # First use: one C-level pass records each value's first position;
+            # positions become dense codes in first-seen order.
+            first: dict[Any, int] = {}
+            try:
+                positions = np.fromiter(
+                    map(first.setdefault, values, itertools.count()),
+                    dtype=np.int64,
+                    count=len(values),
+                )
+            except TypeError:  # unhashable: the slow path below
+                pass
+            else:
+                firsts = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+                ids.update(zip(first, range(len(first)), strict=True))
+                return np.searchsorted(firsts, positions).astype(np.int32)
         try:
             codes = [ids.setdefault(value, len(ids)) for value in values]
         except TypeError:  # unhashable (a list or dict where a name should be)
@@ -111,6 +128,20 @@ def _as_text(value: Any) -> str:
         return msgspec.json.encode(value).decode()
     except (TypeError, msgspec.EncodeError):
         return repr(value)
+
+
+def _id_column(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """Ids (correlation, External id) as int64, -1 where missing or not an id."""
+    return np.fromiter(
+        (
+            value
+            if type(value) is int and -_MAX_ID < value < _MAX_ID
+            else (-1 if value is None else _int_or_missing(value))
+            for value in values
+        ),
+        dtype=np.int64,
+        count=len(values),
+    )
 
 
 def _int_or_missing(value: Any) -> int:
@@ -221,19 +252,12 @@ def build_trace(
     args_end = args_begin + args_length
     known = _decode_known_args(args_blob, args_raw, counts)
     del args_raw
-    correlation = np.array(
-        [_int_or_missing(item.correlation) for item in known], dtype=np.int64
-    )
-    external_id = np.array(
+    correlation = _id_column([item.correlation for item in known])
+    external_id = _id_column(
         [
-            _int_or_missing(
-                item.external_id
-                if item.external_id is not None
-                else item.external_id_old
-            )
+            item.external_id if item.external_id is not None else item.external_id_old
             for item in known
-        ],
-        dtype=np.int64,
+        ]
     )
     # Old traces write "external id": 0 for "none".
     external_id[external_id == 0] = -1
