@@ -24,7 +24,7 @@ import numpy as np
 import orjson
 import pytest
 
-from tests.hostile import HostileCase, build_corpus, load_outcome_ok
+from tests.hostile import HostileCase, build_corpus, missing_messages
 from tui.core.analysis import FILTERED_NAMES, Analysis
 from tui.core.errors import TraceLoadError
 from tui.core.load import load_trace
@@ -101,7 +101,7 @@ def _cpu_function_events(trace: Trace) -> int:
 
 def check_loaded(case: HostileCase, trace: Trace) -> None:
     """The expectations of a case that must load: warnings, counts, figures."""
-    assert not load_outcome_ok(case, trace.warnings), trace.warnings
+    assert not missing_messages(case, trace.warnings), trace.warnings
     if case.events is not None:
         assert trace.event_count == case.events
     analysis = Analysis(trace)
