@@ -260,6 +260,30 @@ def test_unreadable_file_fails_with_one_line(tmp_path: Path) -> None:
         load_trace(path)
 
 
+@pytest.mark.parametrize(
+    "stage",
+    [
+        "tui.core.source._read_open",
+        "tui.core.decode._decode_document",
+        "tui.core.build._build",
+    ],
+)
+def test_out_of_memory_is_a_load_error(
+    stage: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Running out of memory while reading, decoding or building says so in one line."""
+    module_name, function_name = stage.rsplit(".", 1)
+
+    def exhausted(*args: Any, **kwargs: Any) -> Any:
+        raise MemoryError
+
+    monkeypatch.setattr(sys.modules[module_name], function_name, exhausted)
+    case = {case.name: case for case in corpus()[1]}["gzip-under-json"]
+    with pytest.raises(TraceLoadError, match="not enough memory") as raised:
+        load_trace(case.path)
+    assert "\n" not in str(raised.value)
+
+
 def test_bomb_stops_early_in_memory() -> None:
     """The decompression bomb is refused after reading about the limit, not the whole stream."""
     case = next(case for case in corpus()[1] if case.name == "decompression-bomb")

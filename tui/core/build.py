@@ -18,6 +18,7 @@ import msgspec
 import numpy as np
 
 from tui.core.decode import _NOT_AN_OBJECT, DecodedTrace, RawEvent
+from tui.core.errors import TraceLoadError
 from tui.core.model import Flows, Kind, Trace, Track, TrackKind
 from tui.core.numbers import (
     MAX_TIMESTAMP_NS,
@@ -162,6 +163,24 @@ def build_trace(
     progress: Callable[[str], None] | None = None,
 ) -> Trace:
     """Build the columnar model from decoded events."""
+    try:
+        return _build(decoded, path, file_size, compressed, read_warnings, progress)
+    except MemoryError:
+        decoded.events = []
+        raise TraceLoadError(
+            f"{printable(str(path))}: not enough memory to hold this trace's events "
+            "(try a machine with more memory, or a shorter capture)"
+        ) from None
+
+
+def _build(
+    decoded: DecodedTrace,
+    path: Path,
+    file_size: int,
+    compressed: bool,
+    read_warnings: Sequence[str],
+    progress: Callable[[str], None] | None,
+) -> Trace:
     warnings: list[str] = list(read_warnings) + list(decoded.warnings)
     counts: Counter[str] = Counter()
     events = decoded.events

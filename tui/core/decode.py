@@ -60,8 +60,14 @@ _EVENT_DECODER = msgspec.json.Decoder(RawEvent)
 def decode_trace(data: bytes, source_name: str = "trace") -> DecodedTrace:
     """Decode a whole trace document, falling back to tolerant paths when needed."""
     source_name = printable(source_name)
-    data, encoding_warnings = _to_utf8(data)
-    decoded = _decode_document(data, source_name)
+    try:
+        data, encoding_warnings = _to_utf8(data)
+        decoded = _decode_document(data, source_name)
+    except MemoryError:
+        raise TraceLoadError(
+            f"{source_name}: not enough memory to decode {_size_text(len(data))} of "
+            "JSON (try a machine with more memory, or a shorter capture)"
+        ) from None
     decoded.warnings[:0] = encoding_warnings
     return decoded
 

@@ -100,6 +100,11 @@ def read_trace_bytes(
         raise TraceLoadError(
             f"{shown}: cannot read ({error.strerror or error})"
         ) from None
+    except MemoryError:
+        raise TraceLoadError(
+            f"{shown}: not enough memory to read {_size_text(file_size)} "
+            "(try a machine with more memory, or set STEPTRACE_MAX_BYTES lower)"
+        ) from None
 
 
 def _read_open(
