@@ -19,6 +19,7 @@ import termios
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -153,26 +154,34 @@ def test_ops_shows_markup_verbatim(hostile_names_trace: HostileCase) -> None:
 
 JSON_LEAK = (
     "tui/commands/_common.py print_json uses orjson, which escapes only U+0000-U+001F: "
-    "C1 controls (U+009B CSI) and bidi overrides (U+202E) in op names reach the "
-    "terminal raw with `steptrace ops --json`; escaping them as \\uXXXX keeps the JSON equal"
+    "C1 controls (U+009B CSI) and bidi overrides (U+202E) in op names and in the "
+    "capture description reach the terminal raw with `--json`; escaping them as "
+    "\\uXXXX keeps the JSON value equal"
 )
+
+
+def _json_case(trace: str, command: str, leaks: bool) -> Any:
+    marks = [pytest.mark.xfail(strict=True, reason=JSON_LEAK)] if leaks else []
+    return pytest.param(trace, command, marks=marks, id=f"{trace}-{command}")
 
 
 @pytest.mark.parametrize(
-    "command",
+    ("trace", "command"),
     [
-        "summary",
-        pytest.param("ops", marks=pytest.mark.xfail(strict=True, reason=JSON_LEAK)),
-        "gaps",
+        _json_case("hostile-names", "summary", leaks=False),
+        _json_case("hostile-names", "ops", leaks=True),
+        _json_case("hostile-names", "gaps", leaks=False),
+        _json_case("hostile-description", "summary", leaks=True),
+        _json_case("raw-control-chars", "ops", leaks=False),
     ],
 )
 def test_cli_json_output_is_inert(
-    command: str, hostile_names_trace: HostileCase
+    trace: str, command: str, payload_cases: dict[str, HostileCase]
 ) -> None:
-    """`--json` to a terminal: control characters are escaped by the JSON encoder."""
-    status, output = run_in_pty([command, "--json", str(hostile_names_trace.path)])
+    """`--json` to a terminal: no payload survives the JSON encoder."""
+    status, output = run_in_pty([command, "--json", str(payload_cases[trace].path)])
     assert status == 0, output[-2000:]
-    assert not leaked(output), [marker for marker in leaked(output)]
+    assert not leaked(output), leaked(output)
 
 
 @pytest.mark.xfail(
