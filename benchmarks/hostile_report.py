@@ -42,6 +42,8 @@ ADDRESS_SPACE = 4 * 1024**3
 def _child(case: HostileCase, pipe: Connection) -> None:
     """Load and analyse one case; send back what happened."""
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+    import orjson
+
     from tui.core.analysis import Analysis
     from tui.core.errors import TraceLoadError
     from tui.core.load import load_trace
@@ -50,7 +52,7 @@ def _child(case: HostileCase, pipe: Connection) -> None:
     try:
         trace = load_trace(case.path, max_bytes=case.max_bytes)
         analysis = Analysis(trace)
-        summary_dict(trace, analysis)
+        orjson.dumps(summary_dict(trace, analysis))  # what `--json` prints
         table = analysis.op_table()
         analysis.gaps  # noqa: B018 - computing it is the check
         calls = dict(zip(table.names, table.calls.tolist(), strict=True))

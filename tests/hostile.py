@@ -1236,6 +1236,28 @@ def build_corpus(folder: Path, *, large: bool = True) -> list[HostileCase]:
         terminal_payload=True,
     )
 
+    add(
+        "huge-step-number",
+        ".json",
+        json.dumps(
+            {
+                "traceEvents": [
+                    complete(
+                        "ProfilerStep#99999999999999999999999",
+                        0,
+                        10,
+                        cat="user_annotation",
+                    ),
+                    complete("ProfilerStep#-5", 20, 10, cat="user_annotation"),
+                ]
+            }
+        ).encode(),
+        "load",
+        events=2,
+        op_calls={"ProfilerStep*": 2},
+        cli=True,
+    )
+
     # Sizes and file kinds.
     # 40 gzip members of 64 MB of spaces: ~2.6 MB on disk, 2.7 GB inflated.
     bomb = gzip.compress(b" " * (64 * 1024 * 1024), compresslevel=9, mtime=0) * 40
