@@ -194,6 +194,30 @@ def nested_events_seconds(folder: Path, depth: int = 100_000) -> float | None:
     return time.monotonic() - started
 
 
+def many_steps_seconds(folder: Path, steps: int = 20_000) -> float | None:
+    """`steptrace summary` on a long profile: steps with a data zone and a kernel each."""
+    import orjson
+
+    from tests.hostile import complete
+
+    events: list[dict[str, Any]] = []
+    for step in range(steps):
+        start = 10 * step
+        events += [
+            complete(f"ProfilerStep#{step}", start, 9, cat="user_annotation"),
+            complete("lecture_batch_cpu", start, 5, cat="user_annotation"),
+            complete("k", start + 2, 1, cat="kernel", pid=0, tid=7),
+        ]
+    path = folder / "many-steps.json"
+    path.write_bytes(orjson.dumps({"traceEvents": events}))
+    started = time.monotonic()
+    try:
+        run_cli(["summary", str(path)], {})
+    except subprocess.TimeoutExpired:
+        return None
+    return time.monotonic() - started
+
+
 def leak_checks(cases: list[HostileCase], with_app: bool) -> dict[str, int]:
     """Payload bytes that reached a real terminal, per trace and command."""
     from tests.test_terminal_safety import APP_PAYLOADS, run_in_pty
@@ -275,6 +299,7 @@ def report(folder: Path, options: argparse.Namespace) -> int:
         [case for case in cases if case.terminal_payload], with_app=not options.no_app
     )
     nested = nested_events_seconds(folder)
+    many_steps = many_steps_seconds(folder)
 
     truncated = sum(1 for case in cases if case.truncation is not None)
     print("steptrace hostile-input report")
@@ -304,6 +329,14 @@ def report(folder: Path, options: argparse.Namespace) -> int:
         + (
             f"{nested:.1f} s"
             if nested is not None
+            else f"over {TIMEOUT_S:.0f} s (hang)"
+        )
+    )
+    print(
+        "  summary on 20k steps         "
+        + (
+            f"{many_steps:.1f} s"
+            if many_steps is not None
             else f"over {TIMEOUT_S:.0f} s (hang)"
         )
     )
