@@ -151,7 +151,8 @@ def cli_checks(cases: list[HostileCase]) -> tuple[int, int, list[str]]:
         if ok:
             met += 1
         else:
-            failures.append(f"{case.name}: exit {result.returncode}: {stderr[-200:]!r}")
+            last_line = (stderr.strip().splitlines() or [""])[-1]
+            failures.append(f"{case.name}: exit {result.returncode}: {last_line[:100]}")
     return met, len(cases), failures
 
 
