@@ -321,3 +321,30 @@ def test_corrupted_bytes(sample: tuple[bytes, bytes, str]) -> None:
     # Damage never makes up events: at most the complete events of the original
     # (plus a few a corrupted byte can turn into, e.g. a flipped phase letter).
     assert trace.event_count <= ORIGINAL_COMPLETE["object"] + 8
+
+
+top_level_keys = st.sampled_from(
+    ["schemaVersion", "deviceProperties", "traceName", "displayTimeUnit", "x"]
+)
+
+
+@FUZZ_SETTINGS
+@given(
+    st.one_of(
+        json_values,
+        st.dictionaries(top_level_keys, json_values, max_size=4).flatmap(
+            lambda header: st.one_of(json_values, st.lists(events, max_size=5)).map(
+                lambda trace_events: {**header, "traceEvents": trace_events}
+            )
+        ),
+    )
+)
+def test_random_documents(document: Any) -> None:
+    """Any JSON document at all: a trace, or one clear TraceLoadError."""
+    trace = load_bytes(json.dumps(document, allow_nan=True).encode())
+    if trace is None:
+        return
+    check_figures(trace)
+    assert isinstance(document, list) or (
+        isinstance(document, dict) and isinstance(document.get("traceEvents"), list)
+    )
