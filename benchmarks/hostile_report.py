@@ -32,6 +32,7 @@ from tests.hostile import (  # noqa: E402
     LEAK_MARKERS,
     HostileCase,
     build_corpus,
+    isolated_env,
     missing_messages,
 )
 
@@ -122,7 +123,7 @@ def run_cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess
     return subprocess.run(
         [sys.executable, "-m", "tui", *args],
         cwd=REPO,
-        env={**os.environ, "STEPTRACE_NO_CACHE": "1", **env},
+        env={**os.environ, **isolated_env(), **env},
         capture_output=True,
         timeout=TIMEOUT_S,
         preexec_fn=limit,

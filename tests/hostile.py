@@ -7,9 +7,13 @@ hand-edited, or crafted. One corpus feeds both the tests and
 
 from __future__ import annotations
 
+import atexit
+import functools
 import gzip
 import json
 import os
+import shutil
+import tempfile
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -76,6 +80,25 @@ class HostileCase:
         if self.max_bytes is None:
             return {}
         return {"STEPTRACE_MAX_BYTES": str(self.max_bytes)}
+
+
+@functools.cache
+def _scratch_home() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="steptrace-hostile-home-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def isolated_env() -> dict[str, str]:
+    """Environment for a child steptrace: no column cache, notes and caches off ~."""
+    home = _scratch_home()
+    return {
+        "STEPTRACE_NO_CACHE": "1",
+        "STEPTRACE_CACHE_DIR": str(home / "cache"),
+        "STEPTRACE_DATA_DIR": str(home / "data"),
+        "XDG_CACHE_HOME": str(home / "xdg-cache"),
+        "XDG_DATA_HOME": str(home / "xdg-data"),
+    }
 
 
 # -- building blocks ----------------------------------------------------------

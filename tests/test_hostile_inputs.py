@@ -7,6 +7,7 @@ a user sees: the exit status, one line on stderr, bounded time and memory.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import math
 import os
@@ -16,7 +17,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,13 @@ import numpy as np
 import orjson
 import pytest
 
-from tests.hostile import HostileCase, build_corpus, complete, missing_messages
+from tests.hostile import (
+    HostileCase,
+    build_corpus,
+    complete,
+    isolated_env,
+    missing_messages,
+)
 from tui.core.analysis import FILTERED_NAMES, Analysis
 from tui.core.errors import TraceLoadError
 from tui.core.load import load_trace
@@ -43,14 +49,9 @@ MIN_RECOVERED_SHARE = 0.99
 def corpus() -> tuple[Path, tuple[HostileCase, ...]]:
     """Build the corpus once per test process; parametrisation needs it at collection."""
     folder = Path(tempfile.mkdtemp(prefix="steptrace-hostile-"))
+    # Built at collection, so removed at exit whatever tests were selected.
+    atexit.register(shutil.rmtree, folder, True)
     return folder, tuple(build_corpus(folder))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _remove_corpus() -> Iterator[None]:
-    yield
-    if corpus.cache_info().currsize:
-        shutil.rmtree(corpus()[0], ignore_errors=True)
 
 
 # Cases that take more than a few seconds in-process (a million events).
@@ -170,10 +171,10 @@ def _limit_resources() -> None:
 def run_cli(
     args: list[str], env: dict[str, str] | None = None, timeout: float = CLI_TIMEOUT_S
 ) -> subprocess.CompletedProcess[bytes]:
-    """`steptrace ARGS` in a child with bounded time and memory, no column cache."""
+    """`steptrace ARGS` in a child with bounded time and memory, caches off ~."""
     child_env = {
         **os.environ,
-        "STEPTRACE_NO_CACHE": "1",
+        **isolated_env(),
         "PYTHONIOENCODING": "utf-8",
         **(env or {}),
     }

@@ -23,7 +23,13 @@ from typing import Any
 
 import pytest
 
-from tests.hostile import LEAK_MARKERS, MARKUP_NAMES, HostileCase, build_corpus
+from tests.hostile import (
+    LEAK_MARKERS,
+    MARKUP_NAMES,
+    HostileCase,
+    build_corpus,
+    isolated_env,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 COLUMNS, ROWS = 120, 40
@@ -70,7 +76,7 @@ def run_in_pty(
         "TERM": "xterm-256color",
         "COLUMNS": str(COLUMNS),
         "LINES": str(ROWS),
-        "STEPTRACE_NO_CACHE": "1",
+        **isolated_env(),
         "PYTHONIOENCODING": "utf-8",
         "LANG": "C.UTF-8",
     }
