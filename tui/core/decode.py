@@ -5,7 +5,9 @@ keeps `ts` and `args` as raw JSON text: `ts` is parsed exactly later (float64
 loses the nanoseconds of absolute microsecond epochs) and `args` is only
 decoded when someone looks at an event. Broken files (NaN, lone surrogates,
 invalid UTF-8, a file cut off mid-way) fall back to slower, tolerant paths
-that keep every complete event and say what was lost.
+that keep every complete event and say what was lost. A file that is broken
+in the middle (not cut) is refused with the line and column, never shown as
+if it were merely cut off.
 """
 
 from __future__ import annotations

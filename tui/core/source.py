@@ -1,7 +1,9 @@
 """Read a trace file's bytes: gzip by magic bytes, bounded size, progress, cancel.
 
 Decompression is streamed so that a decompression bomb stops at a limit with
-a clear message instead of filling memory.
+a clear message instead of filling memory; damaged gzip data keeps what came
+before the damage. Only regular files are read: a FIFO or a device would
+block or never end.
 """
 
 from __future__ import annotations
