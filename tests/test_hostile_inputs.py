@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import json
 import math
 import os
 import re
@@ -36,6 +37,7 @@ from tui.core.errors import TraceLoadError
 from tui.core.load import load_trace
 from tui.core.model import CPU_FUNCTION_KINDS, Trace, TrackKind
 from tui.core.report import summary_dict
+from tui.core.source import read_trace_bytes
 from tui.core.textsafe import has_unsafe
 
 REPO = Path(__file__).resolve().parent.parent
@@ -387,3 +389,51 @@ def test_many_steps_stay_fast(tmp_path: Path) -> None:
     except subprocess.TimeoutExpired:
         pytest.fail("steptrace summary took more than 8 s")
     assert result.returncode == 0
+
+
+REAL_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
+# Small enough for a pure-Python oracle; the big ones are cut in the report.
+SMALL_REAL_TRACES = sorted(
+    path
+    for path in REAL_TRACES.glob("*.json*")
+    if path.stat().st_size < 400_000 and "LICENSE" not in path.name
+)
+
+
+def complete_elements_in(data: bytes) -> int:
+    """Oracle: events wholly present in a cut document, read one by one with Python's json."""
+    text = data.decode("utf-8", errors="replace")
+    decoder = json.JSONDecoder(strict=False)
+    start = text.find(
+        "[", text.find('"traceEvents"') if text.lstrip()[:1] == "{" else 0
+    )
+    position, count = start + 1, 0
+    while True:
+        while position < len(text) and text[position] in " \t\r\n,":
+            position += 1
+        try:
+            _, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError:
+            return count
+        count += 1
+
+
+@pytest.mark.skipif(not SMALL_REAL_TRACES, reason="../shared/traces is not present")
+@pytest.mark.parametrize("trace", SMALL_REAL_TRACES, ids=lambda path: path.name[:40])
+def test_real_traces_cut_anywhere(trace: Path, tmp_path: Path) -> None:
+    """Real Kineto files cut at many offsets keep every event written before the cut."""
+    data = read_trace_bytes(trace).data
+    for share in (0.02, 0.2, 0.45, 0.7, 0.93, 0.999):
+        offset = max(1, int(len(data) * share))
+        cut = tmp_path / f"cut-{offset}.json"
+        cut.write_bytes(data[:offset])
+        expected = complete_elements_in(data[:offset])
+        if expected == 0:
+            with pytest.raises(TraceLoadError):
+                load_trace(cut)
+            continue
+        kept = re.search(
+            r"kept the ([\d,]+) events", "\n".join(load_trace(cut).warnings)
+        )
+        assert kept is not None, offset
+        assert int(kept.group(1).replace(",", "")) == expected, offset
