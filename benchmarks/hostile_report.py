@@ -220,6 +220,37 @@ def many_steps_seconds(folder: Path, steps: int = 20_000) -> float | None:
     return time.monotonic() - started
 
 
+BIG_TRACE = (
+    REPO.parent / "shared" / "traces" / "mtia_trace_single_rank-mtia_rank_0.json.gz"
+)
+
+
+def big_cut_checks(folder: Path) -> list[str]:
+    """The 85 MB MTIA trace cut at three offsets: what is kept, and how long it takes."""
+    from tui.core.load import load_trace
+    from tui.core.source import read_trace_bytes
+
+    if not BIG_TRACE.exists():
+        return ["(the MTIA trace is not present)"]
+    data = read_trace_bytes(BIG_TRACE).data
+    lines = []
+    for share in (0.3, 0.6, 0.95):
+        offset = int(len(data) * share)
+        path = folder / f"mtia-cut-{offset}.json"
+        path.write_bytes(data[:offset])
+        started = time.monotonic()
+        trace = load_trace(path)
+        seconds = time.monotonic() - started
+        cut = next((warning for warning in trace.warnings if "cut off" in warning), "")
+        kept = cut.split("kept the ", 1)[-1].split(" events", 1)[0]
+        lines.append(
+            f"cut at {share:.0%}: {kept} events kept, {trace.event_count:,} complete, "
+            f"loaded in {seconds:.1f} s"
+        )
+        path.unlink()
+    return lines
+
+
 def leak_checks(cases: list[HostileCase], with_app: bool) -> dict[str, int]:
     """Payload bytes that reached a real terminal, per trace and command."""
     from tests.test_terminal_safety import APP_PAYLOADS, run_in_pty
@@ -301,6 +332,7 @@ def report(folder: Path, options: argparse.Namespace) -> int:
         [case for case in cases if case.terminal_payload], with_app=not options.no_app
     )
     nested = nested_events_seconds(folder)
+    big_cuts = big_cut_checks(folder)
     many_steps = many_steps_seconds(folder)
 
     truncated = sum(1 for case in cases if case.truncation is not None)
@@ -326,6 +358,9 @@ def report(folder: Path, options: argparse.Namespace) -> int:
         f"  slowest input                {slowest[0]} ({slowest[1]['seconds']:.1f} s, "
         "load + analysis)"
     )
+    print("  85 MB MTIA trace, cut:")
+    for line in big_cuts:
+        print(f"    {line}")
     print(
         "  ops on 100k nested events    "
         + (

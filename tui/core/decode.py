@@ -108,7 +108,7 @@ def _decode_broken(
     trailing = _trailing_garbage_at(fast_error, data)
     if trailing is not None:
         return _without_trailing_garbage(data, trailing, source_name)
-    if _looks_cut_off(data):
+    if _looks_cut_off(data) or _ran_out_of_input(fast_error, data):
         return _recover_cut_off(data, source_name)
     try:
         return _decode_tolerant(data, source_name)
@@ -120,6 +120,20 @@ def _decode_broken(
             return _recover_cut_off(data, source_name)
         except TraceLoadError:
             raise TraceLoadError(str(error)) from None
+
+
+def _ran_out_of_input(error: BaseException, data: bytes) -> bool:
+    """msgspec reached the end of a file cut right after a closing bracket.
+
+    Such a file ends like a complete one, and Python's json would take
+    seconds (and ~10x the memory) on a big one only to say the same. msgspec
+    also calls a lone surrogate escape truncated input: those go the slow way.
+    """
+    return (
+        "truncated" in str(error)
+        and _error_byte(error) is None
+        and _SURROGATE_ESCAPE_BYTES.search(data) is None
+    )
 
 
 _MAX_NON_FINITE_REPAIRS = 16
