@@ -59,18 +59,8 @@ def corpus() -> tuple[Path, tuple[HostileCase, ...]]:
 # Cases that take more than a few seconds in-process (a million events).
 SLOW_CASES = frozenset({"million-distinct-names"})
 # Crashes outside the loader, kept visible until their owners fix them.
-KNOWN_CRASHES = {
-    "huge-step-number": (
-        "tui/core/analysis.py STEP_NAME (r'^ProfilerStep#(-?\\d+)$') takes any number of "
-        "digits, and summary --json (orjson) raises 'TypeError: Integer exceeds 64-bit "
-        "range' for step ProfilerStep#99999999999999999999999"
-    ),
-    "description-requested-not-a-list": (
-        'tui/core/report.py gpu_missing_reason: `"cuda" not in '
-        '(activities.get("requested") or [])` raises TypeError when the capture '
-        'description says "activities": {"requested": 5} on a trace without GPU work'
-    ),
-}
+# Cases that crash the analysis today (none left): name -> reason.
+KNOWN_CRASHES: dict[str, str] = {}
 
 
 def _marks(name: str) -> list[pytest.MarkDecorator]:
@@ -310,16 +300,6 @@ def test_truncation_offsets_cover_both_forms_and_gzip() -> None:
         assert sum(name.startswith(prefix) for name in names) >= 5
 
 
-NESTED_DEPTH_SLOW = (
-    "tui/core/analysis.py Analysis.depth (a while-loop, one pass per nesting level) "
-    "and Analysis.total_gpu_ns (one np.flatnonzero over all events per level) are "
-    "O(events x depth): 100k events nested in one another take ~30 s in `steptrace "
-    "ops`. Events are sorted parent-first, so one pass in array order gives depth "
-    "and one reverse pass gives the totals."
-)
-
-
-@pytest.mark.xfail(strict=True, reason=NESTED_DEPTH_SLOW)
 def test_deeply_nested_events_stay_fast(tmp_path: Path) -> None:
     """100k events each inside the previous one (a recursive profile) with one kernel."""
     depth = 100_000
@@ -344,14 +324,6 @@ def test_deeply_nested_events_stay_fast(tmp_path: Path) -> None:
     assert result.returncode == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "tui/core/analysis.py op_table sums int64 ns with np.add.at: 8 events of "
-        "2.2e15 us (70 years, under the loader's 2**61 ns cap) on one name wrap to "
-        "-846744073.7 s total CPU; sums need a wider type or a clamp"
-    ),
-)
 def test_op_table_totals_do_not_wrap(tmp_path: Path) -> None:
     """Very long events (each one accepted) never make a total negative."""
     events = [complete("aten::long", 0, 2.2e15, tid=thread) for thread in range(8)]
@@ -362,15 +334,6 @@ def test_op_table_totals_do_not_wrap(tmp_path: Path) -> None:
     assert int(table.self_cpu_ns.min()) >= 0
 
 
-MANY_STEPS_SLOW = (
-    "quadratic in the number of steps: tui/core/analysis.py Analysis.step_of scans "
-    "every step for each gap (called once per gap from Analysis.gaps), and "
-    "tui/core/report.py _step_dict filters all gaps for each step; 20k steps with a "
-    "data zone and a kernel each take ~50 s in `steptrace summary`"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=MANY_STEPS_SLOW)
 def test_many_steps_stay_fast(tmp_path: Path) -> None:
     """20k profiler steps (a long inference profile) summarise in seconds."""
     steps = 20_000

@@ -158,27 +158,18 @@ def test_ops_shows_markup_verbatim(hostile_names_trace: HostileCase) -> None:
     assert b"\\x1b[2J" in output and b"\\u202e" in output
 
 
-JSON_LEAK = (
-    "tui/commands/_common.py print_json uses orjson, which escapes only U+0000-U+001F: "
-    "C1 controls (U+009B CSI) and bidi overrides (U+202E) in op names and in the "
-    "capture description reach the terminal raw with `--json`; escaping them as "
-    "\\uXXXX keeps the JSON value equal"
-)
-
-
-def _json_case(trace: str, command: str, leaks: bool) -> Any:
-    marks = [pytest.mark.xfail(strict=True, reason=JSON_LEAK)] if leaks else []
-    return pytest.param(trace, command, marks=marks, id=f"{trace}-{command}")
+def _json_case(trace: str, command: str) -> Any:
+    return pytest.param(trace, command, id=f"{trace}-{command}")
 
 
 @pytest.mark.parametrize(
     ("trace", "command"),
     [
-        _json_case("hostile-names", "summary", leaks=False),
-        _json_case("hostile-names", "ops", leaks=True),
-        _json_case("hostile-names", "gaps", leaks=False),
-        _json_case("hostile-description", "summary", leaks=True),
-        _json_case("raw-control-chars", "ops", leaks=False),
+        _json_case("hostile-names", "summary"),
+        _json_case("hostile-names", "ops"),
+        _json_case("hostile-names", "gaps"),
+        _json_case("hostile-description", "summary"),
+        _json_case("raw-control-chars", "ops"),
     ],
 )
 def test_cli_json_output_is_inert(
@@ -190,14 +181,6 @@ def test_cli_json_output_is_inert(
     assert not leaked(output), leaked(output)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "tui/core/report.py summary_text prints the capture description's "
-        "activities.gpu_missing_reason without printable(): a trace whose 'steptrace' "
-        "key says gpu_missing_reason = '\\x1b]0;pwned\\x07...' sets the window title"
-    ),
-)
 def test_description_text_is_inert(payload_cases: dict[str, HostileCase]) -> None:
     """The capture description (question, why GPU is missing) is shown escaped."""
     status, output = run_in_pty(
@@ -230,13 +213,6 @@ def test_load_error_line_is_inert(tmp_path: Path) -> None:
     assert not leaked(output), output
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "tui/commands/open.py run() prints f'steptrace: {args.trace}: no such file' "
-        "with the raw path: `steptrace open $'x\\x1b]0;pwned\\x07.json'` sets the title"
-    ),
-)
 def test_open_missing_path_is_inert(tmp_path: Path) -> None:
     """`steptrace open` on a missing file whose name holds escapes shows them escaped."""
     status, output = run_in_pty(["open", str(tmp_path / "t\x1b]0;pwned\x07.json")])

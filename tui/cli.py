@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit status."""
     from tui.core.errors import TraceLoadError
+    from tui.core.textsafe import printable
 
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -64,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = args.func(args)
     except TraceLoadError as error:
-        print(f"steptrace: {error}", file=sys.stderr)
+        print(f"steptrace: {printable(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("steptrace: interrupted", file=sys.stderr)

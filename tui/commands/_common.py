@@ -6,11 +6,26 @@ import sys
 from typing import Any
 
 
-def print_json(value: Any) -> None:
-    """Write JSON to stdout; non-ASCII kept, control characters escaped by the encoder."""
+def json_bytes(value: Any) -> bytes:
+    """Indented JSON that is inert in a terminal.
+
+    orjson escapes only U+0000-U+001F; DEL, C1 controls, bidi overrides and
+    zero-width characters from trace names are escaped here as \\uXXXX, which
+    leaves the JSON value unchanged.
+    """
     import orjson
 
-    sys.stdout.buffer.write(orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n")
+    from tui.core.textsafe import UNSAFE_BEYOND_C0
+
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode("utf-8")
+    if UNSAFE_BEYOND_C0.search(text) is not None:
+        text = UNSAFE_BEYOND_C0.sub(lambda match: f"\\u{ord(match.group(0)):04x}", text)
+    return text.encode("utf-8") + b"\n"
+
+
+def print_json(value: Any) -> None:
+    """Write terminal-safe JSON to stdout."""
+    sys.stdout.buffer.write(json_bytes(value))
     sys.stdout.flush()
 
 

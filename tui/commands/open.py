@@ -30,8 +30,16 @@ def open_in_app(path: Path) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Check the file exists, then start the app (which loads it with progress)."""
+    from tui.core.textsafe import printable
+
     path = Path(args.trace)
-    if not path.is_file():
-        print(f"steptrace: {args.trace}: no such file", file=sys.stderr)
+    if path.is_dir():
+        print(
+            f"steptrace: {printable(args.trace)}: is a folder, not a trace file",
+            file=sys.stderr,
+        )
+        return 2
+    if not path.exists():
+        print(f"steptrace: {printable(args.trace)}: no such file", file=sys.stderr)
         return 2
     return open_in_app(path)

@@ -35,7 +35,8 @@ FILTERED_NAMES = frozenset(
         "aten::_version",
     }
 )
-STEP_NAME = re.compile(r"^ProfilerStep#(-?\d+)$")
+# Step numbers beyond 18 digits are not steps torch wrote (and do not fit in int64).
+STEP_NAME = re.compile(r"^ProfilerStep#(-?\d{1,18})$")
 DEFAULT_DATA_ZONE = "lecture_batch_cpu"
 DATALOADER_PREFIX = "enumerate(DataLoader)#"
 _OWNER_KINDS = (Kind.CPU_OP, Kind.USER_ANNOTATION, Kind.CPU_OTHER, Kind.PYTHON)
@@ -43,7 +44,7 @@ _OWNER_KINDS = (Kind.CPU_OP, Kind.USER_ANNOTATION, Kind.CPU_OTHER, Kind.PYTHON)
 
 def group_name(name: str) -> str:
     """The operator-table row an event belongs to; steps group as torch does (`ProfilerStep*`)."""
-    return "ProfilerStep*" if STEP_NAME.match(name) else name
+    return "ProfilerStep*" if name.startswith("ProfilerStep#") else name
 
 
 @dataclass(frozen=True)
@@ -208,9 +209,10 @@ class Analysis:
     def zones_in(self, start_ns: int, end_ns: int) -> list[ZoneFigure]:
         """Zones starting inside [start, end), per name, nested occurrences counted once."""
         trace = self.trace
-        events = self.zone_events
-        starts = trace.start_ns[events]
-        inside = events[(starts >= start_ns) & (starts < end_ns)]
+        events, starts = self._zones_by_start
+        first = int(np.searchsorted(starts, start_ns, side="left"))
+        last = int(np.searchsorted(starts, end_ns, side="left"))
+        inside = events[first:last]
         by_name: dict[str, list[int]] = {}
         for event in inside.tolist():
             by_name.setdefault(trace.event_name(event), []).append(event)
@@ -224,6 +226,13 @@ class Analysis:
             figures.append(ZoneFigure(name, len(members), union))
         figures.sort(key=lambda figure: trace.start_ns[by_name[figure.name][0]])
         return figures
+
+    @cached_property
+    def _zones_by_start(self) -> tuple[Int64Array, Int64Array]:
+        events = self.zone_events
+        order = np.argsort(self.trace.start_ns[events], kind="stable")
+        events = events[order]
+        return events, self.trace.start_ns[events]
 
     # -- nesting and the operator table ----------------------------------
 
@@ -262,20 +271,16 @@ class Analysis:
     @cached_property
     def depth(self) -> npt.NDArray[np.int32]:
         """Nesting depth on the thread (0 for roots)."""
-        parent = self.parent
-        depth = np.zeros(parent.size, dtype=np.int32)
-        has_parent = np.flatnonzero(parent >= 0)
-        current = parent[has_parent]
-        level = 0
-        while has_parent.size:
-            level += 1
-            depth[has_parent] += 1
-            keep = parent[current] >= 0
-            has_parent = has_parent[keep]
-            current = parent[current[keep]]
-            if level > 100_000:
-                break
-        return depth
+        # Pointer jumping: log2(depth) passes, so deep recursion stays cheap.
+        ancestor = self.parent.copy()
+        depth = (ancestor >= 0).astype(np.int64)
+        linked = np.flatnonzero(ancestor >= 0)
+        while linked.size:
+            jump_to = ancestor[linked]
+            depth[linked] += depth[jump_to]
+            ancestor[linked] = ancestor[jump_to]
+            linked = linked[ancestor[linked] >= 0]
+        return depth.astype(np.int32)
 
     @cached_property
     def self_cpu_ns(self) -> Int64Array:
@@ -283,8 +288,9 @@ class Analysis:
         trace = self.trace
         parent = self.parent
         child = np.flatnonzero(parent >= 0)
-        children_sum = np.zeros(trace.event_count, dtype=np.int64)
-        np.add.at(children_sum, parent[child], trace.duration_ns[child])
+        children_sum = sum_by_index(
+            trace.event_count, parent[child], trace.duration_ns[child]
+        )
         return trace.duration_ns - children_sum
 
     @cached_property
@@ -354,21 +360,33 @@ class Analysis:
         trace = self.trace
         owner = self.gpu_owner
         linked = np.flatnonzero(owner >= 0)
-        result = np.zeros(trace.event_count, dtype=np.int64)
-        np.add.at(result, owner[linked], trace.duration_ns[linked])
-        return result
+        return sum_by_index(trace.event_count, owner[linked], trace.duration_ns[linked])
 
     @cached_property
     def total_gpu_ns(self) -> Int64Array:
         """Device time launched by each CPU event and its descendants."""
         total = self.self_gpu_ns.copy()
         parent = self.parent
-        depth = self.depth
-        if depth.size == 0:
+        children = np.flatnonzero(parent >= 0)
+        if children.size == 0:
             return total
-        for level in range(int(depth.max()), 0, -1):
-            at_level = np.flatnonzero((depth == level) & (parent >= 0))
-            np.add.at(total, parent[at_level], total[at_level])
+        # Deepest first, one pass per level over that level's events only.
+        child_depth = self.depth[children]
+        order = np.argsort(-child_depth, kind="stable")
+        children = children[order]
+        boundaries = np.flatnonzero(np.diff(child_depth[order])) + 1
+        levels = np.split(children, boundaries)
+        # The largest possible total is the sum of everything: check overflow once.
+        if float(np.abs(total.astype(np.float64)).sum()) < float(SATURATED_NS):
+            for level in levels:
+                np.add.at(total, parent[level], total[level])
+            return total
+        for level in levels:
+            targets, positions = np.unique(parent[level], return_inverse=True)
+            added = sum_by_index(targets.size, positions.astype(np.int64), total[level])
+            total[targets] = np.minimum(
+                total[targets].astype(np.float64) + added, float(SATURATED_NS)
+            ).astype(np.int64)
         return total
 
     def op_table(
@@ -399,9 +417,7 @@ class Analysis:
         present = np.bincount(groups, minlength=size) > 0
 
         def per_group(values: Int64Array) -> Int64Array:
-            sums = np.zeros(size, dtype=np.int64)
-            np.add.at(sums, groups, values[events])
-            return sums[present]
+            return sum_by_index(size, groups, values[events])[present]
 
         names_in_order = [""] * size
         for name, group in group_of_name.items():
@@ -409,7 +425,9 @@ class Analysis:
         gpu = trace.gpu_observed
         return OpTable(
             names=[
-                name for name, keep in zip(names_in_order, present.tolist(), strict=False) if keep
+                name
+                for name, keep in zip(names_in_order, present.tolist(), strict=False)
+                if keep
             ],
             calls=np.bincount(groups, minlength=size)[present].astype(np.int64),
             self_cpu_ns=per_group(self.self_cpu_ns),
@@ -504,11 +522,21 @@ class Analysis:
         )
         return events.astype(np.int64)
 
+    @cached_property
+    def _step_bounds(self) -> tuple[Int64Array, Int64Array, list[int]]:
+        steps = self.steps
+        return (
+            np.array([step.start_ns for step in steps], dtype=np.int64),
+            np.array([step.end_ns for step in steps], dtype=np.int64),
+            [step.number for step in steps],
+        )
+
     def step_of(self, time_ns: int) -> int | None:
         """The number of the step containing a time, if any."""
-        for step in self.steps:
-            if step.start_ns <= time_ns < step.end_ns:
-                return step.number
+        starts, ends, numbers = self._step_bounds
+        position = int(np.searchsorted(starts, time_ns, side="right")) - 1
+        if position >= 0 and time_ns < ends[position]:
+            return numbers[position]
         return None
 
     @cached_property
@@ -592,6 +620,26 @@ class Analysis:
         )
 
 
+# Sums at or past this are shown saturated rather than wrapped (2**62 ns is 146 years).
+SATURATED_NS = np.int64(2**62)
+
+
+def sum_by_index(size: int, index: Int64Array, values: Int64Array) -> Int64Array:
+    """Exact int64 sums of `values` per `index`, saturating at SATURATED_NS instead of wrapping."""
+    sums = np.zeros(size, dtype=np.int64)
+    if index.size == 0:
+        return sums
+    approximate = np.bincount(index, weights=values.astype(np.float64), minlength=size)
+    risky = np.abs(approximate) >= float(SATURATED_NS) / 2
+    if not risky.any():
+        np.add.at(sums, index, values)
+        return sums
+    safe_values = np.where(risky[index], 0, values)
+    np.add.at(sums, index, safe_values)
+    sums[risky] = np.where(approximate[risky] > 0, SATURATED_NS, -SATURATED_NS)
+    return sums
+
+
 def _nest(
     indices: list[int], starts: list[int], ends: list[int], parent: Int64Array
 ) -> None:
@@ -637,6 +685,9 @@ def _covered(starts: Int64Array, ends: Int64Array, lower: int, upper: int) -> in
     """How much of [lower, upper) the disjoint sorted intervals cover."""
     if upper <= lower or starts.size == 0:
         return 0
+    first = int(np.searchsorted(ends, lower, side="right"))
+    last = int(np.searchsorted(starts, upper, side="left"))
+    starts, ends = starts[first:last], ends[first:last]
     clipped_starts = np.clip(starts, lower, upper)
     clipped_ends = np.clip(ends, lower, upper)
     return int(np.maximum(clipped_ends - clipped_starts, 0).sum())

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tui.core.analysis import Analysis, OpTable, Step, step_stats
+from tui.core.analysis import Analysis, Gap, OpTable, Step, step_stats
 from tui.core.model import Trace
 from tui.core.textsafe import printable
 
@@ -32,17 +32,16 @@ def gpu_missing_reason(trace: Trace) -> str | None:
         return None
     description = trace.description or {}
     activities = description.get("activities")
-    if isinstance(activities, dict) and isinstance(
-        activities.get("gpu_missing_reason"), str
-    ):
+    if not isinstance(activities, dict):
+        activities = {}
+    if isinstance(activities.get("gpu_missing_reason"), str):
         return str(activities["gpu_missing_reason"])
     if any("cuda_profiler_range" in warning for warning in trace.warnings):
         return (
             "the capture holds CUPTI counter ranges only, not a timeline of device work"
         )
-    if isinstance(activities, dict) and "cuda" not in (
-        activities.get("requested") or []
-    ):
+    requested = activities.get("requested")
+    if isinstance(requested, list) and "cuda" not in requested:
         return "GPU activity was not requested for this capture"
     return (
         "no kernel, copy or set events in the trace: GPU activity was not recorded "
@@ -56,23 +55,24 @@ def samples_per_step(trace: Trace) -> int | None:
     unit = description.get("unit")
     if (
         isinstance(unit, dict)
-        and isinstance(unit.get("samples_per_step"), int)
+        and type(unit.get("samples_per_step")) is int
         and unit["samples_per_step"] > 0
     ):
         return int(unit["samples_per_step"])
     scenario = description.get("scenario")
     if (
         isinstance(scenario, dict)
-        and isinstance(scenario.get("batch_size"), int)
+        and type(scenario.get("batch_size")) is int
         and scenario["batch_size"] > 0
     ):
         return int(scenario["batch_size"])
     return None
 
 
-def _step_dict(analysis: Analysis, step: Step, samples: int | None) -> dict[str, Any]:
+def _step_dict(
+    analysis: Analysis, step: Step, samples: int | None, step_gaps: list[Gap]
+) -> dict[str, Any]:
     busy = analysis.device_busy_ns(step.start_ns, step.end_ns)
-    step_gaps = [gap for gap in analysis.gaps if gap.step == step.number]
     return {
         "step": step.number,
         "phase": step.phase,
@@ -114,6 +114,9 @@ def summary_dict(trace: Trace, analysis: Analysis | None = None) -> dict[str, An
     active = [step for step in steps if step.phase == "active"]
     stats = step_stats([step.duration_ns for step in active])
     busy = analysis.device_busy_ns()
+    gaps_by_step: dict[int | None, list[Gap]] = {}
+    for gap in analysis.gaps:
+        gaps_by_step.setdefault(gap.step, []).append(gap)
     return {
         "trace": str(trace.path),
         "description": trace.description,
@@ -123,7 +126,10 @@ def summary_dict(trace: Trace, analysis: Analysis | None = None) -> dict[str, An
         "samples_per_step": samples,
         "events": trace.event_count,
         "span_us": us(trace.span_ns),
-        "steps": [_step_dict(analysis, step, samples) for step in steps],
+        "steps": [
+            _step_dict(analysis, step, samples, gaps_by_step.get(step.number, []))
+            for step in steps
+        ],
         "step_stats": None
         if stats is None
         else {
@@ -224,7 +230,7 @@ def summary_text(summary: dict[str, Any]) -> str:
     gpu = (
         "observed"
         if summary["gpu_observed"]
-        else f"not observed — {summary['gpu_missing_reason']}"
+        else f"not observed — {printable(str(summary['gpu_missing_reason']))}"
     )
     lines.append(f"GPU       {gpu}")
     lines.append(

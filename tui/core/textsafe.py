@@ -12,8 +12,15 @@ import re
 
 # C0 controls, DEL, C1 controls, bidi embeddings/overrides/isolates and marks,
 # zero-width characters, line/paragraph separators, BOM, lone surrogates.
-_UNSAFE = re.compile(
+UNSAFE_CHARACTERS = re.compile(
     "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
+)
+
+
+# The same set less C0 controls: JSON encoders already escape those inside
+# strings, and the newlines between JSON tokens must stay.
+UNSAFE_BEYOND_C0 = re.compile(
+    "[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
 )
 
 
@@ -26,11 +33,11 @@ def _escape(match: re.Match[str]) -> str:
 
 def printable(text: str) -> str:
     """Return `text` with every unsafe character shown as a visible escape."""
-    if _UNSAFE.search(text) is None:
+    if UNSAFE_CHARACTERS.search(text) is None:
         return text
-    return _UNSAFE.sub(_escape, text)
+    return UNSAFE_CHARACTERS.sub(_escape, text)
 
 
 def has_unsafe(text: str) -> bool:
     """Whether `text` holds a character that `printable` would escape."""
-    return _UNSAFE.search(text) is not None
+    return UNSAFE_CHARACTERS.search(text) is not None
