@@ -1065,6 +1065,37 @@ def build_corpus(folder: Path, *, large: bool = True) -> list[HostileCase]:
         op_calls={"aten::\x01\x08\x0b\x1f\tctl\r\nname": 1},
         terminal_payload=True,
     )
+    tab_lines = [
+        '{"ph":"X","cat":"cpu_op","name":"aten::tab\t'
+        + str(index)
+        + '","pid":1,"tid":1,"ts":'
+        + str(10 + index)
+        + ',"dur":1}'
+        for index in range(40)
+    ]
+    add(
+        "raw-tabs-in-40-names",
+        ".json",
+        _wrap(tab_lines),
+        "load",
+        events=40,
+        op_calls={"aten::tab\t0": 1, "aten::tab\t39": 1},
+    )
+    add(
+        "invalid-utf8-and-nan",
+        ".json",
+        _wrap(
+            [
+                '{"ph":"X","cat":"cpu_op","name":"aten::BAD","pid":1,"tid":1,"ts":1,"dur":NaN}',
+                *base,
+            ]
+        ).replace(b"aten::BAD", b"aten::\xff\xfe"),
+        "load",
+        "UTF-8",
+        "1 NaN/Infinity values were treated as missing",
+        events=1,
+        op_calls={"aten::good": 1},
+    )
     add(
         "unescaped-quotes",
         ".json",

@@ -91,13 +91,15 @@ def _decode_document(data: bytes, source_name: str) -> DecodedTrace:
         ValueError,
     ) as error:
         fast_error: BaseException = error
-    data, replaced, repaired, fast_error = _replace_non_finite(
+    data, repairs, repaired, fast_error = _repair_in_place(
         data, fast_error, source_name
     )
     if repaired is None:
         repaired = _decode_broken(data, fast_error, source_name)
-    if replaced:
-        _count_non_finite(repaired.warnings, replaced)
+    if repairs.non_finite:
+        _count_non_finite(repaired.warnings, repairs.non_finite)
+    if repairs.utf8:
+        repaired.warnings.insert(0, _INVALID_UTF8_WARNING)
     return repaired
 
 
@@ -136,45 +138,54 @@ def _ran_out_of_input(error: BaseException, data: bytes) -> bool:
     )
 
 
-_MAX_NON_FINITE_REPAIRS = 16
+_MAX_REPAIRS = 16
 _NON_FINITE_TOKEN = re.compile(
     rb"-?(?:NaN|Infinity|inf(?:inity)?|nan)(?![A-Za-z0-9_.])", re.IGNORECASE
 )
+_INVALID_UTF8_WARNING = "invalid UTF-8 bytes were replaced by U+FFFD"
 _NON_FINITE_WARNING = re.compile(r"^(\d+) NaN/Infinity values were treated as missing$")
 
 
-def _replace_non_finite(
-    data: bytes, error: BaseException, source_name: str
-) -> tuple[bytes, int, DecodedTrace | None, BaseException]:
-    """Turn the NaN/Infinity/inf/nan tokens msgspec stops at into null, then decode fast.
+@dataclass
+class _Repairs:
+    """What was mended in place before the fast decode succeeded (or gave up)."""
 
-    msgspec names the byte it stopped at, which is outside any string, so only
-    real bare tokens are replaced. A few of them (the usual case) keep a big
-    trace on the fast path instead of Python's json, which needs ~10x the
-    memory; many of them fall through to the tolerant parser.
+    non_finite: int = 0
+    utf8: bool = False
+
+
+def _repair_in_place(
+    data: bytes, error: BaseException, source_name: str
+) -> tuple[bytes, _Repairs, DecodedTrace | None, BaseException]:
+    """Mend what msgspec stops at, then decode fast again.
+
+    NaN/Infinity/inf/nan tokens become null; raw control characters in
+    strings become \\u escapes; invalid UTF-8 becomes U+FFFD: the same values
+    the tolerant parser gives. msgspec names the byte it stopped at, which for
+    a bare token is outside any string, so only real tokens are replaced. A
+    few such mends (the usual case) keep a big trace on the fast path instead
+    of Python's json, which needs ~10x the memory; many fall through to it.
     """
-    replaced = 0
-    for _ in range(_MAX_NON_FINITE_REPAIRS):
-        if "invalid character" not in str(error):
-            break
+    repairs = _Repairs()
+    for _ in range(_MAX_REPAIRS):
+        message = str(error)
         stopped_at = _error_byte(error)
-        if stopped_at is None:
+        if "Invalid UTF-8" in message and not repairs.utf8:
+            data = data.decode("utf-8", errors="replace").encode("utf-8")
+            repairs.utf8 = True
+        elif "invalid character" in message and stopped_at is not None:
+            if stopped_at < len(data) and data[stopped_at] < 0x20:
+                data = _escape_controls(data, stopped_at)
+            else:
+                token = _non_finite_token_at(data, stopped_at)
+                if token is None:
+                    break
+                data = data[: token.start()] + b"null" + data[token.end() :]
+                repairs.non_finite += 1
+        else:
             break
-        token = None
-        # msgspec may stop on the sign or inside the token: take the earliest start.
-        for start in (stopped_at - 2, stopped_at - 1, stopped_at):
-            if start < 0:
-                continue
-            match = _NON_FINITE_TOKEN.match(data, start)
-            if match is not None and match.end() > stopped_at:
-                token = match
-                break
-        if token is None:
-            break
-        data = data[: token.start()] + b"null" + data[token.end() :]
-        replaced += 1
         try:
-            return data, replaced, _decode_fast(data, source_name), error
+            return data, repairs, _decode_fast(data, source_name), error
         except (
             msgspec.DecodeError,
             RecursionError,
@@ -182,7 +193,35 @@ def _replace_non_finite(
             ValueError,
         ) as next_error:
             error = next_error
-    return data, replaced, None, error
+    return data, repairs, None, error
+
+
+def _non_finite_token_at(data: bytes, stopped_at: int) -> re.Match[bytes] | None:
+    """The NaN/Infinity-like token msgspec stopped on, if that is what it is."""
+    # msgspec may stop on the sign or inside the token: take the earliest start.
+    for start in (stopped_at - 2, stopped_at - 1, stopped_at):
+        if start < 0:
+            continue
+        match = _NON_FINITE_TOKEN.match(data, start)
+        if match is not None and match.end() > stopped_at:
+            return match
+    return None
+
+
+_CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _escape_controls(data: bytes, stopped_at: int) -> bytes:
+    """Escape a raw control character msgspec stopped at (it sits inside a string).
+
+    Tab, newline and carriage return are JSON whitespace outside strings, so
+    only the one found is escaped; the others are never valid raw, so all of
+    them are escaped in one pass.
+    """
+    code = data[stopped_at]
+    if code in b"\t\n\r":
+        return data[:stopped_at] + b"\\u%04x" % code + data[stopped_at + 1 :]
+    return _CONTROL_BYTES.sub(lambda match: b"\\u%04x" % match.group()[0], data)
 
 
 def _count_non_finite(warnings: list[str], replaced: int) -> None:
@@ -395,7 +434,7 @@ def _decode_tolerant(data: bytes, source_name: str) -> DecodedTrace:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="replace")
-        warnings.append("invalid UTF-8 bytes were replaced by U+FFFD")
+        warnings.append(_INVALID_UTF8_WARNING)
     if text.startswith("\ufeff"):
         text = text[1:]
     constants = {"count": 0}
