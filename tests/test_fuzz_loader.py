@@ -348,3 +348,38 @@ def test_random_documents(document: Any) -> None:
     assert isinstance(document, list) or (
         isinstance(document, dict) and isinstance(document.get("traceEvents"), list)
     )
+
+
+PLACEHOLDER = "\u2603"  # only ever inside strings, so its bytes can be swapped safely
+
+
+@FUZZ_SETTINGS
+@given(
+    st.lists(events, max_size=10),
+    st.integers(min_value=1, max_value=40),
+    st.sampled_from([b"\x01", b"\t", b"\n", b"\x1f", b"\x00", b"\xff", b"\\ud800"]),
+)
+def test_tolerable_damage_keeps_every_event(
+    event_list: list[dict[str, Any]], damaged: int, replacement: bytes
+) -> None:
+    """Raw control bytes, bad UTF-8 or lone surrogates inside names: same events as clean."""
+    extra = [
+        {
+            "ph": "X",
+            "cat": "cpu_op",
+            "name": f"op{PLACEHOLDER}{index}",
+            "pid": 1,
+            "tid": 1,
+            "ts": 10 * index,
+            "dur": 1,
+        }
+        for index in range(damaged)
+    ]
+    document = {"traceEvents": [*event_list, *extra]}
+    clean = json.dumps(document, allow_nan=True, ensure_ascii=False).encode()
+    broken = clean.replace(PLACEHOLDER.encode(), replacement)
+    clean_trace = load_bytes(clean)
+    broken_trace = load_bytes(broken)
+    assert clean_trace is not None and broken_trace is not None
+    assert kept_events(broken_trace) == kept_events(clean_trace)
+    check_figures(broken_trace)

@@ -112,6 +112,9 @@ def _decode_broken(
         return _without_trailing_garbage(data, trailing, source_name)
     if _looks_cut_off(data) or _ran_out_of_input(fast_error, data):
         return _recover_cut_off(data, source_name)
+    broken = _broken_in_the_middle(data, fast_error, source_name)
+    if broken is not None:
+        raise broken
     try:
         return _decode_tolerant(data, source_name)
     except _InvalidJson as error:
@@ -122,6 +125,38 @@ def _decode_broken(
             return _recover_cut_off(data, source_name)
         except TraceLoadError:
             raise TraceLoadError(str(error)) from None
+
+
+def _broken_in_the_middle(
+    data: bytes, error: BaseException, source_name: str
+) -> TraceLoadError | None:
+    """A syntax error no tolerant reading can get past, told without re-parsing.
+
+    msgspec names the byte: a stray quote, a missing comma, an unknown word.
+    Python's json would spend seconds (and ~10x the memory) on a big file to
+    report the same place, so the line and column are counted here. NaN-like
+    tokens and raw control characters left over after the in-place mends are
+    not syntax errors for the tolerant parser, and go on to it.
+    """
+    position = _error_byte(error)
+    message = str(error)
+    if position is None or "trailing characters" in message:
+        return None
+    if "surrogate" in message or "hex escape" in message:
+        return None  # a lone surrogate: the tolerant parser replaces it
+    if position >= _content_end(data, b" \t\r\n\x00"):
+        return None
+    if "invalid character" in message and (
+        data[position] < 0x20 or _non_finite_token_at(data, position) is not None
+    ):
+        return None
+    line = data.count(b"\n", 0, position) + 1
+    column = position - data.rfind(b"\n", 0, position)
+    reason = _BYTE_POSITION.sub("", message.split(": ", 1)[-1]).strip()
+    return TraceLoadError(
+        f"{source_name}: not a trace (invalid JSON at line {line}, column {column}: "
+        f"{reason})"
+    )
 
 
 def _ran_out_of_input(error: BaseException, data: bytes) -> bool:
