@@ -1124,6 +1124,20 @@ def build_corpus(folder: Path, *, large: bool = True) -> list[HostileCase]:
         "invalid JSON",
     )
     add(
+        "cut-and-broken-in-the-middle",
+        ".json",
+        _wrap(
+            [
+                *base,
+                '{"ph":"X","cat":"cpu_op","name":"aten::say "hi" now","pid":1,"tid":1,"ts":200,"dur":1}',
+                *(base * 30),
+            ]
+        )[:-20],
+        "error",
+        "invalid JSON",
+        "line 3",
+    )
+    add(
         "trailing-comma",
         ".json",
         _wrap(base * 3).replace(b"\n]}", b",\n]}"),

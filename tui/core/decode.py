@@ -737,6 +737,10 @@ def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
             except (msgspec.DecodeError, RecursionError, ValueError) as error:
                 if not _worth_tolerant(error, position, surrogates):
                     continue
+                # Broken before the cut as well: refused as if it were whole.
+                broken = _broken_in_the_middle(candidate, error, source_name)
+                if broken is not None:
+                    raise broken from None
             except TraceLoadError:
                 continue
             try:
