@@ -1133,9 +1133,10 @@ def build_corpus(folder: Path, *, large: bool = True) -> list[HostileCase]:
                 *(base * 30),
             ]
         )[:-20],
-        "error",
-        "invalid JSON",
-        "line 3",
+        "load",
+        "cut off and damaged before the cut (invalid JSON at line 3",
+        events=1,
+        op_calls={"aten::good": 1},
     )
     add(
         "trailing-comma",

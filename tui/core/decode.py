@@ -694,6 +694,28 @@ def _could_end_element(data: bytes, position: int, end: int) -> bool:
     )
 
 
+def _cut_off_warning(
+    kept: int, lost_bytes: int, total: int, data: bytes, damage: int | None
+) -> str:
+    """What recovery kept and what it lost, and where the damage was if any."""
+    lost = (
+        f"({_size_text(lost_bytes)}, {_share_text(lost_bytes, total)} of what was read)"
+    )
+    if damage is None:
+        return (
+            f"the file is cut off (its writer was probably killed): kept the {kept:,} "
+            f"events written before the cut; the incomplete last event and everything "
+            f"after it are lost {lost}"
+        )
+    line = data.count(b"\n", 0, damage) + 1
+    column = damage - data.rfind(b"\n", 0, damage)
+    return (
+        f"the file is cut off and damaged before the cut (invalid JSON at line {line}, "
+        f"column {column}): kept the {kept:,} events written before the damage; "
+        f"everything after them is lost {lost}"
+    )
+
+
 def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
     """Keep every complete event of a file that ends mid-way (its writer was killed).
 
@@ -708,6 +730,7 @@ def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
     brace = data.rfind(b"}", 0, end)
     bracket = data.rfind(b"]", 0, end)
     surrogates = _SURROGATE_ESCAPE_BYTES.search(data) is not None
+    damage: int | None = None
     tries = 0
     steps = 0
     # Each wrong candidate costs one fast pass over the file: small files may
@@ -729,6 +752,7 @@ def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
             continue
         tries += 1
         decoded = None
+        damaged_at = None
         for suffix in suffixes:
             candidate = data[: position + 1] + suffix
             try:
@@ -737,10 +761,11 @@ def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
             except (msgspec.DecodeError, RecursionError, ValueError) as error:
                 if not _worth_tolerant(error, position, surrogates):
                     continue
-                # Broken before the cut as well: refused as if it were whole.
-                broken = _broken_in_the_middle(candidate, error, source_name)
-                if broken is not None:
-                    raise broken from None
+                if _broken_in_the_middle(candidate, error, source_name) is not None:
+                    # Damaged before this cut (garbage a dying writer or a
+                    # corrupt gzip left): only cuts before the damage can work.
+                    damaged_at = _error_byte(error)
+                    break
             except TraceLoadError:
                 continue
             try:
@@ -748,16 +773,17 @@ def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
                 break
             except TraceLoadError:
                 continue
+        if damaged_at is not None:
+            damage = damaged_at if damage is None else min(damage, damaged_at)
+            brace = data.rfind(b"}", 0, damaged_at)
+            bracket = data.rfind(b"]", 0, damaged_at)
+            continue
         if decoded is None:
             continue
         lost_bytes = len(data) - (position + 1)
         decoded.truncated = True
         decoded.warnings.append(
-            f"the file is cut off (its writer was probably killed): kept the "
-            f"{len(decoded.events):,} events written before the cut; the incomplete "
-            f"last event and everything after it are lost "
-            f"({_size_text(lost_bytes)}, {_share_text(lost_bytes, len(data))} of what "
-            "was read)"
+            _cut_off_warning(len(decoded.events), lost_bytes, len(data), data, damage)
         )
         return decoded
     raise TraceLoadError(
