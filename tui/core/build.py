@@ -8,16 +8,18 @@ warning, so no figure silently includes it.
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import numpy as np
 
-from tui.core.decode import _NOT_AN_OBJECT, DecodedTrace, RawEvent
+from tui.core.decode import _NOT_AN_OBJECT, DecodedTrace, EventSource, RawEvent
 from tui.core.errors import TraceLoadError
 from tui.core.model import Flows, Kind, Trace, Track, TrackKind
 from tui.core.numbers import (
@@ -55,6 +57,58 @@ _DEVICE_PROCESS = re.compile(
     r"^\s*(GPU|MTIA|XPU|HPU|NPU|TPU|MPS|Device)\s*(\d+)", re.IGNORECASE
 )
 _FLOW_LINK_CATEGORIES = {"ac2g", "async_gpu"}
+
+
+_PH = operator.attrgetter("ph")
+_CAT = operator.attrgetter("cat")
+_ID = operator.attrgetter("id")
+_NAME = operator.attrgetter("name")
+_PID = operator.attrgetter("pid")
+_TID = operator.attrgetter("tid")
+_TS = operator.attrgetter("ts")
+_DUR = operator.attrgetter("dur")
+
+
+class _KnownIds(msgspec.Struct, gc=False):
+    """The id args as well-formed traces write them; anything else takes the tolerant path."""
+
+    correlation: int = -1
+    external_id: int = msgspec.field(default=-1, name="External id")
+    external_id_old: int = msgspec.field(default=-1, name="external id")
+
+
+_KNOWN_IDS_LIST = msgspec.json.Decoder(list[_KnownIds])
+_CORRELATION = operator.attrgetter("correlation")
+_EXTERNAL_ID = operator.attrgetter("external_id")
+_EXTERNAL_ID_OLD = operator.attrgetter("external_id_old")
+
+
+def _known_id_columns(
+    blob: bytes, pieces: Sequence[Any], counts: Counter[str]
+) -> tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.int64]]]:
+    """Correlation and External id columns (-1 when absent) from a batch of args."""
+    try:
+        typed = _KNOWN_IDS_LIST.decode(blob)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        known = _decode_known_args(blob, pieces, counts)
+        correlation = _id_column([item.correlation for item in known])
+        external_id = _id_column(
+            [
+                item.external_id
+                if item.external_id is not None
+                else item.external_id_old
+                for item in known
+            ]
+        )
+        return correlation, external_id
+    count = len(typed)
+    correlation = np.fromiter(map(_CORRELATION, typed), dtype=np.int64, count=count)
+    external_id = np.fromiter(map(_EXTERNAL_ID, typed), dtype=np.int64, count=count)
+    old = np.fromiter(map(_EXTERNAL_ID_OLD, typed), dtype=np.int64, count=count)
+    external_id = np.where(external_id == -1, old, external_id)
+    for column in (correlation, external_id):
+        column[(column >= _MAX_ID) | (column <= -_MAX_ID)] = -1
+    return correlation, external_id
 
 
 class _KnownArgs(msgspec.Struct, gc=False):
@@ -97,10 +151,16 @@ class _Interner:
                 ids.update(zip(first, range(len(first)), strict=True))
                 return np.searchsorted(firsts, positions).astype(np.int32)
         try:
-            codes = [ids.setdefault(value, len(ids)) for value in values]
+            # Later batches: mostly known values, looked up at C speed.
+            found: list[int | None] = list(map(ids.get, values))
         except TypeError:  # unhashable (a list or dict where a name should be)
             codes = [ids.setdefault(_hashable(value), len(ids)) for value in values]
-        return np.array(codes, dtype=np.int32)
+            return np.array(codes, dtype=np.int32)
+        if None in found:
+            for index, code in enumerate(found):
+                if code is None:
+                    found[index] = ids.setdefault(values[index], len(ids))
+        return np.array(found, dtype=np.int32)
 
     def strings(self) -> list[str]:
         table = [""] * len(self.ids)
@@ -166,7 +226,7 @@ def build_trace(
     try:
         return _build(decoded, path, file_size, compressed, read_warnings, progress)
     except MemoryError:
-        decoded.events = []
+        decoded.events = EventSource()
         raise TraceLoadError(
             f"{printable(str(path))}: not enough memory to hold this trace's events "
             "(try a machine with more memory, or a shorter capture)"
@@ -183,104 +243,41 @@ def _build(
 ) -> Trace:
     warnings: list[str] = list(read_warnings) + list(decoded.warnings)
     counts: Counter[str] = Counter()
-    events = decoded.events
-    decoded.events = []
-
-    complete: list[RawEvent] = []
-    begin_end: list[RawEvent] = []
-    metadata_events: list[RawEvent] = []
-    flow_events: list[RawEvent] = []
-    instant_count = 0
-    counter_count = 0
-    for event in events:
-        phase = event.ph
-        if phase == "X":
-            complete.append(event)
-        elif phase == "M":
-            metadata_events.append(event)
-        elif phase in ("s", "t", "f"):
-            flow_events.append(event)
-        elif phase in ("B", "E"):
-            begin_end.append(event)
-        elif phase in ("i", "I", "n"):
-            instant_count += 1
-        elif phase == "C":
-            counter_count += 1
-        elif phase == _NOT_AN_OBJECT:
-            counts["elements of traceEvents that are not objects were skipped"] += 1
-        else:
-            counts[
-                f"events with unknown phase {_shown(_as_text(phase), 20)} were skipped"
-            ] += 1
-    del events
+    collector = _Collector(counts)
+    source = decoded.events
+    total_elements = len(source)
+    done = 0
+    for batch in source.batches():
+        collector.add_batch(batch)
+        done += len(batch)
+        if progress is not None:
+            progress(f"events {done:,} of {total_elements:,}")
+    if source.repaired_utf8 and not any("invalid UTF-8" in w for w in warnings):
+        warnings.insert(0, "invalid UTF-8 bytes were replaced by U+FFFD")
 
     if progress is not None:
         progress("pairing")
-    complete.extend(_pair_begin_end(begin_end, counts))
-
-    if progress is not None:
-        progress("timestamps")
-    start_abs, start_ok = parse_us_to_ns([event.ts for event in complete])
-    duration, duration_ok = duration_us_to_ns([event.dur for event in complete])
-    missing_ts = int((~start_ok).sum())
-    if missing_ts:
-        counts["complete events without a usable timestamp were dropped"] += missing_ts
-    out_of_range = start_ok & ~_in_time_range(start_abs)
-    if out_of_range.any():
-        counts[
-            "complete events with a timestamp out of range (before 1933 or after 2116 "
-            "in epoch µs) were dropped"
-        ] += int(out_of_range.sum())
-        start_ok &= ~out_of_range
-    bad_duration = start_ok & ~duration_ok
-    if bad_duration.any():
-        counts[
-            "complete events with a missing or non-numeric duration were dropped"
-        ] += int(bad_duration.sum())
-    negative = start_ok & duration_ok & (duration < 0)
-    if negative.any():
-        counts["complete events with a negative duration were dropped"] += int(
-            negative.sum()
-        )
-    keep = start_ok & duration_ok & (duration >= 0)
-    if not keep.all():
-        kept_indices = np.flatnonzero(keep).tolist()
-        complete = [complete[index] for index in kept_indices]
-        start_abs = start_abs[keep]
-        duration = duration[keep]
-
-    if progress is not None:
-        progress("names")
-    names = _Interner()
-    name_id = names.codes([event.name for event in complete])
-    categories = _Interner()
-    category_id = categories.codes([event.cat for event in complete])
-    track_keys = _Interner()
-    track_of_event = track_keys.codes([(event.pid, event.tid) for event in complete])
-
-    if progress is not None:
-        progress("args")
-    args_raw = [event.args if len(event.args) else b"{}" for event in complete]
-    del complete
-    args_blob = b"[" + b",".join(args_raw) + b"]"
-    args_length = np.fromiter(map(len, args_raw), dtype=np.int64, count=len(args_raw))
-    args_begin = np.empty(len(args_raw), dtype=np.int64)
-    if len(args_raw):
-        args_begin[0] = 1
-        args_begin[1:] = 1 + np.cumsum(args_length[:-1] + 1)
-    args_end = args_begin + args_length
-    known = _decode_known_args(args_blob, args_raw, counts)
-    del args_raw
-    correlation = _id_column([item.correlation for item in known])
-    external_id = _id_column(
-        [
-            item.external_id if item.external_id is not None else item.external_id_old
-            for item in known
-        ]
-    )
+    collector.add_complete(_pair_begin_end(collector.begin_end, counts))
+    collector.begin_end = []
+    instant_count = collector.instant_count
+    counter_count = collector.counter_count
+    names = collector.names
+    categories = collector.categories
+    track_keys = collector.track_keys
+    start_abs = _concatenate(collector.start, np.int64)
+    duration = _concatenate(collector.duration, np.int64)
+    name_id = _concatenate(collector.name_id, np.int32)
+    category_id = _concatenate(collector.category_id, np.int32)
+    track_of_event = _concatenate(collector.track, np.int32)
+    correlation = _concatenate(collector.correlation, np.int64)
+    external_id = _concatenate(collector.external_id, np.int64)
+    args_begin = _concatenate(collector.args_begin, np.int64)
+    args_end = args_begin + _concatenate(collector.args_length, np.int64)
+    collector.args_blob += b"]"
+    args_blob = collector.args_blob
     # Old traces write "external id": 0 for "none".
     external_id[external_id == 0] = -1
-    del known
+    metadata_tables = collector.metadata
 
     category_strings = categories.strings()
     name_strings = names.strings()
@@ -300,10 +297,10 @@ def _build(
 
     if progress is not None:
         progress("tracks")
-    process_names, thread_names, process_sort, thread_sort = _read_metadata(
-        metadata_events
-    )
-    del metadata_events
+    process_names = metadata_tables.process_names
+    thread_names = metadata_tables.thread_names
+    process_sort = metadata_tables.process_sort
+    thread_sort = metadata_tables.thread_sort
     raw_keys: list[tuple[Any, Any]] = [("", "")] * len(track_keys.ids)
     for key, code in track_keys.ids.items():
         raw_keys[code] = key if isinstance(key, tuple) else (key, "")
@@ -477,7 +474,7 @@ def _build(
     )
 
     flows = _bind_flows(
-        flow_events,
+        collector.flows,
         origin,
         track_keys,
         rank_of_code,
@@ -487,7 +484,6 @@ def _build(
         categories,
         counts,
     )
-    del flow_events
     _link_by_flows(flows, categories.strings(), kind, correlation)
     _count_device_overlaps(tracks, track_start, start, duration, kind, counts)
 
@@ -522,6 +518,209 @@ def _build(
         instant_count=instant_count,
         counter_count=counter_count,
     )
+
+
+def _concatenate(parts: list[np.ndarray[Any, Any]], dtype: Any) -> np.ndarray[Any, Any]:
+    """One column from per-batch pieces."""
+    if not parts:
+        return np.zeros(0, dtype=dtype)
+    return np.concatenate(parts).astype(dtype, copy=False)
+
+
+@dataclass
+class _TrackMetadata:
+    """Process and thread names and sort indexes from `M` events."""
+
+    process_names: dict[Hashable, Any] = field(default_factory=dict)
+    thread_names: dict[tuple[Hashable, Hashable], Any] = field(default_factory=dict)
+    process_sort: dict[Hashable, int] = field(default_factory=dict)
+    thread_sort: dict[tuple[Hashable, Hashable], int] = field(default_factory=dict)
+
+    def add(self, metadata_events: Sequence[RawEvent]) -> None:
+        wanted = [
+            event
+            for event in metadata_events
+            if type(event.name) is str and event.name in _METADATA_NAMES
+        ]
+        for event, args in zip(wanted, _decode_metadata_args(wanted), strict=True):
+            if args is None:
+                continue
+            kind = event.name
+            pid = _key(event.pid)
+            if kind == "process_name":
+                self.process_names[pid] = (
+                    "" if args.name is msgspec.UNSET else args.name
+                )
+            elif kind == "thread_name":
+                self.thread_names[(pid, _key(event.tid))] = (
+                    "" if args.name is msgspec.UNSET else args.name
+                )
+            elif kind == "process_sort_index" and type(args.sort_index) is int:
+                self.process_sort[pid] = args.sort_index
+            elif kind == "thread_sort_index" and type(args.sort_index) is int:
+                self.thread_sort[(pid, _key(event.tid))] = args.sort_index
+
+
+_FLOW_START, _FLOW_END, _FLOW_STEP = 0, 1, 2
+
+
+@dataclass
+class _FlowColumns:
+    """Flow events (s/t/f) as compact columns, gathered batch by batch."""
+
+    phase: list[np.ndarray[Any, Any]] = field(default_factory=list)
+    key: list[np.ndarray[Any, Any]] = field(default_factory=list)
+    flow_id: list[np.ndarray[Any, Any]] = field(default_factory=list)
+    category: list[np.ndarray[Any, Any]] = field(default_factory=list)
+    thread: list[np.ndarray[Any, Any]] = field(default_factory=list)
+    stamp: list[np.ndarray[Any, Any]] = field(default_factory=list)
+    valid: list[np.ndarray[Any, Any]] = field(default_factory=list)
+    keys: _Interner = field(default_factory=lambda: _Interner())
+    threads: _Interner = field(default_factory=lambda: _Interner())
+
+    def add(self, events: Sequence[RawEvent], categories: _Interner) -> None:
+        if not events:
+            return
+        phases = {"s": _FLOW_START, "f": _FLOW_END}
+        self.phase.append(
+            np.fromiter(
+                map(phases.get, map(_PH, events), itertools.repeat(_FLOW_STEP)),
+                dtype=np.int8,
+                count=len(events),
+            )
+        )
+        category_values = list(map(_CAT, events))
+        id_values = list(map(_ID, events))
+        self.key.append(
+            self.keys.codes(list(zip(category_values, id_values, strict=True)))
+        )
+        self.flow_id.append(_id_column(id_values))
+        self.category.append(categories.codes(category_values))
+        self.thread.append(
+            self.threads.codes(
+                list(zip(map(_PID, events), map(_TID, events), strict=True))
+            )
+        )
+        stamps, valid = parse_us_to_ns(list(map(_TS, events)))
+        self.stamp.append(stamps)
+        self.valid.append(valid & _in_time_range(stamps))
+
+
+class _Collector:
+    """Gathers columns batch by batch, so no per-event record outlives its batch."""
+
+    def __init__(self, counts: Counter[str]) -> None:
+        self.counts = counts
+        self.names = _Interner()
+        self.categories = _Interner()
+        self.track_keys = _Interner()
+        self.metadata = _TrackMetadata()
+        self.flows = _FlowColumns()
+        self.begin_end: list[RawEvent] = []
+        self.instant_count = 0
+        self.counter_count = 0
+        self.start: list[np.ndarray[Any, Any]] = []
+        self.duration: list[np.ndarray[Any, Any]] = []
+        self.name_id: list[np.ndarray[Any, Any]] = []
+        self.category_id: list[np.ndarray[Any, Any]] = []
+        self.track: list[np.ndarray[Any, Any]] = []
+        self.correlation: list[np.ndarray[Any, Any]] = []
+        self.external_id: list[np.ndarray[Any, Any]] = []
+        self.args_begin: list[np.ndarray[Any, Any]] = []
+        self.args_length: list[np.ndarray[Any, Any]] = []
+        # Every event's args, as one JSON array: "[" + args + "," + args ... + "]".
+        self.args_blob = bytearray(b"[")
+
+    def add_batch(self, events: Sequence[RawEvent]) -> None:
+        counts = self.counts
+        complete: list[RawEvent] = []
+        metadata_events: list[RawEvent] = []
+        flow_events: list[RawEvent] = []
+        for event in events:
+            phase = event.ph
+            if phase == "X":
+                complete.append(event)
+            elif phase == "M":
+                metadata_events.append(event)
+            elif phase in ("s", "t", "f"):
+                flow_events.append(event)
+            elif phase in ("B", "E"):
+                self.begin_end.append(event)
+            elif phase in ("i", "I", "n"):
+                self.instant_count += 1
+            elif phase == "C":
+                self.counter_count += 1
+            elif phase == _NOT_AN_OBJECT:
+                counts["elements of traceEvents that are not objects were skipped"] += 1
+            else:
+                counts[
+                    f"events with unknown phase {_shown(_as_text(phase), 20)} were skipped"
+                ] += 1
+        self.metadata.add(metadata_events)
+        self.flows.add(flow_events, self.categories)
+        self.add_complete(complete)
+
+    def add_complete(self, complete: list[RawEvent]) -> None:
+        """Columns for complete events; unusable ones are dropped and counted."""
+        if not complete:
+            return
+        counts = self.counts
+        start_abs, start_ok = parse_us_to_ns(list(map(_TS, complete)))
+        duration, duration_ok = duration_us_to_ns(list(map(_DUR, complete)))
+        missing_ts = int((~start_ok).sum())
+        if missing_ts:
+            counts["complete events without a usable timestamp were dropped"] += (
+                missing_ts
+            )
+        out_of_range = start_ok & ~_in_time_range(start_abs)
+        if out_of_range.any():
+            counts[
+                "complete events with a timestamp out of range (before 1933 or after 2116 "
+                "in epoch µs) were dropped"
+            ] += int(out_of_range.sum())
+            start_ok &= ~out_of_range
+        bad_duration = start_ok & ~duration_ok
+        if bad_duration.any():
+            counts[
+                "complete events with a missing or non-numeric duration were dropped"
+            ] += int(bad_duration.sum())
+        negative = start_ok & duration_ok & (duration < 0)
+        if negative.any():
+            counts["complete events with a negative duration were dropped"] += int(
+                negative.sum()
+            )
+        keep = start_ok & duration_ok & (duration >= 0)
+        if not keep.all():
+            complete = [complete[index] for index in np.flatnonzero(keep).tolist()]
+            start_abs = start_abs[keep]
+            duration = duration[keep]
+            if not complete:
+                return
+        self.start.append(start_abs)
+        self.duration.append(duration)
+        self.name_id.append(self.names.codes(list(map(_NAME, complete))))
+        self.category_id.append(self.categories.codes(list(map(_CAT, complete))))
+        self.track.append(
+            self.track_keys.codes(
+                list(zip(map(_PID, complete), map(_TID, complete), strict=True))
+            )
+        )
+        pieces = [event.args if len(event.args) else b"{}" for event in complete]
+        lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+        offsets = np.zeros(len(pieces), dtype=np.int64)
+        offsets[1:] = np.cumsum(lengths[:-1] + 1)
+        if len(self.args_blob) > 1:
+            self.args_blob += b","
+        self.args_begin.append(offsets + len(self.args_blob))
+        self.args_length.append(lengths)
+        joined = b",".join(pieces)
+        self.args_blob += joined
+        correlation, external_id = _known_id_columns(
+            b"[" + joined + b"]", pieces, counts
+        )
+        del joined, pieces
+        self.correlation.append(correlation)
+        self.external_id.append(external_id)
 
 
 def _in_time_range(stamps: np.ndarray[Any, np.dtype[np.int64]]) -> np.ndarray[Any, Any]:
@@ -601,41 +800,6 @@ def _decode_metadata_args(events: Sequence[RawEvent]) -> list[_MetadataArgs | No
     return decoded
 
 
-def _read_metadata(
-    metadata_events: Sequence[RawEvent],
-) -> tuple[
-    dict[Hashable, Any],
-    dict[tuple[Hashable, Hashable], Any],
-    dict[Hashable, int],
-    dict[tuple[Hashable, Hashable], int],
-]:
-    process_names: dict[Hashable, Any] = {}
-    thread_names: dict[tuple[Hashable, Hashable], Any] = {}
-    process_sort: dict[Hashable, int] = {}
-    thread_sort: dict[tuple[Hashable, Hashable], int] = {}
-    wanted = [
-        event
-        for event in metadata_events
-        if type(event.name) is str and event.name in _METADATA_NAMES
-    ]
-    for event, args in zip(wanted, _decode_metadata_args(wanted), strict=True):
-        if args is None:
-            continue
-        kind = event.name
-        pid = _key(event.pid)
-        if kind == "process_name":
-            process_names[pid] = "" if args.name is msgspec.UNSET else args.name
-        elif kind == "thread_name":
-            thread_names[(pid, _key(event.tid))] = (
-                "" if args.name is msgspec.UNSET else args.name
-            )
-        elif kind == "process_sort_index" and type(args.sort_index) is int:
-            process_sort[pid] = args.sort_index
-        elif kind == "thread_sort_index" and type(args.sort_index) is int:
-            thread_sort[(pid, _key(event.tid))] = args.sort_index
-    return process_names, thread_names, process_sort, thread_sort
-
-
 def _pair_begin_end(events: Sequence[RawEvent], counts: Counter[str]) -> list[RawEvent]:
     """Match B/E pairs per thread into complete events; unmatched ones are counted, not kept."""
     if not events:
@@ -682,7 +846,7 @@ def _pair_begin_end(events: Sequence[RawEvent], counts: Counter[str]) -> list[Ra
 
 
 def _bind_flows(
-    flow_events: Sequence[RawEvent],
+    columns: _FlowColumns,
     origin: int,
     track_keys: _Interner,
     rank_of_code: np.ndarray[Any, np.dtype[np.int32]],
@@ -692,84 +856,76 @@ def _bind_flows(
     categories: _Interner,
     counts: Counter[str],
 ) -> Flows:
-    """Bind each flow's start to the event enclosing it and its end to the event at it."""
+    """Pair each flow's start and end by (category, id), then bind them to events.
+
+    A later start or end with the same key replaces an earlier one. The start
+    binds to the event of its thread enclosing it, the end to the event at it.
+    """
     empty = Flows(
         np.zeros(0, np.int64),
         np.zeros(0, np.int32),
         np.zeros(0, np.int64),
         np.zeros(0, np.int64),
     )
-    if not flow_events:
+    if not columns.phase:
         return empty
-    stamps, valid = parse_us_to_ns([event.ts for event in flow_events])
-    valid &= _in_time_range(stamps)
-    starts_by_id: dict[tuple[Any, Hashable], int] = {}
-    ends_by_id: dict[tuple[Any, Hashable], int] = {}
-    for index, event in enumerate(flow_events):
-        if not valid[index]:
-            continue
-        key = (_hashable(event.cat), _hashable(event.id))
-        if event.ph == "s":
-            starts_by_id[key] = index
-        elif event.ph == "f":
-            ends_by_id[key] = index
-    matched = starts_by_id.keys() & ends_by_id.keys()
-    unmatched = len(starts_by_id) + len(ends_by_id) - 2 * len(matched)
+    phase = np.concatenate(columns.phase)
+    key = np.concatenate(columns.key).astype(np.int64)
+    flow_id = np.concatenate(columns.flow_id)
+    category = np.concatenate(columns.category)
+    thread = np.concatenate(columns.thread).astype(np.int64)
+    stamp = np.concatenate(columns.stamp)
+    valid = np.concatenate(columns.valid)
+
+    def last_per_key(
+        indices: np.ndarray[Any, Any],
+    ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        reversed_indices = indices[::-1]
+        keys, first = np.unique(key[reversed_indices], return_index=True)
+        return keys, reversed_indices[first]
+
+    start_keys, start_index = last_per_key(
+        np.flatnonzero(valid & (phase == _FLOW_START))
+    )
+    end_keys, end_index = last_per_key(np.flatnonzero(valid & (phase == _FLOW_END)))
+    _, in_starts, in_ends = np.intersect1d(
+        start_keys, end_keys, assume_unique=True, return_indices=True
+    )
+    unmatched = start_keys.size + end_keys.size - 2 * in_starts.size
     if unmatched:
-        counts["flow events without their other end were ignored"] += unmatched
-    if not matched:
+        counts["flow events without their other end were ignored"] += int(unmatched)
+    if in_starts.size == 0:
         return empty
-    keys = sorted(matched, key=lambda key: starts_by_id[key])
-    flow_ids = np.array([_int_or_missing(key[1]) for key in keys], dtype=np.int64)
-    flow_categories = categories.codes(
-        [flow_events[starts_by_id[key]].cat for key in keys]
+    sources = start_index[in_starts]
+    targets = end_index[in_ends]
+    order = np.argsort(sources, kind="stable")
+    sources, targets = sources[order], targets[order]
+    # Threads of flow points → track ranks (-1 when the thread has no complete event).
+    thread_rank = np.full(max(len(columns.threads.ids), 1), -1, dtype=np.int64)
+    for thread_key, code in columns.threads.ids.items():
+        track_code = track_keys.ids.get(thread_key)
+        if track_code is not None:
+            thread_rank[code] = rank_of_code[track_code]
+    bind = {"start": start, "duration": duration, "track_start": track_start}
+    return Flows(
+        flow_id[sources],
+        category[sources].astype(np.int32),
+        _bind_points(thread_rank[thread[sources]], stamp[sources] - origin, **bind),
+        _bind_points(thread_rank[thread[targets]], stamp[targets] - origin, **bind),
     )
-    sources = _bind_points(
-        [flow_events[starts_by_id[key]] for key in keys],
-        [int(stamps[starts_by_id[key]]) for key in keys],
-        origin,
-        track_keys,
-        rank_of_code,
-        start,
-        duration,
-        track_start,
-    )
-    targets = _bind_points(
-        [flow_events[ends_by_id[key]] for key in keys],
-        [int(stamps[ends_by_id[key]]) for key in keys],
-        origin,
-        track_keys,
-        rank_of_code,
-        start,
-        duration,
-        track_start,
-    )
-    return Flows(flow_ids, flow_categories, sources, targets)
 
 
 def _bind_points(
-    points: Sequence[RawEvent],
-    stamps: Sequence[int],
-    origin: int,
-    track_keys: _Interner,
-    rank_of_code: np.ndarray[Any, np.dtype[np.int32]],
+    ranks: np.ndarray[Any, np.dtype[np.int64]],
+    moments: np.ndarray[Any, np.dtype[np.int64]],
+    *,
     start: np.ndarray[Any, np.dtype[np.int64]],
     duration: np.ndarray[Any, np.dtype[np.int64]],
     track_start: np.ndarray[Any, np.dtype[np.int64]],
 ) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """The innermost event of the same thread that starts at or before each point and encloses it."""
-    bound = np.full(len(points), -1, dtype=np.int64)
-    codes = np.array(
-        [
-            track_keys.ids.get((_key(point.pid), _key(point.tid)), -1)
-            for point in points
-        ],
-        dtype=np.int64,
-    )
-    moments = np.array(stamps, dtype=np.int64) - origin
-    known = codes >= 0
-    ranks = np.full(len(points), -1, dtype=np.int64)
-    ranks[known] = rank_of_code[codes[known]]
+    """The innermost event of the point's track that starts at or before it and encloses it."""
+    bound = np.full(ranks.size, -1, dtype=np.int64)
+    known = ranks >= 0
     for rank in np.unique(ranks[known]).tolist():
         here = np.flatnonzero(ranks == rank)
         begin, end = int(track_start[rank]), int(track_start[rank + 1])
@@ -792,24 +948,17 @@ def _link_by_flows(
     """Old traces link launches to kernels by flows only: copy the flow id into missing correlations."""
     if flows.flow_id.size == 0:
         return
-    link = np.array(
-        [
-            category_strings[c].lower() in _FLOW_LINK_CATEGORIES
-            for c in flows.category_id.tolist()
-        ],
+    link_categories = np.array(
+        [category.lower() in _FLOW_LINK_CATEGORIES for category in category_strings]
+        or [False],
         dtype=bool,
     )
+    link = link_categories[flows.category_id]
     link &= (flows.source_event >= 0) & (flows.target_event >= 0) & (flows.flow_id >= 0)
-    for source, target, flow_id in zip(
-        flows.source_event[link].tolist(),
-        flows.target_event[link].tolist(),
-        flows.flow_id[link].tolist(),
-        strict=True,
-    ):
-        if correlation[target] < 0:
-            correlation[target] = flow_id
-        if correlation[source] < 0:
-            correlation[source] = flow_id
+    for events in (flows.target_event[link], flows.source_event[link]):
+        ids = flows.flow_id[link]
+        missing = correlation[events] < 0
+        correlation[events[missing]] = ids[missing]
 
 
 def _count_device_overlaps(

@@ -16,6 +16,7 @@ import decimal
 import json
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,8 @@ from tui.core.errors import TraceLoadError
 from tui.core.textsafe import printable
 
 EMPTY_RAW = msgspec.Raw(b"")
+# The file's bytes: a bytearray when read in place, bytes when repaired.
+TraceBytes = bytes | bytearray
 
 
 class RawEvent(msgspec.Struct, gc=False):
@@ -42,11 +45,79 @@ class RawEvent(msgspec.Struct, gc=False):
     args: msgspec.Raw = EMPTY_RAW
 
 
+# Records alive at once while building: bounds memory on multi-GB traces.
+BATCH_EVENTS = 65_536
+
+
+class EventSource:
+    """The elements of `traceEvents`, decoded into records one batch at a time.
+
+    The fast path keeps each element as raw JSON text (a view into the file's
+    bytes), so only one batch of decoded records is alive at a time instead
+    of one Python object per event for the whole trace.
+    """
+
+    def __init__(
+        self,
+        elements: list[msgspec.Raw] | None = None,
+        records: list[RawEvent] | None = None,
+    ) -> None:
+        self._elements = elements
+        self._records = records
+        self.repaired_utf8 = False
+
+    def __len__(self) -> int:
+        if self._elements is not None:
+            return len(self._elements)
+        return len(self._records or [])
+
+    def batches(self, size: int = BATCH_EVENTS) -> Iterator[list[RawEvent]]:
+        """Yield the records in order, `size` at a time; the source is emptied as it goes."""
+        if self._records is not None:
+            records, self._records = self._records, []
+            for begin in range(0, len(records), size):
+                yield records[begin : begin + size]
+            return
+        elements, self._elements = self._elements or [], []
+        for begin in range(0, len(elements), size):
+            yield self._decode_batch(elements[begin : begin + size])
+
+    def _decode_batch(self, chunk: list[msgspec.Raw]) -> list[RawEvent]:
+        text = b"[" + b",".join(chunk) + b"]"
+        try:
+            return _EVENTS_DECODER.decode(text)
+        except msgspec.ValidationError:
+            pass
+        except msgspec.DecodeError as error:
+            # Skipping an element checks its syntax but not its UTF-8.
+            if "UTF-8" not in str(error):
+                raise
+            self.repaired_utf8 = True
+            chunk = [
+                msgspec.Raw(
+                    bytes(raw).decode("utf-8", errors="replace").encode("utf-8")
+                )
+                for raw in chunk
+            ]
+            text = b"[" + b",".join(chunk) + b"]"
+            try:
+                return _EVENTS_DECODER.decode(text)
+            except msgspec.ValidationError:
+                pass
+        events: list[RawEvent] = []
+        for raw in chunk:
+            try:
+                events.append(_EVENT_DECODER.decode(raw))
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                events.append(_event_from_text(bytes(raw)))
+        return events
+
+
 @dataclass
 class DecodedTrace:
     """Events plus the other top-level keys of the document."""
 
-    events: list[RawEvent]
+    events: EventSource
     top_level: dict[str, Any]
     array_form: bool
     warnings: list[str] = field(default_factory=list)
@@ -59,7 +130,7 @@ _RAW_LIST_DECODER = msgspec.json.Decoder(list[msgspec.Raw])
 _EVENT_DECODER = msgspec.json.Decoder(RawEvent)
 
 
-def decode_trace(data: bytes, source_name: str = "trace") -> DecodedTrace:
+def decode_trace(data: TraceBytes, source_name: str = "trace") -> DecodedTrace:
     """Decode a whole trace document, falling back to tolerant paths when needed."""
     source_name = printable(source_name)
     try:
@@ -74,7 +145,7 @@ def decode_trace(data: bytes, source_name: str = "trace") -> DecodedTrace:
     return decoded
 
 
-def _decode_document(data: bytes, source_name: str) -> DecodedTrace:
+def _decode_document(data: TraceBytes, source_name: str) -> DecodedTrace:
     first = _first_significant_byte(data)
     if first is None:
         raise TraceLoadError(f"{source_name}: the file is empty")
@@ -104,7 +175,7 @@ def _decode_document(data: bytes, source_name: str) -> DecodedTrace:
 
 
 def _decode_broken(
-    data: bytes, fast_error: BaseException, source_name: str
+    data: TraceBytes, fast_error: BaseException, source_name: str
 ) -> DecodedTrace:
     """The slow paths, once the fast decode has failed for a reason other than NaN."""
     trailing = _trailing_garbage_at(fast_error, data)
@@ -128,7 +199,7 @@ def _decode_broken(
 
 
 def _broken_in_the_middle(
-    data: bytes, error: BaseException, source_name: str
+    data: TraceBytes, error: BaseException, source_name: str
 ) -> TraceLoadError | None:
     """A syntax error no tolerant reading can get past, told without re-parsing.
 
@@ -159,7 +230,7 @@ def _broken_in_the_middle(
     )
 
 
-def _ran_out_of_input(error: BaseException, data: bytes) -> bool:
+def _ran_out_of_input(error: BaseException, data: TraceBytes) -> bool:
     """msgspec reached the end of a file cut right after a closing bracket.
 
     Such a file ends like a complete one, and Python's json would take
@@ -190,8 +261,8 @@ class _Repairs:
 
 
 def _repair_in_place(
-    data: bytes, error: BaseException, source_name: str
-) -> tuple[bytes, _Repairs, DecodedTrace | None, BaseException]:
+    data: TraceBytes, error: BaseException, source_name: str
+) -> tuple[TraceBytes, _Repairs, DecodedTrace | None, BaseException]:
     """Mend what msgspec stops at, then decode fast again.
 
     NaN/Infinity/inf/nan tokens become null; raw control characters in
@@ -231,7 +302,7 @@ def _repair_in_place(
     return data, repairs, None, error
 
 
-def _non_finite_token_at(data: bytes, stopped_at: int) -> re.Match[bytes] | None:
+def _non_finite_token_at(data: TraceBytes, stopped_at: int) -> re.Match[bytes] | None:
     """The NaN/Infinity-like token msgspec stopped on, if that is what it is."""
     # msgspec may stop on the sign or inside the token: take the earliest start.
     for start in (stopped_at - 2, stopped_at - 1, stopped_at):
@@ -246,7 +317,7 @@ def _non_finite_token_at(data: bytes, stopped_at: int) -> re.Match[bytes] | None
 _CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
-def _escape_controls(data: bytes, stopped_at: int) -> bytes:
+def _escape_controls(data: TraceBytes, stopped_at: int) -> TraceBytes:
     """Escape a raw control character msgspec stopped at (it sits inside a string).
 
     Tab, newline and carriage return are JSON whitespace outside strings, so
@@ -279,7 +350,7 @@ def _error_byte(error: BaseException) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _trailing_garbage_at(error: BaseException, data: bytes) -> int | None:
+def _trailing_garbage_at(error: BaseException, data: TraceBytes) -> int | None:
     """Where a complete document ends when something else follows it."""
     if "trailing characters" not in str(error):
         return None
@@ -290,7 +361,7 @@ def _trailing_garbage_at(error: BaseException, data: bytes) -> int | None:
 
 
 def _without_trailing_garbage(
-    data: bytes, position: int, source_name: str
+    data: TraceBytes, position: int, source_name: str
 ) -> DecodedTrace:
     """A complete document followed by junk (NUL padding, a second write): keep the document."""
     # msgspec names the byte just after the first unexpected one.
@@ -336,7 +407,7 @@ _UTF16_32_BOMS = (
 )
 
 
-def _to_utf8(data: bytes) -> tuple[bytes, list[str]]:
+def _to_utf8(data: TraceBytes) -> tuple[TraceBytes, list[str]]:
     """Text saved as UTF-16/32 (Windows redirects do this) becomes UTF-8."""
     for bom, encoding in _UTF16_32_BOMS:
         if data.startswith(bom):
@@ -358,7 +429,7 @@ class _InvalidJson(TraceLoadError):
 _WINDOW = 1 << 16
 
 
-def _leading_space(data: bytes, space: bytes) -> int:
+def _leading_space(data: TraceBytes, space: bytes) -> int:
     """How many bytes of `space` open `data`, without copying it (bytes.lstrip would)."""
     start = 0
     while start < len(data):
@@ -370,7 +441,7 @@ def _leading_space(data: bytes, space: bytes) -> int:
     return len(data)
 
 
-def _content_end(data: bytes, space: bytes) -> int:
+def _content_end(data: TraceBytes, space: bytes) -> int:
     """Where `data` ends once trailing `space` bytes are dropped, without copying it."""
     end = len(data)
     while end > 0:
@@ -382,7 +453,7 @@ def _content_end(data: bytes, space: bytes) -> int:
     return 0
 
 
-def _first_significant_byte(data: bytes) -> int | None:
+def _first_significant_byte(data: TraceBytes) -> int | None:
     offset = _leading_space(data, b" \t\r\n\xef\xbb\xbf")
     return data[offset] if offset < len(data) else None
 
@@ -393,13 +464,13 @@ def _describe_byte(value: int) -> str:
     return f"byte 0x{value:02x}"
 
 
-def _looks_cut_off(data: bytes) -> bool:
+def _looks_cut_off(data: TraceBytes) -> bool:
     """A complete document ends with a closing bracket; a killed writer leaves anything else."""
     end = _content_end(data, b" \t\r\n\x00")
     return end == 0 or data[end - 1] not in b"}]"
 
 
-def _decode_fast(data: bytes, source_name: str) -> DecodedTrace:
+def _decode_fast(data: TraceBytes, source_name: str) -> DecodedTrace:
     offset = _leading_space(data, b" \t\r\n")
     if data.startswith(b"\xef\xbb\xbf", offset):
         data = data[offset + 3 :]
@@ -428,19 +499,9 @@ def _decode_generic(raw: msgspec.Raw) -> Any:
         return None
 
 
-def _decode_event_list(data: bytes | msgspec.Raw) -> list[RawEvent]:
-    """Typed decode of the event array; odd elements (not objects) are skipped one by one."""
-    try:
-        return _EVENTS_DECODER.decode(data)
-    except msgspec.ValidationError:
-        pass
-    events: list[RawEvent] = []
-    for raw in _RAW_LIST_DECODER.decode(data):
-        try:
-            events.append(_EVENT_DECODER.decode(raw))
-        except msgspec.ValidationError:
-            events.append(_event_from_text(bytes(raw)))
-    return events
+def _decode_event_list(data: TraceBytes | msgspec.Raw) -> EventSource:
+    """Split the event array into its elements' raw text; records come later, by batch."""
+    return EventSource(elements=_RAW_LIST_DECODER.decode(data))
 
 
 def _event_from_text(raw: bytes) -> RawEvent:
@@ -462,7 +523,7 @@ def _event_from_text(raw: bytes) -> RawEvent:
 _NOT_AN_OBJECT = "\x00not-an-object"
 
 
-def _decode_tolerant(data: bytes, source_name: str) -> DecodedTrace:
+def _decode_tolerant(data: TraceBytes, source_name: str) -> DecodedTrace:
     """Python's json with NaN/Infinity as missing, invalid UTF-8 replaced, control chars allowed."""
     warnings: list[str] = []
     try:
@@ -568,7 +629,9 @@ def _replace_surrogates(value: Any, replaced: list[int]) -> Any:
 def _from_python(document: Any, source_name: str) -> DecodedTrace:
     if isinstance(document, list):
         return DecodedTrace(
-            [_event_from_python(item) for item in document], {}, array_form=True
+            EventSource(records=[_event_from_python(item) for item in document]),
+            {},
+            array_form=True,
         )
     if not isinstance(document, dict):
         raise TraceLoadError(
@@ -585,7 +648,9 @@ def _from_python(document: Any, source_name: str) -> DecodedTrace:
         )
     top_level = {key: _plain(value) for key, value in document.items()}
     return DecodedTrace(
-        [_event_from_python(item) for item in items], top_level, array_form=False
+        EventSource(records=[_event_from_python(item) for item in items]),
+        top_level,
+        array_form=False,
     )
 
 
@@ -673,7 +738,7 @@ def _worth_tolerant(error: BaseException, position: int, surrogates: bool) -> bo
     return True
 
 
-def _could_end_element(data: bytes, position: int, end: int) -> bool:
+def _could_end_element(data: TraceBytes, position: int, end: int) -> bool:
     """Whether the bracket at `position` may close a whole event (or the event list).
 
     An event closes with `}` followed by `,` and the next event's `{`, or by
@@ -695,7 +760,7 @@ def _could_end_element(data: bytes, position: int, end: int) -> bool:
 
 
 def _cut_off_warning(
-    kept: int, lost_bytes: int, total: int, data: bytes, damage: int | None
+    kept: int, lost_bytes: int, total: int, data: TraceBytes, damage: int | None
 ) -> str:
     """What recovery kept and what it lost, and where the damage was if any."""
     lost = (
@@ -716,7 +781,7 @@ def _cut_off_warning(
     )
 
 
-def _recover_cut_off(data: bytes, source_name: str) -> DecodedTrace:
+def _recover_cut_off(data: TraceBytes, source_name: str) -> DecodedTrace:
     """Keep every complete event of a file that ends mid-way (its writer was killed).
 
     Candidate cuts are tried from the end backwards. A candidate that msgspec

@@ -111,7 +111,9 @@ class Trace:
     external_id: Int64Array  # -1 when absent
     args_begin: Int64Array  # args of event i: args_blob[args_begin[i]:args_end[i]]
     args_end: Int64Array
-    args_blob: bytes | mmap.mmap  # memory-mapped when reopened from the column cache
+    args_blob: (
+        bytes | bytearray | mmap.mmap
+    )  # memory-mapped when reopened from the cache
     track_start: Int64Array  # events of track t are track_start[t]:track_start[t+1]
     flows: Flows
     description: dict[str, Any] | None

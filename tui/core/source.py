@@ -41,7 +41,7 @@ ProgressCallback = Callable[[ReadProgress], None]
 class RawTrace:
     """The decompressed bytes of a trace file and what happened while reading."""
 
-    data: bytes
+    data: bytes | bytearray
     compressed: bool
     file_size: int
     warnings: list[str]
@@ -124,21 +124,33 @@ def _read_open(
         return _read_gzip(handle, trace_path, file_size, limit, progress, cancel)
     if file_size > limit:
         raise _over_limit(trace_path, limit)
-    chunks: list[bytes] = []
+    # One buffer of the file's size, filled in place: never two copies of a big file.
+    data = bytearray(file_size)
+    view = memoryview(data)
     done = 0
     while True:
         if cancel is not None and cancel.is_set():
             raise LoadCancelled()
-        chunk = handle.read(_CHUNK)
-        if not chunk:
+        if done == len(data):
+            extra = handle.read(_CHUNK)  # the file grew while we read it
+            if not extra:
+                break
+            view.release()
+            data += extra
+            view = memoryview(data)
+            done = len(data)
+            if done > limit:
+                raise _over_limit(trace_path, limit)
+            continue
+        count = handle.readinto(view[done : done + _CHUNK])
+        if not count:
             break
-        chunks.append(chunk)
-        done += len(chunk)
-        if done > limit:  # the file grew while we read it
-            raise _over_limit(trace_path, limit)
+        done += count
         if progress is not None:
             progress(ReadProgress(done, file_size, "reading"))
-    data = b"".join(chunks)
+    view.release()
+    if done < len(data):  # the file shrank while we read it
+        del data[done:]
     return RawTrace(data=data, compressed=False, file_size=file_size, warnings=[])
 
 
@@ -207,7 +219,8 @@ def _read_gzip(
 ) -> RawTrace:
     """Stream-decompress every gzip member, stopping at `limit` decompressed bytes."""
     warnings: list[str] = []
-    out: list[bytes] = []
+    # Grown in place (large reallocations are remapped, not copied).
+    out = bytearray()
     out_size = 0
     decompressor = zlib.decompressobj(wbits=31)
     member_open = False
@@ -227,7 +240,7 @@ def _read_gzip(
             # zlib drops the whole call's output on an error (a bad checksum at
             # the very end included): replay the chunk in small steps to keep it.
             salvaged = _salvage(before, chunk, max(1, limit - out_size + 1))
-            out.append(salvaged)
+            out += salvaged
             out_size += len(salvaged)
             if out_size == 0:
                 raise TraceLoadError(
@@ -240,7 +253,7 @@ def _read_gzip(
             )
             member_open = False
             break
-        out.append(piece)
+        out += piece
         out_size += len(piece)
         _check_bomb(trace_path, out_size, limit)
         if decompressor.unconsumed_tail:
@@ -262,6 +275,4 @@ def _read_gzip(
         warnings.append("the gzip stream ends early (file cut off)")
     if out_size == 0:
         raise TraceLoadError(f"{trace_path}: the gzip data decompresses to nothing")
-    return RawTrace(
-        data=b"".join(out), compressed=True, file_size=file_size, warnings=warnings
-    )
+    return RawTrace(data=out, compressed=True, file_size=file_size, warnings=warnings)
