@@ -129,7 +129,20 @@ def test_gaps_are_device_idle_time_inside_the_data_zone(tmp_path: Path) -> None:
 def test_gaps_split_around_device_work_and_nested_zones_count_once(
     tmp_path: Path,
 ) -> None:
-    events = [*metadata(), cpu("ProfilerStep#1", 0, 1000, cat="user_annotation"), cpu("lecture_batch_cpu", 10, 300, cat="user_annotation"), cpu("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 20, 200, cat="user_annotation"), cpu("lecture_batch_cpu", 30, 100, cat="user_annotation"), cpu("cudaLaunchKernel", 40, 5, cat="cuda_runtime", correlation=1), gpu("early_kernel", 100, 50, correlation=1)]
+    events = [
+        *metadata(),
+        cpu("ProfilerStep#1", 0, 1000, cat="user_annotation"),
+        cpu("lecture_batch_cpu", 10, 300, cat="user_annotation"),
+        cpu(
+            "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+            20,
+            200,
+            cat="user_annotation",
+        ),
+        cpu("lecture_batch_cpu", 30, 100, cat="user_annotation"),
+        cpu("cudaLaunchKernel", 40, 5, cat="cuda_runtime", correlation=1),
+        gpu("early_kernel", 100, 50, correlation=1),
+    ]
     analysis = Analysis(load_trace(write_trace(tmp_path / "t.json", events)))
     assert [(gap.start_ns, gap.duration_ns) for gap in analysis.gaps] == [
         (10_000, 90_000),
@@ -238,7 +251,17 @@ def test_array_form_and_begin_end_pairs(tmp_path: Path) -> None:
 
 
 def test_bad_events_are_dropped_counted_and_not_summed(tmp_path: Path) -> None:
-    events = [*metadata(), cpu("aten::good", 0, 10), {**cpu("aten::negative", 20, 10), "dur": -5}, {key: value for key, value in cpu("aten::no_dur", 40, 10).items() if key != "dur"}, {**cpu("aten::string_ts", 60, 10), "ts": "123"}]
+    events = [
+        *metadata(),
+        cpu("aten::good", 0, 10),
+        {**cpu("aten::negative", 20, 10), "dur": -5},
+        {
+            key: value
+            for key, value in cpu("aten::no_dur", 40, 10).items()
+            if key != "dur"
+        },
+        {**cpu("aten::string_ts", 60, 10), "ts": "123"},
+    ]
     trace = load_trace(write_trace(tmp_path / "bad.json", events))
     rows = op_rows(trace.path)
     assert set(rows) == {"aten::good"}

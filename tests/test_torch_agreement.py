@@ -65,7 +65,7 @@ def test_operator_table_matches_key_averages(
     ours = {
         name: (int(calls), float(self_ns) / 1000, float(total_ns) / 1000)
         for name, calls, self_ns, total_ns in zip(
-            table.names, table.calls, table.self_cpu_ns, table.total_cpu_ns
+            table.names, table.calls, table.self_cpu_ns, table.total_cpu_ns, strict=True
         )
     }
 
