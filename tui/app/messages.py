@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from tui.core.findings import Finding
     from tui.core.load import LoadProgress
     from tui.core.model import Trace
+    from tui.scrub import CheckReport, ScrubReport
 
 
 @dataclass
@@ -155,3 +156,25 @@ class TraceHashed(Message):
     """A worker finished hashing the trace file (for the notes' trace identity)."""
 
     sha256: str
+
+
+@dataclass
+class ScrubChecked(Message):
+    """A scrub check finished: what in the trace identifies people or places."""
+
+    report: CheckReport
+
+
+@dataclass
+class ScrubWritten(Message):
+    """A scrubbed copy was written: what it replaced, removed or kept."""
+
+    report: ScrubReport
+
+
+@dataclass
+class ScrubFailed(Message):
+    """A scrub check or write failed with a one-line reason (stage: check or write)."""
+
+    stage: str
+    reason: str

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
 from tui.app.dialogs.capture import CaptureDialog
 from tui.app.dialogs.note_form import NoteDraft, NoteForm
+from tui.app.dialogs.scrub import ScrubDialog
 from tui.app.messages import (
     EventActivated,
     EventSelected,
@@ -75,6 +76,7 @@ class MainScreen(Screen[None]):
         Binding("3", "tab(2)", "Notes", show=False),
         Binding("m", "note", "Note"),
         Binding("c", "capture", "New capture", show=False),
+        Binding("E", "share", "Share: scrub a copy", show=False),
         Binding(
             "escape", "clear", "Clear marks and selection / close search", show=False
         ),
@@ -169,6 +171,7 @@ class MainScreen(Screen[None]):
             ("Details", DetailsScreen.BINDINGS),
             ("Loading", LoadingScreen.BINDINGS),
             ("New capture", CaptureDialog.BINDINGS),
+            ("Share (scrub a copy)", ScrubDialog.BINDINGS),
             ("Everywhere", [Binding("ctrl+p", "", "Command palette")]),
         ]
 
@@ -499,7 +502,7 @@ class MainScreen(Screen[None]):
         elif self._steps():
             self._go_to_step(0)
 
-    # -- tabs, help, capture -------------------------------------------------
+    # -- tabs, help, capture, share ------------------------------------------
 
     def action_tab(self, index: int) -> None:
         """Show operators, findings or notes, and focus it."""
@@ -519,6 +522,10 @@ class MainScreen(Screen[None]):
                 self.app.call_later(self.app.open_trace, path)  # type: ignore[attr-defined]
 
         self.app.push_screen(CaptureDialog(), opened)
+
+    def action_share(self) -> None:
+        """List what identifies people or places, and write a scrubbed copy."""
+        self.app.push_screen(ScrubDialog(self.path))
 
     # -- notes ---------------------------------------------------------------
 
