@@ -218,7 +218,9 @@ async def test_escape_cancels_loading(
 
     started = threading.Event()
 
-    def slow_load(path: Any, *, progress: Any = None, cancel: Any = None) -> Any:
+    def slow_load(
+        path: Any, *, progress: Any = None, cancel: Any = None, cache: str = "off"
+    ) -> Any:
         started.set()
         assert cancel is not None
         cancel.wait(10)

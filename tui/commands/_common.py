@@ -42,8 +42,12 @@ def load_for_cli(path: str) -> Any:
         if step.bytes_total and step.phase in ("reading", "decompressing"):
             percent = 100 * step.bytes_read / step.bytes_total
             sys.stderr.write(f"\rsteptrace: {step.phase} {percent:5.1f}%")
+        elif step.events_total:
+            sys.stderr.write(
+                f"\rsteptrace: {step.phase} {step.events_done:,} of {step.events_total:,}"
+            )
         elif step.phase != last["phase"]:
-            sys.stderr.write(f"\rsteptrace: {step.phase:<20}")
+            sys.stderr.write(f"\rsteptrace: {step.phase:<30}")
         last["phase"] = step.phase
         sys.stderr.flush()
 
@@ -51,5 +55,5 @@ def load_for_cli(path: str) -> Any:
         return load_trace(path, progress=progress, cache="auto")
     finally:
         if show:
-            sys.stderr.write("\r" + " " * 40 + "\r")
+            sys.stderr.write("\r" + " " * 60 + "\r")
             sys.stderr.flush()

@@ -220,7 +220,7 @@ def build_trace(
     file_size: int = 0,
     compressed: bool = False,
     read_warnings: Sequence[str] = (),
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Trace:
     """Build the columnar model from decoded events."""
     try:
@@ -239,7 +239,7 @@ def _build(
     file_size: int,
     compressed: bool,
     read_warnings: Sequence[str],
-    progress: Callable[[str], None] | None,
+    progress: Callable[[str, int, int], None] | None,
 ) -> Trace:
     warnings: list[str] = list(read_warnings) + list(decoded.warnings)
     counts: Counter[str] = Counter()
@@ -251,12 +251,12 @@ def _build(
         collector.add_batch(batch)
         done += len(batch)
         if progress is not None:
-            progress(f"events {done:,} of {total_elements:,}")
+            progress("events", done, total_elements)
     if source.repaired_utf8 and not any("invalid UTF-8" in w for w in warnings):
         warnings.insert(0, "invalid UTF-8 bytes were replaced by U+FFFD")
 
     if progress is not None:
-        progress("pairing")
+        progress("pairing", 0, 0)
     collector.add_complete(_pair_begin_end(collector.begin_end, counts))
     collector.begin_end = []
     instant_count = collector.instant_count
@@ -296,7 +296,7 @@ def _build(
     )
 
     if progress is not None:
-        progress("tracks")
+        progress("tracks", 0, 0)
     process_names = metadata_tables.process_names
     thread_names = metadata_tables.thread_names
     process_sort = metadata_tables.process_sort
@@ -457,7 +457,7 @@ def _build(
     start = start_abs - origin
     del start_abs
     if progress is not None:
-        progress("sorting")
+        progress("sorting", 0, 0)
     order = np.lexsort((-duration, start, track_rank))
     start = start[order]
     duration = duration[order]

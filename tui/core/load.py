@@ -20,11 +20,17 @@ CACHE_MIN_BYTES = 64 * 1024 * 1024
 
 @dataclass(frozen=True)
 class LoadProgress:
-    """Progress of a load, for a progress bar: bytes while reading, then named phases."""
+    """Progress of a load, for a progress bar: bytes while reading, then named phases.
+
+    During the "events" phase, `events_done` of `events_total` elements of the
+    trace have been turned into columns.
+    """
 
     phase: str
     bytes_read: int
     bytes_total: int
+    events_done: int = 0
+    events_total: int = 0
 
 
 def load_trace(
@@ -58,11 +64,11 @@ def load_trace(
         if progress is not None:
             progress(LoadProgress(read.phase, read.bytes_read, read.bytes_total))
 
-    def on_phase(phase: str) -> None:
+    def on_phase(phase: str, done: int = 0, count: int = 0) -> None:
         if cancel is not None and cancel.is_set():
             raise LoadCancelled()
         if progress is not None:
-            progress(LoadProgress(phase, total, total))
+            progress(LoadProgress(phase, total, total, done, count))
 
     raw = read_trace_bytes(
         trace_path, progress=on_read, cancel=cancel, max_bytes=max_bytes

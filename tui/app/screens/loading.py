@@ -22,10 +22,8 @@ LoadOutcome = TraceLoaded | LoadFailed | LoadCancelled
 # The phases load_trace reports after reading, in order, then the analysis.
 BUILD_PHASES = (
     "decoding",
+    "events",
     "pairing",
-    "timestamps",
-    "names",
-    "args",
     "tracks",
     "sorting",
     "analysing",
@@ -83,6 +81,7 @@ class LoadingScreen(Screen[LoadOutcome]):
                 self.path,
                 progress=self._progress,
                 cancel=self.cancel_event,
+                cache="auto",
             )
             self.post_message(
                 LoadProgressed(
@@ -132,8 +131,22 @@ class LoadingScreen(Screen[LoadOutcome]):
             return
         name = progress.phase.split(" ")[0]
         index = BUILD_PHASES.index(name) + 1 if name in BUILD_PHASES else 1
-        bar.update(total=100, progress=50 + 50 * index / (len(BUILD_PHASES) + 1))
-        phase.update(f"{progress.phase} ({_size(progress.bytes_total)} read)")
+        within = (
+            progress.events_done / progress.events_total
+            if progress.events_total
+            else 0.0
+        )
+        bar.update(
+            total=100,
+            progress=50 + 50 * (index + within) / (len(BUILD_PHASES) + 1),
+        )
+        if progress.events_total:
+            phase.update(
+                f"{progress.phase}: {progress.events_done:,} of "
+                f"{progress.events_total:,} ({_size(progress.bytes_total)} read)"
+            )
+        else:
+            phase.update(f"{progress.phase} ({_size(progress.bytes_total)} read)")
 
     def on_trace_loaded(self, message: TraceLoaded) -> None:
         self.dismiss(message)
