@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import mmap
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -141,12 +142,12 @@ class Trace:
             return 0
         return int((self.start_ns + self.duration_ns).max())
 
-    @property
+    @cached_property
     def device_work_mask(self) -> BoolArray:
         """Events that are work on a device (kernels, copies, sets, unknown device work)."""
         return np.isin(self.kind, np.array(DEVICE_WORK_KINDS, dtype=np.uint8))
 
-    @property
+    @cached_property
     def gpu_observed(self) -> bool:
         """Whether the capture holds any device work at all."""
         return bool(self.device_work_mask.any())
