@@ -24,6 +24,7 @@ import msgspec
 
 from tui.core.errors import TraceLoadError
 from tui.core.textsafe import printable
+from tui.core.units import size_text
 
 EMPTY_RAW = msgspec.Raw(b"")
 # The file's bytes: a bytearray when read in place, bytes when repaired.
@@ -138,7 +139,7 @@ def decode_trace(data: TraceBytes, source_name: str = "trace") -> DecodedTrace:
         decoded = _decode_document(data, source_name)
     except MemoryError:
         raise TraceLoadError(
-            f"{source_name}: not enough memory to decode {_size_text(len(data))} of "
+            f"{source_name}: not enough memory to decode {size_text(len(data))} of "
             "JSON (try a machine with more memory, or a shorter capture)"
         ) from None
     decoded.warnings[:0] = encoding_warnings
@@ -371,24 +372,13 @@ def _without_trailing_garbage(
         except (msgspec.DecodeError, RecursionError, ValueError):
             continue
         decoded.warnings.append(
-            f"{_size_text(len(data) - end)} after the end of the JSON document "
+            f"{size_text(len(data) - end)} after the end of the JSON document "
             "were ignored"
         )
         return decoded
     raise TraceLoadError(
         f"{source_name}: not a trace (invalid JSON: unexpected data at byte {position})"
     )
-
-
-def _size_text(count: int) -> str:
-    """A byte count people read at a glance."""
-    if count < 10_000:
-        return f"{count} bytes"
-    if count < 10_000_000:
-        return f"{count / 1e3:.0f} kB"
-    if count < 10_000_000_000:
-        return f"{count / 1e6:.0f} MB"
-    return f"{count / 1e9:.1f} GB"
 
 
 def _share_text(part: int, whole: int) -> str:
@@ -764,7 +754,7 @@ def _cut_off_warning(
 ) -> str:
     """What recovery kept and what it lost, and where the damage was if any."""
     lost = (
-        f"({_size_text(lost_bytes)}, {_share_text(lost_bytes, total)} of what was read)"
+        f"({size_text(lost_bytes)}, {_share_text(lost_bytes, total)} of what was read)"
     )
     if damage is None:
         return (

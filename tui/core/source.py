@@ -20,6 +20,7 @@ from typing import Any
 
 from tui.core.errors import LoadCancelled, TraceLoadError
 from tui.core.textsafe import printable
+from tui.core.units import size_text
 
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 8 * 1024 * 1024
@@ -104,7 +105,7 @@ def read_trace_bytes(
         ) from None
     except MemoryError:
         raise TraceLoadError(
-            f"{shown}: not enough memory to read {_size_text(file_size)} "
+            f"{shown}: not enough memory to read {size_text(file_size)} "
             "(try a machine with more memory, or set STEPTRACE_MAX_BYTES lower)"
         ) from None
 
@@ -154,20 +155,9 @@ def _read_open(
     return RawTrace(data=data, compressed=False, file_size=file_size, warnings=[])
 
 
-def _size_text(count: int) -> str:
-    """A byte count people read at a glance."""
-    if count < 10_000:
-        return f"{count} bytes"
-    if count < 10_000_000:
-        return f"{count / 1e3:.0f} kB"
-    if count < 10_000_000_000:
-        return f"{count / 1e6:.0f} MB"
-    return f"{count / 1e9:.1f} GB"
-
-
 def _over_limit(trace_path: Path, limit: int) -> TraceLoadError:
     return TraceLoadError(
-        f"{trace_path}: larger than the {_size_text(limit)} limit "
+        f"{trace_path}: larger than the {size_text(limit)} limit "
         "(set STEPTRACE_MAX_BYTES to raise it)"
     )
 
@@ -204,7 +194,7 @@ def _salvage(decompressor: Any, chunk: bytes, max_length: int) -> bytes:
 def _check_bomb(trace_path: Path, out_size: int, limit: int) -> None:
     if out_size > limit:
         raise TraceLoadError(
-            f"{trace_path}: decompresses to more than {_size_text(limit)}; stopped "
+            f"{trace_path}: decompresses to more than {size_text(limit)}; stopped "
             "(a decompression bomb, or set STEPTRACE_MAX_BYTES to raise the limit)"
         )
 

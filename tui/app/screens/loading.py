@@ -17,6 +17,7 @@ from textual.widgets import Footer, ProgressBar, Static
 from tui.app.messages import LoadCancelled, LoadFailed, LoadProgressed, TraceLoaded
 from tui.core.load import LoadProgress
 from tui.core.textsafe import printable
+from tui.core.units import size_text
 
 LoadOutcome = TraceLoaded | LoadFailed | LoadCancelled
 # The phases load_trace reports after reading, in order, then the analysis.
@@ -28,14 +29,6 @@ BUILD_PHASES = (
     "sorting",
     "analysing",
 )
-
-
-def _size(count: int) -> str:
-    if count >= 1 << 20:
-        return f"{count / (1 << 20):.1f} MiB"
-    if count >= 1 << 10:
-        return f"{count / (1 << 10):.1f} KiB"
-    return f"{count} B"
 
 
 class LoadingScreen(Screen[LoadOutcome]):
@@ -125,8 +118,8 @@ class LoadingScreen(Screen[LoadOutcome]):
             )
             bar.update(total=100, progress=50 * share)
             phase.update(
-                f"{progress.phase}: {_size(progress.bytes_read)}"
-                f" of {_size(progress.bytes_total)}"
+                f"{progress.phase}: {size_text(progress.bytes_read)}"
+                f" of {size_text(progress.bytes_total)}"
             )
             return
         name = progress.phase.split(" ")[0]
@@ -143,10 +136,10 @@ class LoadingScreen(Screen[LoadOutcome]):
         if progress.events_total:
             phase.update(
                 f"{progress.phase}: {progress.events_done:,} of "
-                f"{progress.events_total:,} ({_size(progress.bytes_total)} read)"
+                f"{progress.events_total:,} ({size_text(progress.bytes_total)} read)"
             )
         else:
-            phase.update(f"{progress.phase} ({_size(progress.bytes_total)} read)")
+            phase.update(f"{progress.phase} ({size_text(progress.bytes_total)} read)")
 
     def on_trace_loaded(self, message: TraceLoaded) -> None:
         self.dismiss(message)
