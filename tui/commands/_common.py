@@ -10,7 +10,7 @@ def json_bytes(value: Any) -> bytes:
     """Indented JSON that is inert in a terminal.
 
     orjson escapes only U+0000-U+001F; DEL, C1 controls, bidi overrides and
-    zero-width characters from trace names are escaped here as \\uXXXX, which
+    zero-width characters from trace names are escaped here as \\u escapes, which
     leaves the JSON value unchanged.
     """
     import orjson
