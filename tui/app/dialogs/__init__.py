@@ -1,1 +1,1 @@
-"""Modal dialogs: new capture, note form, confirmation."""
+"""Modal dialogs: new capture, note form, confirmation, share (scrub a copy)."""
