@@ -191,11 +191,31 @@ def _salvage(decompressor: Any, chunk: bytes, max_length: int) -> bytes:
     return b"".join(pieces)
 
 
-def _check_bomb(trace_path: Path, out_size: int, limit: int) -> None:
+# Kineto JSON compresses 10-40:1; past this ratio a big output is a bomb, not a trace.
+# Each inflate call is capped so the checks run before memory fills.
+_INFLATE_STEP = 64 * 1024 * 1024
+BOMB_RATIO = 500
+BOMB_RATIO_AFTER = 256 * 1024 * 1024
+
+
+def _check_bomb(
+    trace_path: Path, out_size: int, limit: int, compressed_read: int = 0
+) -> None:
     if out_size > limit:
         raise TraceLoadError(
             f"{trace_path}: decompresses to more than {size_text(limit)}; stopped "
             "(a decompression bomb, or set STEPTRACE_MAX_BYTES to raise the limit)"
+        )
+    if (
+        compressed_read > 0
+        and out_size > BOMB_RATIO_AFTER
+        and out_size > BOMB_RATIO * compressed_read
+        and not os.environ.get("STEPTRACE_MAX_BYTES")
+    ):
+        raise TraceLoadError(
+            f"{trace_path}: {size_text(compressed_read)} of gzip already inflated to "
+            f"{size_text(out_size)} (over {BOMB_RATIO}:1, no trace compresses so well); "
+            "stopped as a decompression bomb (set STEPTRACE_MAX_BYTES to read it anyway)"
         )
 
 
@@ -225,7 +245,9 @@ def _read_gzip(
         member_open = True
         before = decompressor.copy()
         try:
-            piece = decompressor.decompress(chunk, max(1, limit - out_size + 1))
+            piece = decompressor.decompress(
+                chunk, max(1, min(limit - out_size + 1, _INFLATE_STEP))
+            )
         except zlib.error as error:
             # zlib drops the whole call's output on an error (a bad checksum at
             # the very end included): replay the chunk in small steps to keep it.
@@ -245,7 +267,8 @@ def _read_gzip(
             break
         out += piece
         out_size += len(piece)
-        _check_bomb(trace_path, out_size, limit)
+        consumed = handle.tell() - len(decompressor.unconsumed_tail)
+        _check_bomb(trace_path, out_size, limit, consumed)
         if decompressor.unconsumed_tail:
             pending = decompressor.unconsumed_tail
         elif decompressor.eof:
