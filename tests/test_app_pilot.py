@@ -304,6 +304,11 @@ async def test_notes_add_status_delete(cuda_trace: Path) -> None:
         note = store.notes[0]
         assert note.anchor is not None and note.anchor.kind == "step"
         assert store.location.exists()
+        # On disk, not only in memory: a fresh store reads the same note back.
+        from tui.notes import NotesStore
+
+        reread = NotesStore.open(cuda_trace)
+        assert [n.hypothesis for n in reread.notes] == ["input pipeline is slow"]
         await pilot.press("3", "s")
         assert store.notes[0].status == "confirmed"
         await pilot.press("x", "y")
