@@ -531,9 +531,34 @@ async def test_click_on_a_step_chooses_it(cuda_trace: Path) -> None:
         screen = app.screen
         assert isinstance(screen, MainScreen)
         strip = screen.query_one(StepsStrip)
-        begin, _ = strip._cells[1]
+        begin, _, index = strip._cells[1]
+        assert index == 1
         await pilot.click(StepsStrip, offset=(begin + 2, 0))
         assert screen.current_step == 1
+
+
+@pilot_test
+async def test_steps_strip_keeps_the_current_step_in_view_among_thousands(
+    tmp_path: Path,
+) -> None:
+    """Thousands of steps: only what fits is drawn, and the current step is in it."""
+    from tests.trace_builders import cpu, write_trace
+    from tui.app.widgets.steps_strip import StepsStrip
+
+    events = [
+        cpu(f"ProfilerStep#{number}", number * 100, 90, cat="user_annotation")
+        for number in range(3000)
+    ]
+    app = make_app(write_trace(tmp_path / "many-steps.json", events))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        strip = app.screen.query_one(StepsStrip)
+        strip.current = 2500
+        await pilot.pause()
+        first_line = str(strip.render()).splitlines()[0]
+        assert "#2500 " in first_line and "#10 " not in first_line
+        assert len(strip._cells) < 20
+        assert [index for _, _, index in strip._cells][:4] == [2497, 2498, 2499, 2500]
 
 
 @pilot_test

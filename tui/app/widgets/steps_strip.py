@@ -43,7 +43,8 @@ class StepsStrip(Widget):
     def __init__(self, analysis: Analysis, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.analysis = analysis
-        self._cells: list[tuple[int, int]] = []
+        # (first cell, end cell, step index) of each step drawn on the first line.
+        self._cells: list[tuple[int, int, int]] = []
 
     def render(self) -> Text:
         steps = self.analysis.steps
@@ -55,17 +56,30 @@ class StepsStrip(Widget):
             return text
         text.append("Steps ", style="bold")
         self._cells = []
-        for index, step in enumerate(steps):
+        # Only the cells that fit are built (a capture can hold thousands of
+        # steps); the window slides so that the current step stays in view.
+        width = max(self.size.width, 40)
+        first = 0 if self.current is None else max(0, self.current - 3)
+        position = text.cell_len
+        if first > 0:
+            text.append("… ", style="dim")
+            position += 2
+        for index in range(first, len(steps)):
+            if position >= width:
+                break
+            step = steps[index]
             label = f"#{step.number} {_ms(step.duration_ns)}"
             if step.phase == "startup":
                 label += " start-up"
             style = "reverse bold" if index == self.current else ""
             if step.phase == "startup":
                 style += " italic"
-            begin = text.cell_len
-            text.append(f" {label} ", style=style.strip())
-            self._cells.append((begin, text.cell_len))
+            cell = f" {label} "
+            text.append(cell, style=style.strip())
+            self._cells.append((position, position + len(cell), index))
+            position += len(cell)
             text.append("│", style="dim")
+            position += 1
         startup = startup_text(self.analysis)
         if startup:
             text.append(" start-up ", style="bold")
@@ -100,7 +114,7 @@ class StepsStrip(Widget):
         if event.y != 0:
             return
         x = event.x - self.styles.padding.left
-        for index, (begin, end) in enumerate(self._cells):
+        for begin, end, index in self._cells:
             if begin <= x < end:
                 self.post_message(StepChosen(index))
                 return
