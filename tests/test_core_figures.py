@@ -387,3 +387,17 @@ def test_cut_off_file_keeps_complete_events(tmp_path: Path) -> None:
     trace = load_trace(path)
     assert trace.event_count == 27  # every complete event but the cut-off last kernel
     assert any("cut off" in warning and "lost" in warning for warning in trace.warnings)
+
+
+def test_cpu_wait_on_several_threads_never_exceeds_zone_time(tmp_path: Path) -> None:
+    """Two threads read at the same time: each thread's wait counts against its own zone."""
+    events = [
+        cpu("ProfilerStep#1", 0, 1000, cat="user_annotation"),
+        cpu("lecture_batch_cpu", 10, 300, cat="user_annotation"),
+        cpu("aten::copy_", 20, 100),
+        cpu("lecture_batch_cpu", 10, 300, cat="user_annotation", tid=200),
+    ]
+    analysis = Analysis(load_trace(write_trace(tmp_path / "threads.json", events)))
+    assert [gap.duration_ns for gap in analysis.gaps] == [200_000, 300_000]
+    assert analysis.total_zone_ns == 600_000
+    assert sum(gap.duration_ns for gap in analysis.gaps) <= analysis.total_zone_ns

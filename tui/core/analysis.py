@@ -612,12 +612,23 @@ class Analysis:
 
     @cached_property
     def total_zone_ns(self) -> int:
-        """Time covered by data zones (nested counted once; zones on different threads merged)."""
+        """Time in data zones, in the unit of the gaps it is compared with.
+
+        Device idle is one timeline, so zones on several threads are merged
+        (the union). CPU wait is per thread, so each thread's zones count
+        (nested ones once): the wait can then never exceed the zone time.
+        """
         trace = self.trace
         events = self.data_zone_events
-        return _union_length(
-            trace.start_ns[events], trace.start_ns[events] + trace.duration_ns[events]
-        )
+        starts = trace.start_ns[events]
+        ends = starts + trace.duration_ns[events]
+        if trace.gpu_observed:
+            return _union_length(starts, ends)
+        total = 0
+        for track in np.unique(trace.track[events]).tolist():
+            on_track = trace.track[events] == track
+            total += _union_length(starts[on_track], ends[on_track])
+        return total
 
 
 # Sums at or past this are shown saturated rather than wrapped (2**62 ns is 146 years).
