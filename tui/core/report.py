@@ -256,10 +256,17 @@ def summary_text(summary: dict[str, Any]) -> str:
         if gaps["kind"] == "gpu_idle"
         else "CPU wait in data zones (no GPU events)"
     )
-    lines.append(
-        f"gaps      {label}: {format_duration_ns(gaps['total_gap_us'] * 1000)} of "
-        f"{format_duration_ns(gaps['total_zone_us'] * 1000)}"
-    )
+    if gaps["total_zone_us"] > 0:
+        lines.append(
+            f"gaps      {label}: {format_duration_ns(gaps['total_gap_us'] * 1000)} of "
+            f"{format_duration_ns(gaps['total_zone_us'] * 1000)}"
+        )
+    else:
+        zones = ", ".join(printable(zone) for zone in gaps["zones"])
+        lines.append(
+            f"gaps      no data zone in this capture ({zones}, enumerate(DataLoader)#…);"
+        )
+        lines.append("          name yours with --zone NAME")
     if summary["steps"]:
         lines.append("")
         lines.append(f"{'step':>8} {'phase':<8} {'ms':>10} {'gap':>12}  zones")
