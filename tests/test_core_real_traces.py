@@ -215,3 +215,14 @@ def test_json_outputs_have_the_documented_shape(
     summary = orjson.loads(capsys.readouterr().out)
     assert summary["step_stats"]["count"] == 5
     assert summary["steps"][0]["duration_ms"] == pytest.approx(35.116, abs=0.001)
+
+
+@pytest.mark.parametrize("command", ["summary", "ops", "gaps"])
+def test_text_output_fits_80_columns(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for path in SMALL:
+        assert main([command, str(path)]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        too_wide = [line for line in lines if len(line) > 80]
+        assert not too_wide, (path.name, too_wide[:3])

@@ -220,35 +220,57 @@ def format_duration_ns(nanoseconds: float | None) -> str:
     return f"{value:.0f} ns"
 
 
+TEXT_WIDTH = 80
+# The name column of `steptrace ops`; longer names end with "…".
+OPS_NAME_WIDTH = 30
+
+
+def _fill(text: str, first: str = "", rest: str = " " * 10) -> list[str]:
+    """Wrap `text` at 80 columns after a label; long paths break anywhere."""
+    import textwrap
+
+    return textwrap.wrap(
+        text,
+        width=TEXT_WIDTH,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=True,
+        break_on_hyphens=False,
+    ) or [first.rstrip()]
+
+
 def summary_text(summary: dict[str, Any]) -> str:
     """`steptrace summary` for people, at most 80 columns."""
     lines: list[str] = []
-    lines.append(f"trace     {printable(summary['trace'])}")
+    lines += _fill(printable(summary["trace"]), "trace     ")
     description = summary.get("description") or {}
     if description.get("question"):
-        lines.append(f"question  {printable(str(description['question']))}")
+        lines += _fill(printable(str(description["question"])), "question  ")
     gpu = (
         "observed"
         if summary["gpu_observed"]
         else f"not observed — {printable(str(summary['gpu_missing_reason']))}"
     )
-    lines.append(f"GPU       {gpu}")
+    lines += _fill(gpu, "GPU       ")
     lines.append(
         f"events    {summary['events']:,}   span {format_duration_ns(summary['span_us'] * 1000)}"
     )
     stats = summary["step_stats"]
     if stats:
-        lines.append(
-            f"steps     {stats['count']} in the window: median {stats['median_ms']:.3f} ms, "
-            f"min {stats['min_ms']:.3f}, max {stats['max_ms']:.3f} ms/step"
+        lines += _fill(
+            f"{stats['count']} in the window: median {stats['median_ms']:.3f} ms, "
+            f"min {stats['min_ms']:.3f}, max {stats['max_ms']:.3f} ms/step",
+            "steps     ",
         )
         if stats["count"] < 10:
             lines.append("          (few steps show the mechanism, not a distribution)")
     else:
         lines.append("steps     none found (no ProfilerStep#N ranges)")
     if summary["device_busy_us"] is not None:
-        lines.append(
-            f"busy      device busy {format_duration_ns(summary['device_busy_us'] * 1000)} (union of kernels, copies, sets)"
+        lines += _fill(
+            f"device busy {format_duration_ns(summary['device_busy_us'] * 1000)} "
+            "(union of kernels, copies, sets)",
+            "busy      ",
         )
     gaps = summary["gaps"]
     label = (
@@ -257,16 +279,18 @@ def summary_text(summary: dict[str, Any]) -> str:
         else "CPU wait in data zones (no GPU events)"
     )
     if gaps["total_zone_us"] > 0:
-        lines.append(
-            f"gaps      {label}: {format_duration_ns(gaps['total_gap_us'] * 1000)} of "
-            f"{format_duration_ns(gaps['total_zone_us'] * 1000)}"
+        lines += _fill(
+            f"{label}: {format_duration_ns(gaps['total_gap_us'] * 1000)} of "
+            f"{format_duration_ns(gaps['total_zone_us'] * 1000)}",
+            "gaps      ",
         )
     else:
         zones = ", ".join(printable(zone) for zone in gaps["zones"])
-        lines.append(
-            f"gaps      no data zone in this capture ({zones}, enumerate(DataLoader)#…);"
+        lines += _fill(
+            f"no data zone in this capture ({zones}, enumerate(DataLoader)#…); "
+            "name yours with --zone NAME",
+            "gaps      ",
         )
-        lines.append("          name yours with --zone NAME")
     if summary["steps"]:
         lines.append("")
         lines.append(f"{'step':>8} {'phase':<8} {'ms':>10} {'gap':>12}  zones")
@@ -277,22 +301,26 @@ def summary_text(summary: dict[str, Any]) -> str:
             )
             if len(step["zones"]) > 3:
                 zones += f", +{len(step['zones']) - 3}"
-            lines.append(
+            row = (
                 f"{step['step']:>8} {step['phase']:<8} {step['duration_ms']:>10.3f} "
-                f"{format_duration_ns(step['gap_us'] * 1000):>12}  {zones[:38]}"
+                f"{format_duration_ns(step['gap_us'] * 1000):>12}  "
             )
+            room = TEXT_WIDTH - len(row)
+            if len(zones) > room:
+                zones = zones[: room - 1] + "…"
+            lines.append(row + zones)
     if summary["warnings"]:
         lines.append("")
         lines.append("warnings")
         for warning in summary["warnings"]:
-            lines.append(f"  - {printable(warning)}")
+            lines += _fill(printable(warning), "  - ", "    ")
     return "\n".join(lines)
 
 
 def ops_text(data: dict[str, Any], sort: str, device: str) -> str:
     """`steptrace ops` as a fixed-width table at 80 columns."""
-    name_width = 34
-    header = f"{'name':<{name_width}} {'calls':>7} {'self CPU':>10} {'total CPU':>10} {'self GPU':>10} {'total GPU':>10}"
+    name_width = OPS_NAME_WIDTH
+    header = f"{'name':<{name_width}} {'calls':>7} {'self CPU':>9} {'total CPU':>9} {'self GPU':>9} {'total GPU':>9}"
     lines = [f"operators by {sort} {device.upper()} time", header, "-" * len(header)]
 
     def cell(value: float | None) -> str:
@@ -305,12 +333,14 @@ def ops_text(data: dict[str, Any], sort: str, device: str) -> str:
         if len(name) > name_width:
             name = name[: name_width - 1] + "…"
         lines.append(
-            f"{name:<{name_width}} {row['calls']:>7} {cell(row['self_cpu_us']):>10} {cell(row['total_cpu_us']):>10} "
-            f"{cell(row['self_gpu_us']):>10} {cell(row['total_gpu_us']):>10}"
+            f"{name:<{name_width}} {row['calls']:>7} {cell(row['self_cpu_us']):>9} {cell(row['total_cpu_us']):>9} "
+            f"{cell(row['self_gpu_us']):>9} {cell(row['total_gpu_us']):>9}"
         )
     if not data["gpu_observed"]:
-        lines.append(
-            "GPU time: not observed (no GPU events in this capture); n/o = not observed"
+        lines += _fill(
+            "GPU time: not observed (no GPU events in this capture); n/o = not observed",
+            "",
+            "",
         )
     return "\n".join(lines)
 
@@ -322,12 +352,18 @@ def gaps_text(data: dict[str, Any]) -> str:
         if data["gpu_observed"]
         else "CPU wait (no GPU events: zone self time)"
     )
-    lines = [
-        f"data zones: {', '.join(printable(z) for z in data['zones'])} (+ enumerate(DataLoader)#…)",
-        f"{kind_label}: {format_duration_ns(data['total_gap_us'] * 1000)} of {format_duration_ns(data['total_zone_us'] * 1000)} in zones",
+    lines = _fill(
+        f"{', '.join(printable(z) for z in data['zones'])} (+ enumerate(DataLoader)#…)",
+        "data zones: ",
+        "  ",
+    )
+    lines += _fill(
+        f"{kind_label}: {format_duration_ns(data['total_gap_us'] * 1000)} of "
+        f"{format_duration_ns(data['total_zone_us'] * 1000)} in zones",
         "",
-        f"{'step':>6} {'start':>14} {'duration':>12}  zone",
-    ]
+        "  ",
+    )
+    lines += ["", f"{'step':>6} {'start':>14} {'duration':>12}  zone"]
     for gap in data["gaps"]:
         step = "-" if gap["step"] is None else str(gap["step"])
         lines.append(
