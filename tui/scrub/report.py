@@ -160,24 +160,54 @@ def _counts(summary: KindSummary) -> str:
 
 
 def _lines(summary: KindSummary, note: str) -> list[str]:
-    lines = [f"  {_counts(summary)}{note}"]
-    lines.extend(
-        f"      {_clip(example.where)}: {_clip(example.text)}"
-        for example in summary.examples
-    )
+    lines = _wrapped(f"  {_counts(summary)}{note}", "    ")
+    for example in summary.examples:
+        lines += _wrapped(
+            f"      {_clip(example.where)}: {_clip(example.text)}", " " * 8
+        )
     return lines
+
+
+# Plain-text listings fit an 80-column terminal.
+_WIDTH = 80
+
+
+def _wrapped(line: str, indent: str) -> list[str]:
+    """One listing line, continued under `indent` past 80 columns; nothing is cut."""
+    import textwrap
+
+    if len(line) <= _WIDTH:
+        return [line]
+    stripped = line.lstrip(" ")
+    return textwrap.wrap(
+        stripped,
+        width=_WIDTH,
+        initial_indent=line[: len(line) - len(stripped)],
+        subsequent_indent=indent,
+        break_long_words=True,
+        break_on_hyphens=False,
+        drop_whitespace=False,
+    )
+
+
+def _headline(name: str, verdict: str) -> list[str]:
+    """`PATH: verdict` on one line when it fits, else the verdict then the path."""
+    line = f"{name}: {verdict}"
+    if len(line) <= _WIDTH:
+        return [line]
+    return [f"{verdict} in:", *_wrapped(f"  {name}", "  ")]
 
 
 def format_check(report: CheckReport) -> str:
     """Plain-text listing for `scrub --check`."""
     name = printable(str(report.source))
     if report.clean:
-        return f"{name}: nothing identifying found"
-    lines = [f"{name}: identifying data found"]
+        return "\n".join(_headline(name, "nothing identifying found"))
+    lines = _headline(name, "identifying data found")
     for summary in report.kinds:
-        note = f"  ({_WHAT[summary.kind]})" if summary.kind in _WHAT else ""
+        note = f" ({_WHAT[summary.kind]})" if summary.kind in _WHAT else ""
         if not summary.scrubbed:
-            note += " kept unless --zones"
+            note += ", kept unless --zones" if note else " kept unless --zones"
         lines.extend(_lines(summary, note))
     flags = "" if report.options.zones else " [--zones]"
     lines.append(f"scrub a copy with: steptrace scrub TRACE -o OUT{flags}")
