@@ -37,3 +37,25 @@ def isolated_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     monkeypatch.setenv("STEPTRACE_DATA_DIR", str(tmp_path / "steptrace-data"))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     return tmp_path / "steptrace-data"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _caches_and_data_off_the_home_folder(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[None]:
+    """Column cache entries and fallback notes of the whole run go to a temporary
+    folder (children inherit it), never to ~/.cache or ~/.local/share."""
+    import os
+
+    saved = {
+        name: os.environ.get(name)
+        for name in ("STEPTRACE_CACHE_DIR", "STEPTRACE_DATA_DIR")
+    }
+    os.environ["STEPTRACE_CACHE_DIR"] = str(tmp_path_factory.mktemp("column-cache"))
+    os.environ["STEPTRACE_DATA_DIR"] = str(tmp_path_factory.mktemp("steptrace-data"))
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
