@@ -219,7 +219,7 @@ class Analysis:
         figures = []
         for name, members in by_name.items():
             member_array = np.array(members, dtype=np.int64)
-            union = _union_length(
+            union = union_length(
                 trace.start_ns[member_array],
                 trace.start_ns[member_array] + trace.duration_ns[member_array],
             )
@@ -466,7 +466,7 @@ class Analysis:
             )
             work &= track_device[trace.track]
         events = np.flatnonzero(work)
-        merged = _merge(
+        merged = merge_intervals(
             trace.start_ns[events], trace.start_ns[events] + trace.duration_ns[events]
         )
         self._busy_cache[key] = merged
@@ -623,11 +623,11 @@ class Analysis:
         starts = trace.start_ns[events]
         ends = starts + trace.duration_ns[events]
         if trace.gpu_observed:
-            return _union_length(starts, ends)
+            return union_length(starts, ends)
         total = 0
         for track in np.unique(trace.track[events]).tolist():
             on_track = trace.track[events] == track
-            total += _union_length(starts[on_track], ends[on_track])
+            total += union_length(starts[on_track], ends[on_track])
         return total
 
 
@@ -670,7 +670,9 @@ def _nest(
         stack_end.append(end)
 
 
-def _merge(starts: Int64Array, ends: Int64Array) -> tuple[Int64Array, Int64Array]:
+def merge_intervals(
+    starts: Int64Array, ends: Int64Array
+) -> tuple[Int64Array, Int64Array]:
     """Union of intervals as sorted, disjoint [start, end) pairs."""
     if starts.size == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -687,8 +689,8 @@ def _merge(starts: Int64Array, ends: Int64Array) -> tuple[Int64Array, Int64Array
     return block_starts, block_ends
 
 
-def _union_length(starts: Int64Array, ends: Int64Array) -> int:
-    merged_starts, merged_ends = _merge(starts, ends)
+def union_length(starts: Int64Array, ends: Int64Array) -> int:
+    merged_starts, merged_ends = merge_intervals(starts, ends)
     return int((merged_ends - merged_starts).sum())
 
 

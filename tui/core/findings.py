@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tui.core.analysis import Analysis, Step
+from tui.core.analysis import Analysis, Step, union_length
 from tui.core.model import Kind
 from tui.core.report import format_duration_ns, gpu_missing_reason
 
@@ -92,7 +92,7 @@ def gpu_idle_in_data_zone(analysis: Analysis) -> Finding:
     gaps = analysis.gaps
     starts = np.array([gap.start_ns for gap in gaps], dtype=np.int64)
     ends = starts + np.array([gap.duration_ns for gap in gaps], dtype=np.int64)
-    idle = _union(starts, ends)
+    idle = union_length(starts, ends)
     share = idle / zone_ns if zone_ns else 0.0
     per_step: dict[str, int] = {}
     for gap in gaps:
@@ -156,6 +156,8 @@ def repeated_copy(analysis: Analysis) -> Finding:
         )
     copies = np.flatnonzero(trace.kind == Kind.MEMCPY)
     owner = analysis.gpu_owner
+    step_starts = np.array([step.start_ns for step in steps], dtype=np.int64)
+    step_ends = np.array([step.end_ns for step in steps], dtype=np.int64)
     seen: dict[tuple[str, int], dict[int, int]] = {}
     for event in copies.tolist():
         name = trace.event_name(event)
@@ -163,8 +165,8 @@ def repeated_copy(analysis: Analysis) -> Finding:
             continue
         launch = int(owner[event])
         at = int(trace.start_ns[launch if launch >= 0 else event])
-        step = _step_index(steps, at)
-        if step is None:
+        step = int(np.searchsorted(step_starts, at, side="right")) - 1
+        if step < 0 or at >= step_ends[step]:
             continue
         raw_bytes = trace.event_args(event).get("bytes")
         size = int(raw_bytes) if isinstance(raw_bytes, (int, float)) else -1
@@ -328,28 +330,3 @@ def compute_findings(analysis: Analysis) -> list[Finding]:
         many_small_launches(analysis),
         dominant_operator(analysis),
     ]
-
-
-def _step_index(steps: list[Step], time_ns: int) -> int | None:
-    for index, step in enumerate(steps):
-        if step.start_ns <= time_ns < step.end_ns:
-            return index
-    return None
-
-
-def _union(starts: np.ndarray[Any, Any], ends: np.ndarray[Any, Any]) -> int:
-    """Length of the union of intervals: gaps on several devices count once."""
-    if starts.size == 0:
-        return 0
-    order = np.argsort(starts, kind="stable")
-    total = 0
-    current_start = int(starts[order[0]])
-    current_end = int(ends[order[0]])
-    for index in order[1:].tolist():
-        start, end = int(starts[index]), int(ends[index])
-        if start > current_end:
-            total += current_end - current_start
-            current_start, current_end = start, end
-        else:
-            current_end = max(current_end, end)
-    return total + current_end - current_start

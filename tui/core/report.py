@@ -11,7 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from tui.core.analysis import Analysis, Gap, OpTable, Step, step_stats
+from tui.core.analysis import (
+    Analysis,
+    Gap,
+    OpTable,
+    Step,
+    step_stats,
+    union_length,
+)
 from tui.core.model import Trace
 from tui.core.textsafe import printable
 
@@ -99,11 +106,9 @@ def _gap_total(gaps: list[Any]) -> int:
         return 0
     if gaps[0].kind == "cpu_wait":
         return int(sum(gap.duration_ns for gap in gaps))
-    from tui.core.analysis import _union_length
-
     starts = np.array([gap.start_ns for gap in gaps], dtype=np.int64)
     ends = starts + np.array([gap.duration_ns for gap in gaps], dtype=np.int64)
-    return _union_length(starts, ends)
+    return union_length(starts, ends)
 
 
 def summary_dict(trace: Trace, analysis: Analysis | None = None) -> dict[str, Any]:

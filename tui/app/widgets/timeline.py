@@ -27,7 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.app.messages import EventActivated, EventSelected, ViewChanged
-from tui.core.analysis import Analysis
+from tui.core.analysis import Analysis, merge_intervals
 from tui.core.model import Kind, Trace, TrackKind
 from tui.core.textsafe import printable
 
@@ -194,21 +194,6 @@ def _split_lanes(
         remaining_starts = remaining_starts[keep]
         remaining_ends = remaining_ends[keep]
     return lanes
-
-
-def _merge_intervals(
-    starts: Int64Array, ends: Int64Array
-) -> tuple[Int64Array, Int64Array]:
-    """Union of intervals as sorted, disjoint (start, end) arrays."""
-    if starts.size == 0:
-        return starts.astype(np.int64), ends.astype(np.int64)
-    order = np.argsort(starts, kind="stable")
-    starts = starts[order]
-    ends = np.maximum.accumulate(ends[order])
-    new_run = np.r_[True, starts[1:] > ends[:-1]]
-    run_starts = starts[new_run]
-    last = np.r_[np.flatnonzero(new_run)[1:] - 1, starts.size - 1]
-    return run_starts.astype(np.int64), ends[last].astype(np.int64)
 
 
 def _neighbour(
@@ -401,7 +386,7 @@ class Timeline(ScrollView, can_focus=True):
         merged: dict[int | None, tuple[Int64Array, Int64Array]] = {}
         for device, intervals in by_device.items():
             array = np.array(intervals, dtype=np.int64).reshape(-1, 2)
-            merged[device] = _merge_intervals(array[:, 0], array[:, 1])
+            merged[device] = merge_intervals(array[:, 0], array[:, 1])
         return merged
 
     def _cpu_wait_intervals(self) -> list[tuple[int, int]]:
@@ -426,7 +411,7 @@ class Timeline(ScrollView, can_focus=True):
         ends = trace.start_ns + trace.duration_ns
         for zone in zones.tolist():
             mine = children[child_owner == zone]
-            busy_starts, busy_ends = _merge_intervals(trace.start_ns[mine], ends[mine])
+            busy_starts, busy_ends = merge_intervals(trace.start_ns[mine], ends[mine])
             cursor = int(trace.start_ns[zone])
             zone_end = int(ends[zone])
             for busy_start, busy_end in zip(
