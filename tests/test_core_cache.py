@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -86,3 +88,130 @@ def test_off_by_default_and_by_environment(
     monkeypatch.setenv("STEPTRACE_NO_CACHE", "1")
     load_trace(path, cache="on")
     assert not cache_dir.exists()
+
+
+def _core_copy(tmp_path: Path) -> Path:
+    """A copy of tui/core's sources, to change as a new loader would."""
+    source = Path(cache.__file__).parent
+    copy = tmp_path / "core"
+    copy.mkdir()
+    for module in source.glob("*.py"):
+        (copy / module.name).write_bytes(module.read_bytes())
+    return copy
+
+
+def test_code_version_hashes_the_real_loader_sources(tmp_path: Path) -> None:
+    assert (
+        cache.source_version(cache.builder_sources(_core_copy(tmp_path)))
+        == cache.code_version()
+    )
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["source", "decode", "build", "numbers", "model", "cache", "load"],
+)
+def test_the_key_moves_when_the_loader_changes(tmp_path: Path, module: str) -> None:
+    core = _core_copy(tmp_path)
+    before = cache.source_version(cache.builder_sources(core))
+    changed = core / f"{module}.py"
+    changed.write_bytes(changed.read_bytes().replace(b"\n", b"\n ", 1))
+    assert cache.source_version(cache.builder_sources(core)) != before
+
+
+@pytest.mark.parametrize(
+    "new_file",
+    ["decode_parallel.py", "parallel.py", "parallel_decode/worker.py"],
+)
+def test_a_new_decoding_module_moves_the_key(tmp_path: Path, new_file: str) -> None:
+    core = _core_copy(tmp_path)
+    before = cache.source_version(cache.builder_sources(core))
+    added = core / new_file
+    added.parent.mkdir(exist_ok=True)
+    added.write_text("CHUNK = 1\n")
+    after = cache.source_version(cache.builder_sources(core))
+    assert after != before
+    added.write_text("CHUNK = 2\n")
+    assert cache.source_version(cache.builder_sources(core)) != after
+
+
+def test_a_module_the_loader_starts_importing_moves_the_key(tmp_path: Path) -> None:
+    core = _core_copy(tmp_path)
+    (core / "helper.py").write_text("SCALE = 1000\n")
+    before = cache.source_version(cache.builder_sources(core))
+    (core / "helper.py").write_text("SCALE = 1024\n")
+    assert cache.source_version(cache.builder_sources(core)) == before  # not used yet
+    build = core / "build.py"
+    build.write_bytes(
+        b"from tui.core import (\n    helper,  # new\n)\n" + build.read_bytes()
+    )
+    used = cache.source_version(cache.builder_sources(core))
+    (core / "helper.py").write_text("SCALE = 1000\n")
+    assert cache.source_version(cache.builder_sources(core)) != used
+
+
+def test_a_missing_loader_source_fails_instead_of_hashing_less(
+    tmp_path: Path,
+) -> None:
+    core = _core_copy(tmp_path)
+    (core / "build.py").unlink()
+    with pytest.raises(OSError):
+        cache.builder_sources(core)
+
+
+def test_every_module_the_loader_imports_is_hashed() -> None:
+    """A tui.core module that building columns imports must be in BUILDER_MODULES."""
+    probe = (
+        "import sys, tui.core.load, tui.core.cache\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('tui.core.'))))"
+    )
+    imported = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    ).stdout.split()
+    hashed = {name for name, _ in cache.builder_sources(Path(cache.__file__).parent)}
+    assert imported
+    missing = [m for m in imported if f"{m.removeprefix('tui.core.')}.py" not in hashed]
+    assert missing == []
+
+
+def test_code_version_is_computed_once_without_importing_the_loader() -> None:
+    probe = (
+        "import sys, tui.core.cache as c\n"
+        "first = c.code_version(); second = c.code_version()\n"
+        "print(first == second, c.code_version.cache_info().misses,"
+        " 'tui.core.build' in sys.modules, 'tui.core.decode' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    ).stdout.split()
+    assert result == ["True", "1", "False", "False"]
+
+
+def test_an_entry_from_another_loader_is_a_miss_never_its_figures(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_trace(
+        tmp_path / "t.json",
+        metadata() + training_step_events(1, 0) + training_step_events(2, 1000),
+    )
+    expected = summary_dict(load_trace(path))
+    monkeypatch.setattr(cache, "code_version", lambda: "old-loader")
+    entry = cache.save(load_trace(path))
+    assert entry is not None
+    # The old loader's figures were wrong: every event 1 µs late.
+    shifted = np.load(entry / "start_ns.npy") + 1000
+    np.save(entry / "start_ns.npy", shifted)
+    assert cache.load(path) is not None  # the old loader would take it back
+    monkeypatch.setattr(cache, "code_version", lambda: "new-loader")
+    assert cache.load(path) is None
+    reopened = load_trace(path, cache="auto")
+    assert not isinstance(reopened.start_ns, np.memmap)
+    assert summary_dict(reopened) == expected

@@ -4,26 +4,49 @@ The model is columns plus a few small tables, so a cache entry is one `.npy`
 file per column, the args blob as raw bytes, and one JSON file for the rest.
 Arrays are memory-mapped on reopen, so a multi-GB trace opens in well under a
 second and only the pages that are looked at are read. An entry is keyed by
-the trace's absolute path, size and modification time; any mismatch or any
-unreadable part means a miss, never a wrong figure.
+the trace's absolute path, size and modification time, and by a hash of the
+source of the code that builds columns, so a changed loader never reads an
+entry built by the old one; any mismatch or any unreadable part means a miss,
+never a wrong figure.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.resources
 import mmap
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
 
 from tui.core.model import Flows, Trace, Track, TrackKind
 
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
 CACHE_FORMAT = 1
+BUILDER_MODULES = ("load", "source", "decode", "build", "numbers", "model", "cache")
+"""Modules of tui.core whose code decides what a cache entry holds.
+
+The tui.core modules they import (found in their source, transitively) and
+any module or subpackage named with one of BUILDER_PREFIXES count too.
+"""
+BUILDER_PREFIXES = ("decode", "parallel")
+"""Name prefixes of tui.core modules that build columns (decoders to come)."""
+_CORE_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+(?:tui\.core)?\.(\w+)[ \t]+import"
+    rb"|import[ \t]+tui\.core\.(\w+)"
+    rb"|from[ \t]+(?:tui\.core|\.)[ \t]+import[ \t]+"
+    rb"(?:\(([^)]*)\)|([\w \t,]+)))",
+    re.MULTILINE,
+)
 _COLUMNS = (
     "start_ns",
     "duration_ns",
@@ -49,11 +72,85 @@ def cache_root() -> Path:
     return Path(base) / "steptrace" / "columns"
 
 
+def builder_sources(package: Traversable) -> list[tuple[str, bytes]]:
+    """(file name, bytes) of each column-building module in `package`, sorted by name.
+
+    BUILDER_MODULES, the modules named with BUILDER_PREFIXES and every
+    tui.core module these import. OSError when one cannot be read: its code
+    would otherwise go unseen.
+    """
+    files: dict[str, Traversable] = {
+        f"{name}.py": package.joinpath(f"{name}.py") for name in BUILDER_MODULES
+    }
+    for item in package.iterdir():
+        if not item.name.startswith(BUILDER_PREFIXES):
+            continue
+        if item.is_dir():
+            for inner in item.iterdir():
+                if inner.name.endswith(".py"):
+                    files[f"{item.name}/{inner.name}"] = inner
+        elif item.name.endswith(".py"):
+            files[item.name] = item
+    sources: dict[str, bytes] = {}
+    pending = list(files)
+    while pending:
+        name = pending.pop()
+        if name in sources:
+            continue
+        data = files[name].read_bytes()
+        sources[name] = data
+        for imported in _imported_modules(data):
+            module = package.joinpath(f"{imported}.py")
+            if f"{imported}.py" not in files and module.is_file():
+                files[f"{imported}.py"] = module
+                pending.append(f"{imported}.py")
+    return sorted(sources.items())
+
+
+def _imported_modules(source: bytes) -> set[str]:
+    """Names of tui.core modules a module's source imports, anywhere in it."""
+    names: set[str] = set()
+    for match in _CORE_IMPORT.finditer(source):
+        if match.group(1) or match.group(2):
+            names.add((match.group(1) or match.group(2)).decode())
+        else:
+            listed = re.sub(rb"#[^\n]*", b"", match.group(3) or match.group(4))
+            for part in listed.split(b","):
+                words = part.split()
+                if words:
+                    names.add(words[0].decode())
+    return names
+
+
+def source_version(sources: list[tuple[str, bytes]]) -> str:
+    """A short digest of named source files: changes when any name or byte does."""
+    digest = hashlib.sha256()
+    for name, data in sources:
+        digest.update(f"{name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()[:20]
+
+
+@functools.cache
+def code_version() -> str:
+    """The version of the column-building code in this process, hashed once.
+
+    Reads the sources through importlib.resources (no module is imported);
+    where they cannot be read (an install without .py files), a per-process
+    random version makes every entry a miss rather than risk a stale one.
+    """
+    try:
+        return source_version(builder_sources(importlib.resources.files("tui.core")))
+    except (OSError, TypeError, ValueError, ModuleNotFoundError):
+        return "unhashable-" + os.urandom(8).hex()
+
+
 def _entry_dir(trace_path: Path, root: Path) -> tuple[Path, dict[str, Any]]:
     resolved = trace_path.resolve()
     status = resolved.stat()
     key = {
         "format": CACHE_FORMAT,
+        "code": code_version(),
         "path": str(resolved),
         "size": status.st_size,
         "mtime_ns": status.st_mtime_ns,
