@@ -12,7 +12,6 @@ import gzip
 import json
 import os
 import re
-import zlib
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -20,9 +19,11 @@ from typing import Any
 
 import msgspec
 
+from tui.core.decode import decode_trace
 from tui.core.errors import TraceLoadError
-
-GZIP_MAGIC = b"\x1f\x8b"
+from tui.core.fresh_file import write_fresh
+from tui.core.source import read_trace_bytes
+from tui.core.textsafe import printable
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _DECODER = msgspec.json.Decoder(float_hook=Decimal)
@@ -38,30 +39,23 @@ class RawTrace:
     """A trace file's decompressed bytes and how it was stored."""
 
     path: Path
-    data: bytes
+    data: bytes | bytearray
     compressed: bool
+
+    @property
+    def shown(self) -> str:
+        """The path as messages show it (control characters escaped)."""
+        return printable(str(self.path))
 
 
 def read_raw(path: str | os.PathLike[str]) -> RawTrace:
-    """Read a trace file, gunzipping it when its first bytes say gzip (not its name)."""
-    source = Path(path)
-    try:
-        data = source.read_bytes()
-    except IsADirectoryError:
-        raise TraceLoadError(f"{source}: is a directory, not a trace file") from None
-    except FileNotFoundError:
-        raise TraceLoadError(f"{source}: no such file") from None
-    except OSError as error:
-        raise TraceLoadError(
-            f"{source}: cannot read ({error.strerror or error})"
-        ) from None
-    compressed = data[:2] == GZIP_MAGIC
-    if compressed:
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as error:
-            raise TraceLoadError(f"{source}: damaged gzip file ({error})") from None
-    return RawTrace(source, data, compressed)
+    """Read a trace file through the loader's bounded reader (gzip by its bytes, not its name).
+
+    The same limits as opening the trace: a decompression bomb stops with the
+    loader's message, and so do folders, pipes and missing files.
+    """
+    raw = read_trace_bytes(path)
+    return RawTrace(Path(path), raw.data, raw.compressed)
 
 
 def _constant(text: str) -> msgspec.Raw:
@@ -69,9 +63,12 @@ def _constant(text: str) -> msgspec.Raw:
 
 
 def parse(raw: RawTrace) -> dict[str, Any] | list[Any]:
-    """Decode a trace exactly; object form `{"traceEvents": [...]}` or a bare array."""
+    """Decode a trace exactly; object form `{"traceEvents": [...]}` or a bare array.
+
+    TraceLoadError with a one-line reason otherwise, in the loader's words.
+    """
     if not raw.data.strip():
-        raise TraceLoadError(f"{raw.path}: empty file, not a trace")
+        raise _refusal(raw, "the file is empty")
     try:
         document: Any = _DECODER.decode(raw.data)
     except (msgspec.DecodeError, RecursionError):
@@ -81,23 +78,49 @@ def parse(raw: RawTrace) -> dict[str, Any] | list[Any]:
                 raw.data, parse_float=Decimal, parse_constant=_constant
             )
         except RecursionError:
-            raise TraceLoadError(
-                f"{raw.path}: not a trace (JSON nested too deeply)"
-            ) from None
+            raise _refusal(raw, "not a trace (JSON nested too deeply)") from None
         except ValueError as error:
-            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-            raise TraceLoadError(f"{raw.path}: not JSON ({reason})") from None
+            raise _refusal(raw, _json_error_text(error), damaged=True) from None
     if isinstance(document, dict):
-        if not isinstance(document.get("traceEvents"), list):
-            raise TraceLoadError(f"{raw.path}: not a trace (no traceEvents list)")
+        if "traceEvents" not in document:
+            raise _refusal(raw, "not a trace (a JSON object without 'traceEvents')")
+        if not isinstance(document["traceEvents"], list):
+            raise _refusal(raw, "not a trace ('traceEvents' is not a list)")
         return document
-    if isinstance(document, list) and all(
-        isinstance(event, dict) for event in document
-    ):
-        return document
-    raise TraceLoadError(
-        f"{raw.path}: not a trace (expected an object or an array of events)"
-    )
+    if not isinstance(document, list):
+        raise _refusal(raw, "not a trace (the JSON is not an object or a list)")
+    for number, event in enumerate(document, 1):
+        if not isinstance(event, dict):
+            raise _refusal(
+                raw, f"not a trace (item {number} of the list is not an event object)"
+            )
+    return document
+
+
+def _json_error_text(error: ValueError) -> str:
+    if isinstance(error, json.JSONDecodeError):
+        return f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+    return f"not UTF-8 JSON: {printable(str(error).splitlines()[0])}"
+
+
+def _refusal(raw: RawTrace, reason: str, damaged: bool = False) -> TraceLoadError:
+    """Why a file cannot be scrubbed: the loader's own message when it refuses the file too.
+
+    A file the loader still reads (around damage, or with events it skips) is
+    refused here all the same, with `reason`: a scrubbed copy holds the whole
+    trace, exactly.
+    """
+    try:
+        decoded = decode_trace(raw.data, str(raw.path))
+    except TraceLoadError as loader_error:
+        return loader_error
+    if damaged:
+        detail = printable(decoded.warnings[-1]) if decoded.warnings else reason
+        return TraceLoadError(
+            f"{raw.shown}: damaged JSON ({detail}); only a whole trace is scrubbed, "
+            "never a part of one"
+        )
+    return TraceLoadError(f"{raw.shown}: {reason}")
 
 
 def encode(document: dict[str, Any] | list[Any]) -> bytes:
@@ -126,18 +149,16 @@ def _escape_surrogates(value: Any) -> Any:
 
 
 def write_new(path: Path, payload: bytes, compress: bool) -> None:
-    """Write `payload` to a new file (never an existing one, never half a file)."""
+    """Write `payload` to a new file, whole or not at all, never over an existing one."""
     if compress:
         payload = gzip.compress(payload, compresslevel=6, mtime=0)
+    shown = printable(str(path))
     try:
-        handle = path.open("xb")
+        write_fresh(path, payload)
     except FileExistsError:
-        raise ScrubError(f"{path}: already exists, not overwritten") from None
+        raise ScrubError(f"{shown}: already exists, not overwritten") from None
     except OSError as error:
-        raise ScrubError(f"{path}: cannot create ({error.strerror or error})") from None
-    try:
-        with handle:
-            handle.write(payload)
-    except OSError as error:
-        path.unlink(missing_ok=True)
-        raise ScrubError(f"{path}: cannot write ({error.strerror or error})") from None
+        # Errors naming a file come from creating or linking; the others from writing.
+        verb = "write" if error.filename is None else "create"
+        reason = error.strerror or str(error)
+        raise ScrubError(f"{shown}: cannot {verb} ({reason})") from None

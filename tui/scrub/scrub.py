@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.core.errors import TraceLoadError
+from tui.core.textsafe import printable
 from tui.scrub import detect
 from tui.scrub.detect import (
     EMAIL,
@@ -493,7 +494,9 @@ def _analyse(
     try:
         return _walk_until_stable(raw, options, rewrite)
     except RecursionError:
-        raise TraceLoadError(f"{raw.path}: nested too deeply to scan") from None
+        raise TraceLoadError(
+            f"{raw.shown}: not a trace (JSON nested too deeply)"
+        ) from None
 
 
 def _walk_until_stable(
@@ -540,13 +543,17 @@ def scrub_file(
     options = options or ScrubOptions()
     destination = Path(dst)
     if os.path.lexists(destination):
-        raise ScrubError(f"{destination}: already exists, not overwritten")
+        raise ScrubError(
+            f"{printable(str(destination))}: already exists, not overwritten"
+        )
     raw = read_raw(src)
     document, walker = _analyse(raw, options, rewrite=True)
     compress = raw.compressed or destination.name.endswith(".gz")
     try:
         payload = encode(document)
     except RecursionError:
-        raise TraceLoadError(f"{raw.path}: nested too deeply to scan") from None
+        raise TraceLoadError(
+            f"{raw.shown}: not a trace (JSON nested too deeply)"
+        ) from None
     write_new(destination, payload, compress)
     return ScrubReport(raw.path, destination, compress, options, walker.summaries())
