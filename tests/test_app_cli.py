@@ -52,3 +52,90 @@ def test_demo_without_torch_says_how_to_install(
     )
     assert main(["demo"]) == 2
     assert "pip install" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "meant"),
+    [
+        (["summry", "x.json"], "summary"),
+        (["Summary", "x.json"], "summary"),
+        (["gap", "x.json"], "gaps"),
+        (["note", "x.json", "list"], "notes"),
+        (["opn"], "open"),
+        (["scrb", "x.json", "--check"], "scrub"),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else value,
+)
+def test_a_mistyped_command_names_itself(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    meant: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"steptrace: unknown command '{argv[0]}' (did you mean {meant}?)\n"
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["summry.json", "summry.json.gz", "runs/summry", "nosuchfile.json", "trace.gz"],
+)
+def test_a_word_that_names_a_file_is_opened_not_corrected(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    word: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main([word]) == 2
+    assert capsys.readouterr().err == f"steptrace: {word}: no such file\n"
+
+
+def test_an_existing_file_named_like_a_typo_is_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui.commands import open as open_command
+
+    opened: list[Path] = []
+    monkeypatch.setattr(
+        open_command, "open_in_app", lambda path: opened.append(path) or 0
+    )
+    monkeypatch.chdir(tmp_path)
+    Path("summry").write_text("{}")
+    assert main(["summry"]) == 0
+    assert opened == [Path("summry")]
+
+
+def test_a_word_neither_file_nor_command_says_both(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["xyzzy"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == "steptrace: xyzzy: no such file, and not a command (see steptrace --help)\n"
+    )
+
+
+def test_a_folder_reads_the_same_in_every_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "captures"
+    folder.mkdir()
+    for argv in (
+        ["open", str(folder)],
+        [str(folder)],
+        ["scrub", str(folder), "--check"],
+        ["scrub", str(folder), "-o", str(tmp_path / "out.json")],
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"steptrace: {folder}: is a folder"), argv
+        assert err.count("\n") == 1 and "directory" not in err, argv

@@ -7,7 +7,9 @@ their `run`, so headless commands stay fast and never pull in the UI.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -44,6 +46,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+TRACE_SUFFIXES = (".json", ".json.gz", ".gz")
+
+
+def looks_like_a_trace(word: str) -> bool:
+    """Whether a first word names a file rather than a command.
+
+    An existing path, or a name with a folder separator or a trace's suffix
+    (a missing file is still a file the user meant: "no such file").
+    """
+    return (
+        os.path.lexists(word)
+        or os.sep in word
+        or (os.altsep is not None and os.altsep in word)
+        or word.lower().endswith(TRACE_SUFFIXES)
+    )
+
+
+def closest_command(word: str) -> str | None:
+    """The command a mistyped word most likely meant, if one is close."""
+    matches = difflib.get_close_matches(word.lower(), COMMAND_MODULES, n=1)
+    return matches[0] if matches else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit status."""
     from tui.core.errors import TraceLoadError
@@ -52,11 +77,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     # `steptrace TRACE` is short for `steptrace open TRACE`.
-    if (
-        args_list
-        and not args_list[0].startswith("-")
-        and args_list[0] not in COMMAND_MODULES
-    ):
+    first = args_list[0] if args_list else ""
+    if first and not first.startswith("-") and first not in COMMAND_MODULES:
+        if not looks_like_a_trace(first):
+            shown = printable(first)
+            meant = closest_command(first)
+            if meant is not None:
+                print(
+                    f"steptrace: unknown command '{shown}' (did you mean {meant}?)",
+                    file=sys.stderr,
+                )
+            else:
+                print(
+                    f"steptrace: {shown}: no such file, and not a command "
+                    "(see steptrace --help)",
+                    file=sys.stderr,
+                )
+            return 2
         args_list.insert(0, "open")
     args = parser.parse_args(args_list)
     if getattr(args, "func", None) is None:
