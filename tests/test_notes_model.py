@@ -27,11 +27,12 @@ WHEN = "2024-05-01T12:00:00.000000+00:00"
     [
         ("step:3", Anchor.at_step(3)),
         ("op:aten::mm", Anchor.on_op("aten::mm")),
-        ("range:100-250.5", Anchor.over_range(100.0, 250.5)),
-        ("range:1e3 - 2e3", Anchor.over_range(1000.0, 2000.0)),
+        ("range:100-250.5", Anchor.over_range(100_000, 250_500)),
+        ("range:1e3 - 2e3", Anchor.over_range(1_000_000, 2_000_000)),
+        ("range:0.001-1234567.891", Anchor.over_range(1, 1_234_567_891)),
         ("finding:gap-2", Anchor.on_finding("gap-2")),
     ],
-    ids=["step", "op-with-colons", "range", "range-exponent", "finding"],
+    ids=["step", "op-with-colons", "range", "range-exponent", "range-ns", "finding"],
 )
 def test_anchor_parse(text: str, expected: Anchor) -> None:
     assert Anchor.parse(text) == expected
@@ -56,11 +57,11 @@ def test_anchor_parse_rejects_bad_input(text: str) -> None:
 
 
 def test_anchor_round_trip_keeps_only_its_fields() -> None:
-    anchor = Anchor.on_event("aten::copy_", 1234.5, "stream 7")
+    anchor = Anchor.on_event("aten::copy_", 1_234_567, "stream 7")
     assert anchor.to_dict() == {
         "kind": "event",
         "name": "aten::copy_",
-        "start_us": 1234.5,
+        "start_ns": 1_234_567,
         "track": "stream 7",
     }
     assert Anchor.from_dict(anchor.to_dict()) == anchor
@@ -83,7 +84,7 @@ def test_document_round_trip() -> None:
         observation="GPU idle while lecture_batch_cpu runs",
         next_check="same computation with batches prepared in advance",
         status="refuted",
-        anchor=Anchor.over_range(10.0, 20.0),
+        anchor=Anchor.over_range(10_000, 20_000),
         result=Result("no change", before=(12.0, 12.5), after=(12.1,), unit="ms"),
         author="ana",
         revision=3,
@@ -91,7 +92,12 @@ def test_document_round_trip() -> None:
     document = NotesDocument(TraceIdentity("run.json", 10, "0" * 64), (note,))
     data = dump_document(document)
     raw = orjson.loads(data)
-    assert raw["schema"] == 1
+    assert raw["schema"] == 2
+    assert raw["notes"][0]["anchor"] == {
+        "kind": "range",
+        "start_ns": 10_000,
+        "end_ns": 20_000,
+    }
     assert raw["trace"] == {"name": "run.json", "size": 10, "sha256": "0" * 64}
     assert parse_document(data) == document
 
@@ -127,7 +133,7 @@ def test_parse_document_rejects(data: bytes) -> None:
 
 def test_parse_document_rejects_newer_schema_and_duplicates() -> None:
     with pytest.raises(NotesSchemaError, match="newer"):
-        parse_document(b'{"schema": 2, "notes": []}')
+        parse_document(b'{"schema": 3, "notes": []}')
     note = {"id": "x", "created": WHEN}
     with pytest.raises(NotesFormatError, match="twice"):
         parse_document(orjson.dumps({"schema": 1, "notes": [note, note]}))

@@ -63,7 +63,7 @@ def test_add_writes_the_sidecar(trace: Path) -> None:
     assert result.path == sidecar == store.location
     assert not result.fell_back
     raw = orjson.loads(sidecar.read_bytes())
-    assert raw["schema"] == 1
+    assert raw["schema"] == 2
     assert raw["trace"]["name"] == trace.name
     assert raw["trace"]["size"] == trace.stat().st_size
     assert [n["id"] for n in raw["notes"]] == [note.id]

@@ -12,12 +12,18 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any, Literal, cast
 
 import orjson
 
-SCHEMA_VERSION = 1
-"""The notes-file schema this code reads and writes; a newer one is left alone."""
+SCHEMA_VERSION = 2
+"""The notes-file schema this code writes; it reads this one and older, and
+leaves a newer one alone.
+
+1: anchor times as float microseconds (`start_us`, `end_us`);
+2: anchor times as integer nanoseconds (`start_ns`, `end_ns`), exact.
+"""
 
 Status = Literal["open", "confirmed", "refuted", "dropped"]
 STATUSES: tuple[Status, ...] = ("open", "confirmed", "refuted", "dropped")
@@ -103,21 +109,59 @@ def _optional_text(value: object, what: str) -> str | None:
 
 _NUMBER = r"\d+(?:\.\d*)?(?:[eE][+-]?\d+)?"
 _RANGE_TEXT = re.compile(rf"^\s*({_NUMBER})\s*-\s*({_NUMBER})\s*$")
+_ANCHOR_FORMS = "step:N, op:NAME, range:START_US-END_US or finding:ID"
+
+
+_INT64 = 2**63
+
+
+def _whole_ns(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidNoteError(f"{what} must be a whole number of nanoseconds")
+    if not -_INT64 <= value < _INT64:
+        raise InvalidNoteError(f"{what} is out of range")
+    return value
+
+
+def us_to_ns(value: object, what: str = "time") -> int:
+    """Microseconds (a number or its text) as the nearest whole nanosecond, exactly.
+
+    The decimal digits are used, never a binary float times 1000: `0.001`
+    is 1 ns and a float read back from an old notes file gives the
+    nanosecond it was made from.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise InvalidNoteError(f"{what} must be a number")
+    try:
+        micro = Decimal(repr(value) if isinstance(value, float) else value)
+    except InvalidOperation:
+        raise InvalidNoteError(f"{what} must be a number") from None
+    if not micro.is_finite():
+        raise InvalidNoteError(f"{what} must be a finite number")
+    return int((micro * 1000).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
+
+
+def us_text(ns: int) -> str:
+    """Nanoseconds as exact microseconds, without trailing zeros: 250500 → `250.5`."""
+    sign = "-" if ns < 0 else ""
+    whole, part = divmod(abs(ns), 1000)
+    return f"{sign}{whole}" + (f".{part:03d}".rstrip("0") if part else "")
 
 
 @dataclass(frozen=True)
 class Anchor:
     """Where a note points in the capture, with enough to jump back to it.
 
-    kind "step" uses `step`; "range" uses `start_us`/`end_us` (trace time in
-    microseconds); "op" uses `name`; "event" uses `name`, `start_us` and
-    `track`; "finding" uses `finding_id`. Other fields stay None.
+    kind "step" uses `step`; "range" uses `start_ns`/`end_ns` (integer
+    nanoseconds from the start of the trace, exactly as the model holds
+    them); "op" uses `name`; "event" uses `name`, `start_ns` and `track`;
+    "finding" uses `finding_id`. Other fields stay None.
     """
 
     kind: AnchorKind
     step: int | None = None
-    start_us: float | None = None
-    end_us: float | None = None
+    start_ns: int | None = None
+    end_ns: int | None = None
     name: str | None = None
     track: str | None = None
     finding_id: str | None = None
@@ -129,7 +173,7 @@ class Anchor:
                 f"(expected one of: {', '.join(ANCHOR_KINDS)})"
             )
         used = _ANCHOR_FIELDS[self.kind]
-        for name in ("step", "start_us", "end_us", "name", "track", "finding_id"):
+        for name in ("step", "start_ns", "end_ns", "name", "track", "finding_id"):
             value = getattr(self, name)
             if name in used and value is None:
                 raise InvalidNoteError(f"a {self.kind} anchor needs {name}")
@@ -141,14 +185,14 @@ class Anchor:
             or self.step < 0
         ):
             raise InvalidNoteError("anchor step must be a whole number >= 0")
-        if self.start_us is not None:
-            object.__setattr__(self, "start_us", _finite(self.start_us, "start_us"))
-        if self.end_us is not None:
-            object.__setattr__(self, "end_us", _finite(self.end_us, "end_us"))
+        if self.start_ns is not None:
+            _whole_ns(self.start_ns, "anchor start_ns")
+        if self.end_ns is not None:
+            _whole_ns(self.end_ns, "anchor end_ns")
         if (
-            self.start_us is not None
-            and self.end_us is not None
-            and self.end_us < self.start_us
+            self.start_ns is not None
+            and self.end_ns is not None
+            and self.end_ns < self.start_ns
         ):
             raise InvalidNoteError("anchor range ends before it starts")
         for name in ("name", "track", "finding_id"):
@@ -162,9 +206,9 @@ class Anchor:
         return cls("step", step=step)
 
     @classmethod
-    def over_range(cls, start_us: float, end_us: float) -> Anchor:
-        """An anchor on a span of trace time, in microseconds."""
-        return cls("range", start_us=start_us, end_us=end_us)
+    def over_range(cls, start_ns: int, end_ns: int) -> Anchor:
+        """An anchor on a span of trace time, in nanoseconds from the trace start."""
+        return cls("range", start_ns=start_ns, end_ns=end_ns)
 
     @classmethod
     def on_op(cls, name: str) -> Anchor:
@@ -172,9 +216,9 @@ class Anchor:
         return cls("op", name=name)
 
     @classmethod
-    def on_event(cls, name: str, start_us: float, track: str) -> Anchor:
-        """An anchor on one event: its name, start time and track."""
-        return cls("event", name=name, start_us=start_us, track=track)
+    def on_event(cls, name: str, start_ns: int, track: str) -> Anchor:
+        """An anchor on one event: its name, start (ns from the trace start) and track."""
+        return cls("event", name=name, start_ns=start_ns, track=track)
 
     @classmethod
     def on_finding(cls, finding_id: str) -> Anchor:
@@ -183,14 +227,15 @@ class Anchor:
 
     @classmethod
     def parse(cls, text: str) -> Anchor:
-        """Read the CLI form: `step:N`, `op:NAME`, `range:START-END`, `finding:ID`."""
+        """Read the CLI form: `step:N`, `op:NAME`, `range:START_US-END_US`, `finding:ID`.
+
+        Range times are microseconds from the trace start, as the app shows
+        them; they are kept as whole nanoseconds.
+        """
         kind, sep, value = text.partition(":")
         kind = kind.strip().lower()
         if not sep or not value.strip():
-            raise InvalidNoteError(
-                f"bad anchor {text!r} (expected step:N, op:NAME, "
-                "range:START_US-END_US or finding:ID)"
-            )
+            raise InvalidNoteError(f"bad anchor {text!r} (expected {_ANCHOR_FORMS})")
         if kind == "step":
             if not value.strip().isdigit():
                 raise InvalidNoteError(f"bad step in anchor {text!r}")
@@ -203,24 +248,26 @@ class Anchor:
                 raise InvalidNoteError(
                     f"bad range in anchor {text!r} (expected range:START_US-END_US)"
                 )
-            return cls.over_range(float(match.group(1)), float(match.group(2)))
+            return cls.over_range(
+                us_to_ns(match.group(1), "range start"),
+                us_to_ns(match.group(2), "range end"),
+            )
         if kind == "finding":
             return cls.on_finding(value.strip())
-        raise InvalidNoteError(
-            f"bad anchor {text!r} (expected step:N, op:NAME, "
-            "range:START_US-END_US or finding:ID)"
-        )
+        raise InvalidNoteError(f"bad anchor {text!r} (expected {_ANCHOR_FORMS})")
 
     def describe(self) -> str:
         """A short human label, e.g. `step 3` or `op aten::mm` (not escaped)."""
         if self.kind == "step":
             return f"step {self.step}"
         if self.kind == "range":
-            return f"range {self.start_us:g}–{self.end_us:g} µs"
+            assert self.start_ns is not None and self.end_ns is not None
+            return f"range {us_text(self.start_ns)}–{us_text(self.end_ns)} µs"
         if self.kind == "op":
             return f"op {self.name}"
         if self.kind == "event":
-            return f"event {self.name} @ {self.start_us:g} µs on {self.track}"
+            assert self.start_ns is not None
+            return f"event {self.name} @ {us_text(self.start_ns)} µs on {self.track}"
         return f"finding {self.finding_id}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -232,21 +279,32 @@ class Anchor:
 
     @classmethod
     def from_dict(cls, raw: object) -> Anchor:
-        """Validate and build an anchor from its JSON form."""
+        """Validate and build an anchor from its JSON form.
+
+        Schema 1 times (`start_us`/`end_us`, float microseconds) are read
+        too and turned into the nanosecond they were made from.
+        """
         if not isinstance(raw, Mapping):
             raise InvalidNoteError("anchor must be an object")
         kind = raw.get("kind")
         if kind not in ANCHOR_KINDS:
             raise InvalidNoteError(f"unknown anchor kind {kind!r}")
         values = {name: raw.get(name) for name in _ANCHOR_FIELDS[cast(str, kind)]}
+        for name in ("start_ns", "end_ns"):
+            old_name = name.replace("_ns", "_us")
+            old_value = raw.get(old_name)
+            if name in values and values[name] is None and old_value is not None:
+                if isinstance(old_value, str):
+                    raise InvalidNoteError(f"anchor {old_name} must be a number")
+                values[name] = us_to_ns(old_value, f"anchor {old_name}")
         return cls(cast(AnchorKind, kind), **values)
 
 
 _ANCHOR_FIELDS: dict[str, tuple[str, ...]] = {
     "step": ("step",),
-    "range": ("start_us", "end_us"),
+    "range": ("start_ns", "end_ns"),
     "op": ("name",),
-    "event": ("name", "start_us", "track"),
+    "event": ("name", "start_ns", "track"),
     "finding": ("finding_id",),
 }
 

@@ -559,6 +559,7 @@ class MainScreen(Screen[None]):
         """The anchor for a new note: the focused finding or operator, else the
         selected event or range, else the current step, else the view."""
         from tui.notes import Anchor
+        from tui.notes.model import us_text
 
         focused = self.focused
         empty = NoteDraft("", "", "", "open")
@@ -579,23 +580,23 @@ class MainScreen(Screen[None]):
             event = timeline.selected_event
             name = self.trace.event_name(event)
             track = self.trace.tracks[int(self.trace.track[event])].name
-            start_us = int(self.trace.start_ns[event]) / 1e3
-            anchor = Anchor.on_event(name, start_us, track)
-            return anchor, f"event {name} @ {start_us:.3f} µs", empty
+            start_ns = int(self.trace.start_ns[event])
+            anchor = Anchor.on_event(name, start_ns, track)
+            return anchor, f"event {name} @ {us_text(start_ns)} µs", empty
         if timeline.selected_range is not None:
             start, end = timeline.selected_range
             if self.current_step is not None:
                 step = self._steps()[self.current_step]
                 if (start, end) == (step.start_ns, step.end_ns):
                     return Anchor.at_step(step.number), f"step {step.number}", empty
-            anchor = Anchor.over_range(start / 1e3, end / 1e3)
-            return anchor, f"range {start / 1e3:.3f}–{end / 1e3:.3f} µs", empty
+            anchor = Anchor.over_range(int(start), int(end))
+            return anchor, f"range {us_text(int(start))}–{us_text(int(end))} µs", empty
         if self.current_step is not None:
             step = self._steps()[self.current_step]
             return Anchor.at_step(step.number), f"step {step.number}", empty
-        start, end = timeline.view_start_ns, timeline.view_end_ns
-        anchor = Anchor.over_range(start / 1e3, end / 1e3)
-        return anchor, f"range {start / 1e3:.3f}–{end / 1e3:.3f} µs", empty
+        start, end = int(timeline.view_start_ns), int(timeline.view_end_ns)
+        anchor = Anchor.over_range(start, end)
+        return anchor, f"range {us_text(start)}–{us_text(end)} µs", empty
 
     def action_note(self) -> None:
         """Write a note on the current selection."""
@@ -619,7 +620,7 @@ class MainScreen(Screen[None]):
                     self._go_to_step(index)
                     return
         elif anchor.kind == "range":
-            start, end = int(anchor.start_us * 1e3), int(anchor.end_us * 1e3)
+            start, end = anchor.start_ns, anchor.end_ns
             self.timeline.select_range(start, end)
             self.timeline.fit(start, max(end, start + 1))
             return
@@ -630,8 +631,13 @@ class MainScreen(Screen[None]):
         elif anchor.kind == "event":
             ids = [i for i, name in enumerate(trace.names) if name == anchor.name]
             events = np.flatnonzero(np.isin(trace.name_id, np.array(ids or [-1])))
+            tracks = [i for i, t in enumerate(trace.tracks) if t.name == anchor.track]
+            on_track = events[np.isin(trace.track[events], np.array(tracks or [-1]))]
+            if on_track.size:
+                events = on_track
             if events.size:
-                wanted = anchor.start_us * 1e3
+                # The exact nanosecond when it is there; the nearest otherwise.
+                wanted = np.int64(min(max(anchor.start_ns, -(2**62)), 2**62))
                 best = events[np.argmin(np.abs(trace.start_ns[events] - wanted))]
                 self.timeline.select_event(int(best))
                 self.timeline.focus()
