@@ -53,10 +53,18 @@ _CATEGORY_KINDS: dict[str, Kind] = {
 }
 _KNOWN_CPU_CATEGORIES = {"cpu_instant_event", "overhead", "user_annotation"}
 _DEVICE_KINDS = {Kind.KERNEL, Kind.MEMCPY, Kind.MEMSET, Kind.GPU_ANNOTATION, Kind.SYNC}
+# Work that only a CPU thread does: a track holding any of it is a CPU thread.
+_CPU_WORK_KINDS = {
+    Kind.CPU_OP,
+    Kind.USER_ANNOTATION,
+    Kind.PYTHON,
+    Kind.RUNTIME,
+    Kind.DRIVER,
+}
 _DEVICE_PROCESS = re.compile(
     r"^\s*(GPU|MTIA|XPU|HPU|NPU|TPU|MPS|Device)\s*(\d+)", re.IGNORECASE
 )
-_FLOW_LINK_CATEGORIES = {"ac2g", "async_gpu"}
+_FLOW_LINK_CATEGORIES = {"ac2g", "async_gpu", "async"}
 
 
 _PH = operator.attrgetter("ph")
@@ -301,17 +309,26 @@ def _build(
     thread_names = metadata_tables.thread_names
     process_sort = metadata_tables.process_sort
     thread_sort = metadata_tables.thread_sort
-    raw_keys: list[tuple[Any, Any]] = [("", "")] * len(track_keys.ids)
-    for key, code in track_keys.ids.items():
-        raw_keys[code] = key if isinstance(key, tuple) else (key, "")
-    device_kind_tracks = set(
-        np.unique(
-            track_of_event[
-                np.isin(kind, np.array(sorted(_DEVICE_KINDS), dtype=np.uint8))
-            ]
-        ).tolist()
+    # Numeric-string ids (PyTorch <= 1.10 writes "tid": "25738") are that number:
+    # one track per thread whatever the spelling, so metadata, B/E pairs and
+    # flows (which all key on the canonical id) land on the same track.
+    track_codes, remap = _canonical_tracks(track_keys)
+    raw_keys = list(track_codes)
+    if track_of_event.size:
+        track_of_event = remap[track_of_event]
+    device_kind_tracks = _tracks_holding(
+        track_of_event, np.isin(kind, np.array(sorted(_DEVICE_KINDS), dtype=np.uint8))
     )
-    span_tracks = set(np.unique(track_of_event[kind == Kind.TRACE_SPAN]).tolist())
+    runtime_like_category = np.array(
+        [category.lower().endswith("_runtime") for category in category_strings]
+        or [False],
+        dtype=np.bool_,
+    )
+    cpu_work = np.isin(kind, np.array(sorted(_CPU_WORK_KINDS), dtype=np.uint8))
+    if category_id.size:
+        cpu_work |= (kind == Kind.CPU_OTHER) & runtime_like_category[category_id]
+    cpu_work_tracks = _tracks_holding(track_of_event, cpu_work)
+    span_tracks = _tracks_holding(track_of_event, kind == Kind.TRACE_SPAN)
     tracks_unsorted: list[Track] = []
     for code, (pid, tid) in enumerate(raw_keys):
         process_name = _text(process_names.get(_key(pid), ""))
@@ -332,12 +349,9 @@ def _build(
                 device if device is not None else 1 << 30,
                 _sortable(tid),
             )
-        elif code in span_tracks or not (type(pid) is int and type(tid) is int):
-            track_kind = TrackKind.OTHER
-            device = None
-            label = thread_name.strip() or f"{_text(pid)} {_text(tid)}".strip()
-            sort_key = (2, _sortable(pid), _sortable(tid))
-        else:
+        elif code in cpu_work_tracks or (
+            code not in span_tracks and type(pid) is int and type(tid) is int
+        ):
             track_kind = TrackKind.CPU
             device = None
             label = thread_name.strip() or f"thread {_text(tid)}"
@@ -348,9 +362,16 @@ def _build(
                 thread_sort.get((_key(pid), _key(tid)), 0),
                 _sortable(tid),
             )
+        else:
+            track_kind = TrackKind.OTHER
+            device = None
+            label = thread_name.strip() or f"{_text(pid)} {_text(tid)}".strip()
+            sort_key = (2, _sortable(pid), _sortable(tid))
         tracks_unsorted.append(
             Track(code, pid, tid, track_kind, label, process_name, device, sort_key)
         )
+
+    _warn_unplaced(tracks_unsorted, track_of_event, kind, warnings)
 
     # Unknown categories: device work when on a device track, CPU events otherwise.
     track_is_device = np.array(
@@ -476,7 +497,7 @@ def _build(
     flows = _bind_flows(
         collector.flows,
         origin,
-        track_keys,
+        track_codes,
         rank_of_code,
         start,
         duration,
@@ -517,6 +538,34 @@ def _build(
         compressed=compressed,
         instant_count=instant_count,
         counter_count=counter_count,
+    )
+
+
+def _warn_unplaced(
+    tracks: Sequence[Track],
+    track_of_event: np.ndarray[Any, Any],
+    kind: np.ndarray[Any, Any],
+    warnings: list[str],
+) -> None:
+    """Events on tracks that are neither a CPU thread nor a device stream are counted aloud.
+
+    The profiler's own span (`Trace`) is such a lane by design and is not counted.
+    """
+    other = np.array(
+        [track.kind == TrackKind.OTHER for track in tracks] or [False], dtype=np.bool_
+    )
+    if not track_of_event.size or not other.any():
+        return
+    unplaced = other[track_of_event] & (kind != Kind.TRACE_SPAN)
+    count = int(unplaced.sum())
+    if not count:
+        return
+    codes = np.unique(track_of_event[unplaced]).tolist()
+    labels = ", ".join(f"'{_shown(tracks[code].name, 30)}'" for code in codes[:3])
+    more = f" and {len(codes) - 3} more" if len(codes) > 3 else ""
+    warnings.append(
+        f"{count} events sit on {len(codes)} track(s) that are neither a CPU thread "
+        f"nor a device stream ({labels}{more}): they are shown but counted in no figure"
     )
 
 
@@ -741,8 +790,41 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else _as_text(value)
 
 
+_NUMERIC_ID = re.compile(r"-?[0-9]{1,18}")
+
+
 def _key(value: Any) -> Hashable:
+    """A pid or tid as one hashable value: a numeric string is that number."""
+    if type(value) is str and _NUMERIC_ID.fullmatch(value):
+        return int(value)
     return _hashable(value)
+
+
+def _track_key(key: Any) -> tuple[Hashable, Hashable]:
+    """The canonical (pid, tid) of an interned track key (unhashable ones are text)."""
+    if isinstance(key, tuple) and len(key) == 2:
+        return (_key(key[0]), _key(key[1]))
+    return (key, "")
+
+
+def _canonical_tracks(
+    track_keys: _Interner,
+) -> tuple[dict[tuple[Hashable, Hashable], int], np.ndarray[Any, np.dtype[np.int32]]]:
+    """Canonical track keys with their codes, and the raw code → canonical code map."""
+    codes: dict[tuple[Hashable, Hashable], int] = {}
+    remap = np.zeros(max(len(track_keys.ids), 1), dtype=np.int32)
+    for key, raw_code in sorted(track_keys.ids.items(), key=operator.itemgetter(1)):
+        remap[raw_code] = codes.setdefault(_track_key(key), len(codes))
+    return codes, remap
+
+
+def _tracks_holding(
+    track_of_event: np.ndarray[Any, Any], mask: np.ndarray[Any, Any]
+) -> set[int]:
+    """Codes of the tracks that hold at least one event of `mask`."""
+    if not track_of_event.size:
+        return set()
+    return set(np.unique(track_of_event[mask]).tolist())
 
 
 def _sortable(value: Any) -> tuple[int, Any]:
@@ -848,7 +930,7 @@ def _pair_begin_end(events: Sequence[RawEvent], counts: Counter[str]) -> list[Ra
 def _bind_flows(
     columns: _FlowColumns,
     origin: int,
-    track_keys: _Interner,
+    track_codes: dict[tuple[Hashable, Hashable], int],
     rank_of_code: np.ndarray[Any, np.dtype[np.int32]],
     start: np.ndarray[Any, np.dtype[np.int64]],
     duration: np.ndarray[Any, np.dtype[np.int64]],
@@ -903,7 +985,7 @@ def _bind_flows(
     # Threads of flow points → track ranks (-1 when the thread has no complete event).
     thread_rank = np.full(max(len(columns.threads.ids), 1), -1, dtype=np.int64)
     for thread_key, code in columns.threads.ids.items():
-        track_code = track_keys.ids.get(thread_key)
+        track_code = track_codes.get(_track_key(thread_key))
         if track_code is not None:
             thread_rank[code] = rank_of_code[track_code]
     bind = {"start": start, "duration": duration, "track_start": track_start}
