@@ -30,10 +30,52 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-GPU_BUSY = ("kernel", "gpu_memcpy", "gpu_memset")
-CPU_CATS = ("cpu_op", "user_annotation", "cuda_runtime", "cuda_driver")
 ZONES = ("lecture_batch_cpu", "transfert", "entrainement")
 LAUNCH_APIS = ("cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemsetAsync")
+
+
+class Style:
+    """What one generation of the profiler writes: categories, ids, header."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.old = name == "1.9"
+        self.gpu_busy: tuple[str, ...]
+        self.cpu_cats: tuple[str, ...]
+        self.ops: tuple[str, ...]
+        self.runtime: tuple[str, ...]
+        self.header: tuple[str, ...]
+        if self.old:  # PyTorch 1.8-1.10
+            self.gpu_busy = ("Kernel", "Memcpy", "Memset")
+            self.cpu_cats = ("Operator", "Runtime")
+            self.annotation = "Operator"
+            self.ops = ("Operator",)
+            self.runtime = ("Runtime",)
+            self.launch_flow = "async"
+            self.external_id = "external id"
+            self.header = ("schemaVersion", "deviceProperties")
+        else:
+            self.gpu_busy = ("kernel", "gpu_memcpy", "gpu_memset")
+            self.cpu_cats = ("cpu_op", "user_annotation", "cuda_runtime", "cuda_driver")
+            self.annotation = "user_annotation"
+            self.ops = ("cpu_op", "user_annotation")
+            self.runtime = ("cuda_runtime", "cuda_driver")
+            self.launch_flow = "ac2g"
+            self.external_id = "External id"
+            self.header = (
+                "schemaVersion",
+                "deviceProperties",
+                "distributedInfo",
+                "record_shapes",
+            )
+
+    def tid(self, value: Any) -> Any:
+        """A CPU thread id as written: a string of digits in the old style."""
+        return str(value) if self.old else value
+
+    def stream_tid(self, stream: int) -> Any:
+        """The tid of a device stream's track."""
+        return f"stream {stream}" if self.old else stream
 
 
 def ns(value: Any) -> int:
@@ -90,15 +132,12 @@ def check(trace: Path, expected_path: Path) -> Checker:
     data = load(trace)
     exp = json.loads(expected_path.read_text(encoding="utf-8"))
     events: list[dict[str, Any]] = data["traceEvents"]
+    style = Style(exp.get("style", "current"))
+    gpu_busy = style.gpu_busy
     c = Checker()
 
     # Header
-    for key in (
-        "schemaVersion",
-        "deviceProperties",
-        "distributedInfo",
-        "record_shapes",
-    ):
+    for key in style.header:
         c.true(f"header has {key}", key in data)
 
     # Counts
@@ -124,7 +163,7 @@ def check(trace: Path, expected_path: Path) -> Checker:
         e["_e"] = e["_s"] + ns(e["dur"])
 
     # Steps and zones (main thread user annotations)
-    anns = [e for e in xs if e["cat"] == "user_annotation"]
+    anns = [e for e in xs if e["cat"] == style.annotation]
     steps = sorted(
         (e for e in anns if e["name"].startswith("ProfilerStep#")),
         key=lambda e: e["_s"],
@@ -158,7 +197,7 @@ def check(trace: Path, expected_path: Path) -> Checker:
             )
 
     # GPU busy (union per device) and idle inside lecture_batch_cpu
-    gpu = [e for e in xs if e["cat"] in GPU_BUSY]
+    gpu = [e for e in xs if e["cat"] in gpu_busy]
     per_device: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for e in gpu:
         per_device[e["args"]["device"]].append((e["_s"], e["_e"]))
@@ -179,7 +218,7 @@ def check(trace: Path, expected_path: Path) -> Checker:
         idle,
         exp["gpu_idle_in_lecture_batch_cpu_ns"],
     )
-    for cat in GPU_BUSY:
+    for cat in gpu_busy:
         evs = [e for e in gpu if e["cat"] == cat]
         got = {"count": len(evs), "sum_ns": sum(e["_e"] - e["_s"] for e in evs)}
         c.same(f"gpu_activity.{cat}", got, exp["gpu_activity"][cat])
@@ -198,9 +237,9 @@ def check(trace: Path, expected_path: Path) -> Checker:
     c.same("per_step (name, dur, gpu busy)", per_step, want)
 
     # Nesting on each CPU thread
-    threads: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
+    threads: dict[tuple[int, Any], list[dict[str, Any]]] = defaultdict(list)
     for e in xs:
-        if e["cat"] in CPU_CATS:
+        if e["cat"] in style.cpu_cats:
             threads[e["pid"], e["tid"]].append(e)
     bad_nesting = 0
     for evs in threads.values():
@@ -209,6 +248,7 @@ def check(trace: Path, expected_path: Path) -> Checker:
         for e in evs:
             while stack and stack[-1]["_e"] <= e["_s"]:
                 stack.pop()
+            e["_parent"] = stack[-1] if stack else None
             if stack:
                 top = stack[-1]
                 if not (top["_s"] < e["_s"] and e["_e"] < top["_e"]):
@@ -221,10 +261,10 @@ def check(trace: Path, expected_path: Path) -> Checker:
     )
 
     # Launch -> GPU event, per-stream order, flows
+    check_ops(c, threads, gpu, style, exp)
+
     runtime_by_corr = {
-        e["args"]["correlation"]: e
-        for e in xs
-        if e["cat"] in ("cuda_runtime", "cuda_driver")
+        e["args"]["correlation"]: e for e in xs if e["cat"] in style.runtime
     }
     late = missing = 0
     streams: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
@@ -235,7 +275,10 @@ def check(trace: Path, expected_path: Path) -> Checker:
         elif e["_s"] <= rt["_s"]:
             late += 1
         streams[e["args"]["device"], e["args"]["stream"]].append((e["_s"], e["_e"]))
-        c.true("GPU event stream == tid", e["args"]["stream"] == e["tid"])
+        c.true(
+            "GPU event stream == tid",
+            style.stream_tid(e["args"]["stream"]) == e["tid"],
+        )
     c.true("every GPU event has its runtime call", missing == 0, f"{missing} missing")
     c.true("every GPU event starts after its launch", late == 0, f"{late} early")
     overlaps = 0
@@ -247,7 +290,7 @@ def check(trace: Path, expected_path: Path) -> Checker:
     c.true(
         "kernel args complete",
         all(
-            {"correlation", "External id", "device", "stream", "grid", "block"}
+            {"correlation", style.external_id, "device", "stream", "grid", "block"}
             <= e["args"].keys()
             for e in kernels
         ),
@@ -259,8 +302,8 @@ def check(trace: Path, expected_path: Path) -> Checker:
     for e in events:
         if e["ph"] in ("s", "f"):
             flows[e["cat"]][e["ph"]][e["id"]] = e
-    ac2g = flows["ac2g"]
-    c.same("ac2g s ids == f ids", sorted(ac2g["s"]), sorted(ac2g["f"]))
+    ac2g = flows[style.launch_flow]
+    c.same("launch flows: s ids == f ids", sorted(ac2g["s"]), sorted(ac2g["f"]))
     gpu_side = {
         e["args"]["correlation"]: e
         for e in xs
@@ -281,7 +324,7 @@ def check(trace: Path, expected_path: Path) -> Checker:
         )
         bad_flow += not placed
     c.true(
-        "ac2g flows sit on their runtime call and GPU event",
+        "launch flows sit on their runtime call and GPU event",
         bad_flow == 0,
         f"{bad_flow} bad",
     )
@@ -291,14 +334,11 @@ def check(trace: Path, expected_path: Path) -> Checker:
         "fwdbwd: forward before backward",
         all(ns(fb["s"][i]["ts"]) < ns(fb["f"][i]["ts"]) for i in fb["s"]),
     )
+    c.true("fwdbwd flows only after PyTorch 1.10", bool(fb["s"]) != style.old)
 
     # No GPU work launched from lecture_batch_cpu
     launches = sorted(
-        (
-            e["_s"]
-            for e in xs
-            if e["cat"] == "cuda_runtime" and e["name"] in LAUNCH_APIS
-        ),
+        (e["_s"] for e in xs if e["cat"] in style.runtime and e["name"] in LAUNCH_APIS),
     )
     in_lecture = 0
     for lecture in zones["lecture_batch_cpu"]:
@@ -309,17 +349,86 @@ def check(trace: Path, expected_path: Path) -> Checker:
 
     # Metadata
     meta = {(e["name"], e["pid"], e["tid"]) for e in events if e["ph"] == "M"}
-    for name in ("process_name", "process_labels", "process_sort_index"):
+    process_names: tuple[str, ...] = ("process_name", "process_labels")
+    if not style.old:
+        process_names += ("process_sort_index",)
+    for name in process_names:
         c.true(f"{name} for the CPU process", (name, exp["pid"], 0) in meta)
         c.true(f"{name} for GPU 0", (name, 0, 0) in meta)
-    for pid, tid in (
-        (exp["pid"], exp["main_tid"]),
-        (exp["pid"], exp["backward_tid"]),
-        (0, 7),
-        (0, 20),
-    ):
+    threads_named = [
+        (exp["pid"], style.tid(exp["main_tid"])),
+        (exp["pid"], style.tid(exp["backward_tid"])),
+    ]
+    if not style.old:
+        threads_named += [(0, 7), (0, 20)]
+    for pid, tid in threads_named:
         c.true(f"thread_name for {pid}/{tid}", ("thread_name", pid, tid) in meta)
     return c
+
+
+def check_ops(
+    c: Checker,
+    threads: dict[tuple[int, Any], list[dict[str, Any]]],
+    gpu: list[dict[str, Any]],
+    style: Style,
+    exp: dict[str, Any],
+) -> None:
+    """torch's key_averages() per name, recomputed from the nesting found above.
+
+    Self CPU is the duration minus the direct children's (runtime calls
+    included); GPU self time is the device work whose External id is the op's,
+    GPU total adds the descendants' on the same thread.
+    """
+    cpu = [e for evs in threads.values() for e in evs]
+    by_external = {
+        e["args"]["External id"]: e
+        for e in cpu
+        if e["cat"] in style.ops and "External id" in e.get("args", {})
+    }
+    for e in cpu:
+        e["_children"] = 0
+        e["_gpu"] = 0
+        e["_gpu_total"] = 0
+    for e in cpu:
+        if e["_parent"] is not None:
+            e["_parent"]["_children"] += e["_e"] - e["_s"]
+    for g in gpu:
+        owner = by_external.get(g["args"].get(style.external_id))
+        if owner is not None:
+            owner["_gpu"] += g["_e"] - g["_s"]
+    # Deepest first: a child's GPU total is final before its parent's is read.
+    depth: dict[int, int] = {}
+    for e in cpu:
+        level, up = 0, e["_parent"]
+        while up is not None:
+            level, up = level + 1, up["_parent"]
+        depth[id(e)] = level
+    for e in sorted(cpu, key=lambda e: -depth[id(e)]):
+        e["_gpu_total"] += e["_gpu"]
+        if e["_parent"] is not None:
+            e["_parent"]["_gpu_total"] += e["_gpu_total"]
+    ops: dict[str, dict[str, int]] = {}
+    for e in cpu:
+        row = ops.setdefault(
+            e["name"],
+            dict.fromkeys(
+                ("calls", "self_cpu_ns", "total_cpu_ns", "self_gpu_ns", "total_gpu_ns"),
+                0,
+            ),
+        )
+        row["calls"] += 1
+        row["self_cpu_ns"] += e["_e"] - e["_s"] - e["_children"]
+        row["total_cpu_ns"] += e["_e"] - e["_s"]
+        row["self_gpu_ns"] += e["_gpu"]
+        row["total_gpu_ns"] += e["_gpu_total"]
+    want = exp["ops"]
+    c.same("ops: names", sorted(ops), sorted(want))
+    wrong = [name for name in sorted(ops) if name in want and ops[name] != want[name]]
+    c.true(
+        "ops: calls and self/total CPU and GPU time per name",
+        not wrong,
+        "; ".join(f"{name}: {ops[name]} != {want[name]}" for name in wrong[:3]),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

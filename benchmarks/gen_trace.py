@@ -133,6 +133,61 @@ META_FMT = (
     '    "args": {\n      "%s": %s\n    }\n  }'
 )
 
+# The same events as PyTorch 1.8-1.10 (the TensorBoard-plugin era) wrote them:
+# thread ids as strings, device tracks named "stream N", integer microseconds,
+# capitalised categories, "external id" on GPU and runtime events, `async`
+# launch flows, no cuda_sync, gpu_user_annotation or fwdbwd events.
+STYLES = ("current", "1.9")
+OLD_CATEGORIES = {
+    "cpu_op": "Operator",
+    "user_annotation": "Operator",
+    "cuda_runtime": "Runtime",
+    "kernel": "Kernel",
+    "gpu_memcpy": "Memcpy",
+    "gpu_memset": "Memset",
+    "ac2g": "async",
+}
+OLD_CPU_FMT = (
+    '  {\n    "ph": "X", "cat": "Operator", \n    "name": %s, "pid": %d, "tid": "%d",\n'
+    '    "ts": %s, "dur": %s,\n'
+    '    "args": {\n      "Device": %d, "External id": %d,\n'
+    '      "Trace name": "PyTorch Profiler", "Trace iteration": 0 %s\n    }\n  }'
+)
+OLD_RUNTIME_FMT = (
+    '  {\n    "ph": "X", "cat": "Runtime", \n    "name": "%s", "pid": %d, "tid": "%d",\n'
+    '    "ts": %s, "dur": %s,\n'
+    '    "args": {\n      "cbid": %d, "correlation": %d,\n'
+    '      "external id": %d, "external ts": %s\n    }\n  }'
+)
+OLD_GPU_FMT = (
+    '  {\n    "ph": "X", "cat": "%s", \n    "name": %s, "pid": %d, "tid": "stream %d",\n'
+    '    "ts": %s, "dur": %s,\n    "args": {\n      %s\n    }\n  }'
+)
+OLD_KERNEL_ARGS_FMT = (
+    '"queued": 0, "device": %d, "context": 1,\n'
+    '      "stream": %d, "correlation": %d, "external id": %d%s'
+)
+OLD_COPY_ARGS_FMT = (
+    '"device": %d, "context": 1,\n      "stream": %d, "correlation": %d, '
+    '"external id": %d,\n      "bytes": %d, "memory bandwidth (GB/s)": %r'
+)
+OLD_PROCESS_FMT = (
+    '  {\n    "name": "%s", "ph": "M", "ts": %d, "pid": %d, "tid": 0,\n'
+    '    "args": {\n      "%s": "%s"\n    }\n  }'
+)
+OLD_THREAD_FMT = (
+    '  {\n    "name": "thread_name", "ph": "M", "ts": %d, "pid": %d, "tid": "%d",\n'
+    '    "args": {\n      "name": "thread %d (%s)"\n    }\n  }'
+)
+OLD_FLOW_S_FMT = (
+    '  {\n    "ph": "s", "id": %d, "pid": %d, "tid": %d, "ts": %s,\n'
+    '    "cat": "async", "name": "launch"\n  }'
+)
+OLD_FLOW_F_FMT = (
+    '  {\n    "ph": "f", "id": %d, "pid": %d, "tid": "stream %d", "ts": %s,\n'
+    '    "cat": "async", "name": "launch", "bp": "e"\n  }'
+)
+
 
 def _q(name: str) -> str:
     """The JSON text of a name (computed once per template)."""
@@ -142,6 +197,11 @@ def _q(name: str) -> str:
 def _us(ns: int) -> str:
     """Nanoseconds as Kineto writes microseconds: three decimals, exact."""
     return f"{ns // 1000}.{ns % 1000:03d}"
+
+
+def _us_int(ns: int) -> str:
+    """Nanoseconds as PyTorch <= 1.10 wrote microseconds: whole, truncated."""
+    return str(ns // 1000)
 
 
 # --------------------------------------------------------------------------
@@ -1082,6 +1142,8 @@ class _Stats:
         self.idle_in_lecture_ns = 0
         self.gpu_sums = dict.fromkeys(GPU_BUSY_CATS, 0)
         self.gpu_counts = dict.fromkeys(GPU_BUSY_CATS, 0)
+        # Per name: calls, self CPU, total CPU, self GPU, total GPU (ns).
+        self.ops: dict[str, list[int]] = {}
 
 
 def _merge(intervals: list[tuple[int, int]]) -> list[list[int]]:
@@ -1112,9 +1174,20 @@ class _Sim:
     """Times CPU threads and GPU streams while it formats the events."""
 
     def __init__(
-        self, rng: random.Random, pid: int, bwd_tid: int, base_ns: int, stats: _Stats
+        self,
+        rng: random.Random,
+        pid: int,
+        bwd_tid: int,
+        base_ns: int,
+        stats: _Stats,
+        style: str = "current",
     ) -> None:
         self.r = rng.random
+        self.old = style == "1.9"
+        # 1.9-era files hold whole microseconds: every time is a multiple of it,
+        # so what is written is exactly what was simulated.
+        self.quantum = 1_000 if self.old else 1
+        self.us = _us_int if self.old else _us
         self.pid = pid
         self.main_tid = pid
         self.bwd_tid = bwd_tid
@@ -1137,8 +1210,61 @@ class _Sim:
         self.zones: list[tuple[str, int, int]] = []
         self.ann_stack: list[dict[int, list[int]]] = []
         self.gpu_ann: list[tuple[Node, int, int, int, int]] = []
+        # This step's CPU ops by External id: name, duration, children's
+        # durations, GPU time launched, parent id, children's GPU total, start.
+        self.op_rec: dict[int, list[Any]] = {}
 
     # -- small helpers -----------------------------------------------------
+
+    def quant(self, ns: int) -> int:
+        """A simulated duration as the style can write it exactly."""
+        q = self.quantum
+        if q == 1:
+            return ns
+        return max(q, (ns + q // 2) // q * q)
+
+    def cat(self, cat: str) -> str:
+        """The category as this style writes it."""
+        return OLD_CATEGORIES.get(cat, cat) if self.old else cat
+
+    def open_op(self, ext: int, name: str, parent_ext: int, start: int) -> None:
+        """Start the ground-truth record of a CPU op (its id is ``ext``)."""
+        self.op_rec[ext] = [name, 0, 0, 0, parent_ext, 0, start]
+
+    def close_op(self, ext: int, dur: int) -> None:
+        """The op's duration is known: it counts as a child of its parent."""
+        rec = self.op_rec[ext]
+        rec[1] = dur
+        parent = self.op_rec.get(rec[4])
+        if parent is not None:
+            parent[2] += dur
+
+    def runtime_row(self, name: str, dur: int, parent_ext: int) -> None:
+        """A runtime call: its own operator-table row, and a child of its op."""
+        row = self.stats.ops.setdefault(name, [0, 0, 0, 0, 0])
+        row[0] += 1
+        row[1] += dur
+        row[2] += dur
+        parent = self.op_rec.get(parent_ext)
+        if parent is not None:
+            parent[2] += dur
+
+    def fold_ops(self) -> None:
+        """Add this step's ops to the per-name ground truth (torch's key_averages)."""
+        recs = self.op_rec
+        for ext in sorted(recs, reverse=True):  # children have larger ids
+            rec = recs[ext]
+            total_gpu = rec[3] + rec[5]
+            parent = recs.get(rec[4])
+            if parent is not None:
+                parent[5] += total_gpu
+            row = self.stats.ops.setdefault(rec[0], [0, 0, 0, 0, 0])
+            row[0] += 1
+            row[1] += rec[1] - rec[2]
+            row[2] += rec[1]
+            row[3] += rec[3]
+            row[4] += total_gpu
+        recs.clear()
 
     def jit(self, base: int) -> int:
         """A duration around ``base`` ns: +-20 %, rarely a 3-6x outlier."""
@@ -1146,14 +1272,15 @@ class _Sim:
         v = base * (0.8 + 0.4 * r())
         if r() < 0.004:
             v *= 3 + 3 * r()
-        return int(v)
+        return self.quant(int(v))
 
     def between(self, lo: int, hi: int) -> int:
-        return lo + int((hi - lo) * self.r())
+        return self.quant(lo + int((hi - lo) * self.r()))
 
     def count(self, cat: str, name: str) -> None:
         """Count one complete (``X``) event of this category and name."""
         st = self.stats
+        cat = self.cat(cat)
         key = (cat, name)
         st.calls[key] = st.calls.get(key, 0) + 1
         st.by_cat[cat] = st.by_cat.get(cat, 0) + 1
@@ -1162,7 +1289,11 @@ class _Sim:
     def flow(self, ph: str, cat: str, fid: int, pid: int, tid: int, ts: int) -> str:
         st = self.stats
         st.by_ph[ph] += 1
-        st.by_cat[cat] = st.by_cat.get(cat, 0) + 1
+        written = self.cat(cat)
+        st.by_cat[written] = st.by_cat.get(written, 0) + 1
+        if self.old:
+            fmt = OLD_FLOW_S_FMT if ph == "s" else OLD_FLOW_F_FMT
+            return fmt % (fid, pid, tid, self.us(ts))
         fmt = FLOW_S_FMT if ph == "s" else FLOW_F_FMT
         return fmt % (fid, pid, tid, _us(ts), cat, cat)
 
@@ -1170,6 +1301,20 @@ class _Sim:
         self, name: str, tid: int, ts: int, dur: int, ext: int, corr: int
     ) -> str:
         self.count("cuda_runtime", name)
+        self.runtime_row(name, dur, ext)
+        if self.old:
+            rec = self.op_rec.get(ext)
+            return OLD_RUNTIME_FMT % (
+                name,
+                self.pid,
+                tid,
+                self.us(ts),
+                self.us(dur),
+                CBID[name],
+                corr,
+                ext,
+                self.us(rec[6] if rec is not None else ts),
+            )
         return RUNTIME_FMT % (
             name,
             self.pid,
@@ -1190,11 +1335,38 @@ class _Sim:
         ts: int,
         dur: int,
         args: str,
+        ext: int,
     ) -> str:
         self.count(cat, node_name)
         self.stats.gpu_sums[cat] += dur
         self.stats.gpu_counts[cat] += 1
+        self.op_rec[ext][3] += dur  # launched by the op whose External id it has
+        if self.old:
+            return OLD_GPU_FMT % (
+                self.cat(cat),
+                name_json,
+                DEVICE,
+                stream,
+                self.us(ts),
+                self.us(dur),
+                args,
+            )
         return GPU_FMT % (cat, name_json, DEVICE, stream, _us(ts), _us(dur), args)
+
+    def copy_args(
+        self, ext: int, stream: int, corr: int, nbytes: int, g_dur: int
+    ) -> str:
+        """The args of a copy or a set."""
+        if self.old:
+            return OLD_COPY_ARGS_FMT % (
+                DEVICE,
+                stream,
+                corr,
+                ext,
+                nbytes,
+                nbytes / g_dur,
+            )
+        return COPY_ARGS_FMT % (ext, DEVICE, stream, corr, nbytes, nbytes / g_dur)
 
     def sync_event(
         self,
@@ -1206,7 +1378,9 @@ class _Sim:
         ext: int,
         corr: int,
         extra: str = "",
-    ) -> str:
+    ) -> str | None:
+        if self.old:  # PyTorch <= 1.10 wrote no cuda_sync events
+            return None
         self.count("cuda_sync", kind)
         return SYNC_FMT % (
             kind,
@@ -1245,12 +1419,15 @@ class _Sim:
         dur: int,
         ext: int,
         corr: int,
-        gpu_ev: str,
+        gpu_ev: str | None,
         g_tid: int,
         g_ts: int,
     ) -> None:
         """GPU-side event, its ``f`` flow, the runtime call and its ``s`` flow."""
         out = self.out_gpu
+        if gpu_ev is None:  # a sync this style does not write
+            out.append(self.runtime_event(api, tid, t, dur, ext, corr))
+            return
         out.append(gpu_ev)
         out.append(self.flow("f", "ac2g", corr, DEVICE, g_tid, g_ts))
         out.append(self.runtime_event(api, tid, t, dur, ext, corr))
@@ -1264,7 +1441,7 @@ class _Sim:
         """Run one template node on thread ``tid`` from ``t``; returns its end."""
         kind = node.kind
         if kind == OP:
-            return self.run_op(node, tid, t, out)
+            return self.run_op(node, tid, t, out, parent_ext)
         if kind == LAUNCH:
             return self.run_launch(node, tid, t, parent_ext)
         if kind == GAP:
@@ -1292,9 +1469,12 @@ class _Sim:
             return self.run_item(tid, t, parent_ext)
         raise ValueError(f"unknown node kind {kind}")
 
-    def run_op(self, node: Node, tid: int, t: int, out: list[str | None]) -> int:
+    def run_op(
+        self, node: Node, tid: int, t: int, out: list[str | None], parent_ext: int = 0
+    ) -> int:
         self.ext += 1
         ext = self.ext
+        self.open_op(ext, node.name, parent_ext, t)
         idx = self.ev_idx
         self.ev_idx += 1
         slot = len(out)
@@ -1306,7 +1486,8 @@ class _Sim:
             self.flow_id += 1
             self.tape.append(_Tape(self.seq, grad, self.flow_id))
             extra = f'"Sequence number": {self.seq}, "Fwd thread id": 0, '
-            out.append(self.flow("s", "fwdbwd", self.flow_id, self.pid, tid, t))
+            if not self.old:
+                out.append(self.flow("s", "fwdbwd", self.flow_id, self.pid, tid, t))
         is_ann = node.cat == "user_annotation" and tid == self.main_tid
         spans: dict[int, list[int]] = {}
         if is_ann:
@@ -1328,19 +1509,48 @@ class _Sim:
             if node.zone:
                 self.zones.append((node.name, t, end))
         self.count(node.cat, node.name)
-        out[slot] = CPU_FMT % (
-            node.cat,
-            node.name_json,
+        self.close_op(ext, end - t)
+        out[slot] = self.cpu_event(
+            node.cat, node.name_json, tid, t, end - t, ext, extra, idx, node.shapes
+        )
+        return end
+
+    def cpu_event(
+        self,
+        cat: str,
+        name_json: str,
+        tid: int,
+        ts: int,
+        dur: int,
+        ext: int,
+        extra: str,
+        idx: int,
+        shapes: str,
+    ) -> str:
+        """One CPU op or annotation as this style writes it."""
+        if self.old:
+            return OLD_CPU_FMT % (
+                name_json,
+                self.pid,
+                tid,
+                self.us(ts),
+                self.us(dur),
+                self.pid,
+                ext,
+                shapes,
+            )
+        return CPU_FMT % (
+            cat,
+            name_json,
             self.pid,
             tid,
-            _us(t),
-            _us(end - t),
+            _us(ts),
+            _us(dur),
             ext,
             extra,
             idx,
-            node.shapes,
+            shapes,
         )
-        return end
 
     def run_launch(self, node: Node, tid: int, t: int, ext: int) -> int:
         kern = node.kernel
@@ -1350,9 +1560,12 @@ class _Sim:
         stream = node.stream
         g_dur = max(1_000, self.jit(kern.base_ns))
         g_start = self.enqueue(stream, t, g_dur, tid)
-        args = KERNEL_ARGS_FMT % (ext, DEVICE, stream, corr, kern.tail)
+        if self.old:
+            args = OLD_KERNEL_ARGS_FMT % (DEVICE, stream, corr, ext, kern.tail)
+        else:
+            args = KERNEL_ARGS_FMT % (ext, DEVICE, stream, corr, kern.tail)
         ev = self.gpu_event(
-            "kernel", kern.name, kern.name_json, stream, g_start, g_dur, args
+            "kernel", kern.name, kern.name_json, stream, g_start, g_dur, args, ext
         )
         dur = self.jit(node.time_ns)
         self.emit_pair(tid, "cudaLaunchKernel", t, dur, ext, corr, ev, stream, g_start)
@@ -1363,18 +1576,12 @@ class _Sim:
         corr = self.corr
         stream = node.stream
         gbps = 18.0 + 6.0 * self.r() if "HtoD" in node.name else 9.0 + 4.0 * self.r()
-        g_dur = max(1_200, int(node.nbytes / gbps) + 1_000)  # bytes / (GB/s) = ns
+        # bytes / (GB/s) = ns
+        g_dur = self.quant(max(1_200, int(node.nbytes / gbps) + 1_000))
         g_start = self.enqueue(stream, t, g_dur, tid)
-        args = COPY_ARGS_FMT % (
-            ext,
-            DEVICE,
-            stream,
-            corr,
-            node.nbytes,
-            node.nbytes / g_dur,
-        )
+        args = self.copy_args(ext, stream, corr, node.nbytes, g_dur)
         ev = self.gpu_event(
-            "gpu_memcpy", node.name, node.name_json, stream, g_start, g_dur, args
+            "gpu_memcpy", node.name, node.name_json, stream, g_start, g_dur, args, ext
         )
         dur = self.jit(9_000)
         self.emit_pair(tid, "cudaMemcpyAsync", t, dur, ext, corr, ev, stream, g_start)
@@ -1384,18 +1591,13 @@ class _Sim:
         self.corr += 1
         corr = self.corr
         stream = node.stream
-        g_dur = max(1_000, node.nbytes // 600 + 1_000)
+        g_dur = self.quant(max(1_000, node.nbytes // 600 + 1_000))
         g_start = self.enqueue(stream, t, g_dur, tid)
-        args = COPY_ARGS_FMT % (
-            ext,
-            DEVICE,
-            stream,
-            corr,
-            node.nbytes,
-            node.nbytes / g_dur,
-        )
+        args = self.copy_args(ext, stream, corr, node.nbytes, g_dur)
         name = "Memset (Device)"
-        ev = self.gpu_event("gpu_memset", name, _q(name), stream, g_start, g_dur, args)
+        ev = self.gpu_event(
+            "gpu_memset", name, _q(name), stream, g_start, g_dur, args, ext
+        )
         dur = self.jit(node.time_ns)
         self.emit_pair(tid, "cudaMemsetAsync", t, dur, ext, corr, ev, stream, g_start)
         return t + dur
@@ -1499,7 +1701,11 @@ class _Sim:
         out.append(None)
         out.append(None)
         inner_start = t + between(800, 2_500)
-        out.append(self.flow("f", "fwdbwd", entry.flow, self.pid, tid, inner_start))
+        self.open_op(outer_ext, grad.eval_name, 0, t)
+        self.open_op(inner_ext, grad.node, outer_ext, inner_start)
+        if not self.old:
+            flow = self.flow("f", "fwdbwd", entry.flow, self.pid, tid, inner_start)
+            out.append(flow)
         cur = inner_start + between(700, 2_500)
         for child in grad.body:
             cur = self.run(child, tid, cur, inner_ext, out) + between(150, 1_200)
@@ -1508,25 +1714,25 @@ class _Sim:
         extra = f'"Sequence number": {entry.seq}, "Fwd thread id": 1, '
         self.count("cpu_op", grad.eval_name)
         self.count("cpu_op", grad.node)
-        out[outer_slot] = CPU_FMT % (
+        self.close_op(inner_ext, inner_end - inner_start)
+        self.close_op(outer_ext, outer_end - t)
+        out[outer_slot] = self.cpu_event(
             "cpu_op",
             grad.eval_json,
-            self.pid,
             tid,
-            _us(t),
-            _us(outer_end - t),
+            t,
+            outer_end - t,
             outer_ext,
             extra,
             outer_idx,
             "",
         )
-        out[outer_slot + 1] = CPU_FMT % (
+        out[outer_slot + 1] = self.cpu_event(
             "cpu_op",
             grad.node_json,
-            self.pid,
             tid,
-            _us(inner_start),
-            _us(inner_end - inner_start),
+            inner_start,
+            inner_end - inner_start,
             inner_ext,
             extra,
             inner_idx,
@@ -1544,7 +1750,10 @@ class _Sim:
 
     def take_gpu_annotations(self) -> list[str]:
         """This step's ``gpu_user_annotation`` events (annotation spans)."""
-        out = []
+        out: list[str] = []
+        if self.old:  # that profiler wrote no GPU-side annotation spans
+            self.gpu_ann.clear()
+            return out
         for node, ext, stream, s, e in self.gpu_ann:
             self.count("gpu_user_annotation", node.name)
             out.append(
@@ -1554,7 +1763,8 @@ class _Sim:
         return out
 
     def account_step(self, number: int, start: int, end: int) -> None:
-        """Fold this step's zones and GPU intervals into the ground truth."""
+        """Fold this step's zones, GPU intervals and ops into the ground truth."""
+        self.fold_ops()
         stats = self.stats
         merged = _merge(self.carry + self.gpu_iv)
         self.gpu_iv = []
@@ -1610,6 +1820,16 @@ DEVICE_PROPERTIES = (
 )
 
 
+def _old_header() -> str:
+    """The header PyTorch 1.8-1.10 wrote: no distributed info, no trace id."""
+    return (
+        "\n{\n"
+        '  "schemaVersion": 1,\n'
+        f'  "deviceProperties": {DEVICE_PROPERTIES},\n'
+        '  "traceEvents": [\n'
+    )
+
+
 def _header(trace_id: str) -> str:
     pg = {
         "pg_name": "0",
@@ -1645,6 +1865,51 @@ def _header(trace_id: str) -> str:
 
 def _meta(name: str, ts: int, pid: int | str, tid: int, key: str, value: Any) -> str:
     return META_FMT % (name, _us(ts), json.dumps(pid), tid, key, json.dumps(value))
+
+
+def _old_trailer_events(
+    pid: int, bwd_tid: int, t_start: int, t_end: int, stats: _Stats
+) -> list[str]:
+    """Metadata, the profiler span and instants as PyTorch 1.8-1.10 ended a trace.
+
+    Thread ids are strings here too; there are no sort indexes and no stream names.
+    """
+    proc = "python3.8"
+    ts = t_start // 1000
+    out = [
+        OLD_PROCESS_FMT % (name, ts, p, k, v)
+        for name, p, k, v in (
+            ("process_name", pid, "name", proc),
+            ("process_labels", pid, "labels", "CPU"),
+            ("process_name", DEVICE, "name", proc),
+            ("process_labels", DEVICE, "labels", f"GPU {DEVICE}"),
+        )
+    ]
+    for tid, label in ((pid, proc), (bwd_tid, "pt_autograd_0")):
+        out.append(OLD_THREAD_FMT % (ts, pid, tid, tid, label))
+    span_start = (t_start - 4_873_211) // 1000
+    span_end = (t_end + 2_113_407) // 1000
+    out.append(
+        f'  {{\n    "ph": "X", "cat": "Trace", "ts": {span_start}, '
+        f'"dur": {span_end - span_start},\n'
+        '    "pid": "Traces", "tid": "PyTorch Profiler",\n'
+        '    "name": "PyTorch Profiler (0)",\n'
+        '    "args": {\n      "Op count": 0\n    }\n  }'
+    )
+    out.append(
+        '  {\n    "name": "Iteration Start: PyTorch Profiler", "ph": "i", "s": "g",\n'
+        f'    "pid": "Traces", "tid": "Trace PyTorch Profiler", "ts": {span_start}\n  }}'
+    )
+    out.append(
+        '  {\n    "name": "Record Window End", "ph": "i", "s": "g",\n'
+        f'    "pid": "", "tid": "", "ts": {span_end}\n  }}'
+    )
+    stats.by_ph["M"] += 6
+    stats.by_ph["X"] += 1
+    stats.by_ph["i"] += 2
+    stats.by_cat["Trace"] = stats.by_cat.get("Trace", 0) + 1
+    stats.calls["Trace", "PyTorch Profiler (0)"] = 1
+    return out
 
 
 def _trailer_events(
@@ -1767,6 +2032,7 @@ def generate(
     sync_probability: float = 0.3,
     item_probability: float = 0.5,
     gpu_scale: float = 0.5,
+    style: str = "current",
     progress: Callable[[int, int, int], None] | None = None,
 ) -> GenerationResult:
     """Write a synthetic Kineto trace to ``path`` and ``PATH.expected.json``.
@@ -1775,10 +2041,17 @@ def generate(
     (stop after the first step that brings the uncompressed JSON to that
     size).  Refuses to overwrite either file.  Same arguments, same bytes.
     ``gpu_scale`` multiplies every GPU duration (higher: GPU-bound steps).
+    ``style`` is "current" (torch 2.x) or "1.9" (what PyTorch 1.8-1.10 wrote:
+    string thread ids, ``Operator``/``Runtime``/``Kernel``/``Memcpy``/``Memset``
+    categories, ``async`` launch flows, whole microseconds).
     ``progress(steps, raw_bytes, events)`` is called after each step.
     """
     if (steps is None) == (size_bytes is None):
         raise ValueError("give exactly one of steps or size_bytes")
+    if style not in STYLES:
+        raise ValueError(f"style must be one of {', '.join(STYLES)}")
+    if style == "1.9":
+        base_ts_ns -= base_ts_ns % 1_000
     if steps is not None and steps < 1:
         raise ValueError("steps must be >= 1")
     out_path = Path(path)
@@ -1803,7 +2076,7 @@ def generate(
     sync = Node(DEVSYNC, "cudaDeviceSynchronize")
 
     stats = _Stats()
-    sim = _Sim(rng, pid, bwd_tid, base_ts_ns, stats)
+    sim = _Sim(rng, pid, bwd_tid, base_ts_ns, stats, style)
     f = open(out_path, "xb")  # noqa: SIM115 - closed below, removed on error
     ok = False
     try:
@@ -1814,7 +2087,7 @@ def generate(
         )
         sink: IO[bytes] = io.BufferedWriter(gz, 1 << 22) if gz is not None else f
         w = _Writer(sink)
-        w.text(_header(trace_id))
+        w.text(_old_header() if sim.old else _header(trace_id))
         t = base_ts_ns
         n = 0
         while True:
@@ -1840,7 +2113,8 @@ def generate(
             if n == steps or (size_bytes is not None and w.raw >= size_bytes):
                 break
         sim.finish()
-        w.events(_trailer_events(pid, bwd_tid, base_ts_ns, t, stats))
+        trailer = _old_trailer_events if sim.old else _trailer_events
+        w.events(trailer(pid, bwd_tid, base_ts_ns, t, stats))
         w.text(
             f'\n  ],\n  "traceName": "{out_path.name}",\n  "displayTimeUnit": "ms"\n}}'
         )
@@ -1854,12 +2128,25 @@ def generate(
             out_path.unlink(missing_ok=True)
     seconds = time.perf_counter() - t0
     expected = _expected(
-        stats, out_path, w.raw, gzip_output, seed, pid, bwd_tid, base_ts_ns, first_step
+        stats,
+        out_path,
+        w.raw,
+        gzip_output,
+        seed,
+        pid,
+        bwd_tid,
+        base_ts_ns,
+        first_step,
+        style,
     )
     with open(exp_path, "x", encoding="utf-8") as ef:
         json.dump(expected, ef, indent=1)
         ef.write("\n")
     return GenerationResult(out_path, expected, w.raw, seconds)
+
+
+# The figures of one ``ops`` entry: torch's key_averages() per name, in ns.
+OP_FIGURES = ("calls", "self_cpu_ns", "total_cpu_ns", "self_gpu_ns", "total_gpu_ns")
 
 
 def _expected(
@@ -1872,6 +2159,7 @@ def _expected(
     bwd_tid: int,
     base_ts_ns: int,
     first_step: int,
+    style: str,
 ) -> dict[str, Any]:
     calls: dict[str, dict[str, int]] = {}
     for (cat, name), n in sorted(stats.calls.items()):
@@ -1883,6 +2171,7 @@ def _expected(
         "schema": "steptrace-synthetic-expected/1",
         "generator": "benchmarks/gen_trace.py",
         "seed": seed,
+        "style": style,
         "trace": path.name,
         "gzip": gz,
         "raw_bytes": raw,
@@ -1920,7 +2209,10 @@ def _expected(
         ),
         "gpu_idle_in_lecture_batch_cpu_ns": {dev: stats.idle_in_lecture_ns},
         "gpu_activity": {
-            cat: {"count": stats.gpu_counts[cat], "sum_ns": stats.gpu_sums[cat]}
+            (OLD_CATEGORIES[cat] if style == "1.9" else cat): {
+                "count": stats.gpu_counts[cat],
+                "sum_ns": stats.gpu_sums[cat],
+            }
             for cat in GPU_BUSY_CATS
         },
         "events": {
@@ -1931,6 +2223,10 @@ def _expected(
         },
         "distinct_names": len({name for _cat, name in stats.calls}),
         "calls": calls,
+        "ops": {
+            name: dict(zip(OP_FIGURES, figures, strict=True))
+            for name, figures in sorted(stats.ops.items())
+        },
         "per_step": stats.steps,
     }
 
@@ -1954,6 +2250,13 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--gzip", action="store_true", help="gzip it (sizes stay uncompressed)"
     )
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--style",
+        choices=STYLES,
+        default="current",
+        help="current: torch 2.x; 1.9: what PyTorch 1.8-1.10 wrote (string tids, "
+        "Operator/Runtime/Kernel categories, async flows, whole microseconds)",
+    )
     p.add_argument(
         "--depth", type=int, default=6, help="transformer blocks (default 6)"
     )
@@ -1998,6 +2301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         gzip_output=args.gzip,
         first_step=args.first_step,
         depth=args.depth,
+        style=args.style,
         progress=progress,
     )
     exp = result.expected
