@@ -35,9 +35,15 @@ class StepTraceApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", show=False),
     ]
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(
+        self, path: str | Path, *, served: bool = False, allow_capture: bool = False
+    ) -> None:
+        """`served`: running for a browser (`steptrace serve`), where launching
+        a capture is off unless `allow_capture`."""
         super().__init__()
         self.trace_path = Path(path)
+        self.served = served
+        self.capture_allowed = allow_capture or not served
 
     def on_mount(self) -> None:
         self.open_trace(self.trace_path)

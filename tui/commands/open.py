@@ -16,14 +16,35 @@ def register(subparsers: Any) -> None:
         description="Open a PyTorch profiler trace (.json or .json.gz) in the explorer.",
     )
     parser.add_argument("trace", help="trace file (Kineto / Chrome trace JSON)")
+    # Set by `steptrace serve` on the app process of each browser connection.
+    parser.add_argument("--served", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--allow-capture", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(func=run)
 
 
-def open_in_app(path: Path) -> int:
-    """Run the explorer on `path`; its exit status (2 when the file could not be read)."""
+def target_error(path: Path) -> str | None:
+    """Why the explorer cannot open `path` (one line), or None when it can.
+    `steptrace serve` asks the same question before it starts."""
+    if path.is_dir():
+        return (
+            "is a folder: a folder of rank traces cannot be opened yet; "
+            "give one trace file"
+        )
+    if not path.exists():
+        return "no such file"
+    return None
+
+
+def open_in_app(
+    path: Path, *, served: bool = False, allow_capture: bool = False
+) -> int:
+    """Run the explorer on `path`; its exit status (2 when the file could not be read).
+
+    `served`: the app runs for a browser (`steptrace serve`): it says so, and
+    launching captures is off unless `allow_capture`."""
     from tui.app.app import StepTraceApp
 
-    app = StepTraceApp(path)
+    app = StepTraceApp(path, served=served, allow_capture=allow_capture)
     status = app.run()
     return int(status or 0)
 
@@ -33,13 +54,10 @@ def run(args: argparse.Namespace) -> int:
     from tui.core.textsafe import printable
 
     path = Path(args.trace)
-    if path.is_dir():
-        print(
-            f"steptrace: {printable(args.trace)}: is a folder, not a trace file",
-            file=sys.stderr,
-        )
+    problem = target_error(path)
+    if problem is not None:
+        print(f"steptrace: {printable(args.trace)}: {problem}", file=sys.stderr)
         return 2
-    if not path.exists():
-        print(f"steptrace: {printable(args.trace)}: no such file", file=sys.stderr)
-        return 2
+    if args.served:
+        return open_in_app(path, served=True, allow_capture=args.allow_capture)
     return open_in_app(path)

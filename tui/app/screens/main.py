@@ -515,7 +515,15 @@ class MainScreen(Screen[None]):
         self.app.push_screen(HelpScreen(self.key_sections()))
 
     def action_capture(self) -> None:
-        """Open the new-capture dialog; the result opens when it ends."""
+        """Open the new-capture dialog; the result opens when it ends.
+        A served app (a browser's) launches nothing unless allowed to."""
+        if not getattr(self.app, "capture_allowed", True):
+            self.notify(
+                "Captures are off in a served app: they run commands and write "
+                "files on the server (steptrace serve --allow-capture turns them on).",
+                severity="warning",
+            )
+            return
 
         def opened(path: Path | None) -> None:
             if path is not None:
@@ -524,7 +532,9 @@ class MainScreen(Screen[None]):
         self.app.push_screen(CaptureDialog(), opened)
 
     def action_share(self) -> None:
-        """List what identifies people or places, and write a scrubbed copy."""
+        """List what identifies people or places, and write a scrubbed copy.
+        Allowed in a served app: the copy is an export of this trace, written
+        next to it under a fresh derived name, never over a file."""
         self.app.push_screen(ScrubDialog(self.path))
 
     # -- notes ---------------------------------------------------------------

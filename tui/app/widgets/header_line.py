@@ -16,11 +16,18 @@ def _text(value: Any) -> str:
     return printable(str(value))
 
 
-def header_text(analysis: Analysis) -> Text:
-    """Capture name, question, unit, window and GPU observed (or why not)."""
+def header_text(
+    analysis: Analysis, *, served: bool = False, capture_allowed: bool = True
+) -> Text:
+    """Capture name, question, unit, window and GPU observed (or why not);
+    first, when `served` (the app runs for a browser), a mark that says so."""
     trace = analysis.trace
     description = trace.description or {}
     line = Text(no_wrap=False, overflow="ellipsis")
+    if served:
+        mark = " served, captures on " if capture_allowed else " served "
+        line.append(mark, style="bold reverse")
+        line.append(" ")
     line.append(_text(trace.path.name), style="bold")
     question = description.get("question")
     if question:
@@ -71,3 +78,15 @@ class HeaderLine(Static):
 
     def __init__(self, analysis: Analysis, *, id: str | None = None) -> None:
         super().__init__(header_text(analysis), id=id, markup=False)
+        self.analysis = analysis
+
+    def on_mount(self) -> None:
+        """Mark a served app (`steptrace serve`), so the user knows the mode."""
+        if getattr(self.app, "served", False):
+            self.update(
+                header_text(
+                    self.analysis,
+                    served=True,
+                    capture_allowed=getattr(self.app, "capture_allowed", False),
+                )
+            )
