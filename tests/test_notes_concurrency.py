@@ -104,7 +104,9 @@ def test_sigkill_during_saves_never_leaves_a_torn_file(
     assert store.problems == []
     store.add("after the storm")
     store.save()
-    leftovers = [p.name for p in trace.parent.iterdir() if p.name.endswith(".tmp")]
+    leftovers = [
+        p.name for p in trace.parent.iterdir() if p.name.endswith((".tmp", ".lock"))
+    ]
     assert leftovers == []
 
 

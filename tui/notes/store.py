@@ -10,7 +10,9 @@ be read-only, so:
 * every save holds an advisory lock (`flock` on `<notes file>.lock`, with a
   timeout), re-reads the file and merges by note id with what this session
   last read, so no session's note is lost; a note changed on both sides is kept
-  twice (the other version as a conflict copy) and reported;
+  twice (the other version as a conflict copy) and reported. The lock file
+  exists only while a save runs (see `locked`): nothing stays beside the trace
+  but the trace and its notes;
 * a folder that cannot be written sends the notes to a per-user data folder,
   and a notes file that cannot be read is never overwritten: the next save goes
   to `<trace>.notes.N.json`.
@@ -82,8 +84,7 @@ def numbered_path(notes_path: Path, number: int) -> Path:
 
 
 def lock_path(notes_path: Path) -> Path:
-    """The advisory-lock file for one notes file (left in place: unlinking a
-    lock file lets two writers hold "the" lock on different inodes)."""
+    """The advisory-lock file for one notes file, present only during a save."""
     return notes_path.with_name(notes_path.name + LOCK_SUFFIX)
 
 
@@ -188,40 +189,80 @@ def _fsync_folder(folder: Path) -> None:
 
 @contextlib.contextmanager
 def locked(path: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None]:
-    """Hold an exclusive `flock` on `path` (created if needed) for the block.
+    """Hold an exclusive `flock` on the lock file `path` for the block, then remove it.
 
+    The notes file itself cannot carry the lock: every save replaces it with a
+    new inode. So the lock is a separate file that lives only while held:
+
+    * the holder unlinks it *before* releasing the lock;
+    * after `flock` succeeds, a waiter checks that `path` still names the inode
+      it locked. If not, the holder it waited for has removed that file (and
+      maybe another session has created a new one): it retries on the name as
+      it is now.
+
+    Two sessions therefore never both believe they hold the lock: whoever
+    holds a lock on the inode `path` names is the only one that may unlink
+    it. A session killed while holding it leaves the empty file behind; the
+    kernel has released its lock, so the next save takes it and removes it.
     Polls instead of blocking so a stuck session costs at most `timeout`
-    seconds (NotesLockTimeout), never a hang. The lock is released by the
-    kernel if this process dies.
+    seconds (NotesLockTimeout), never a hang.
     """
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-    except PermissionError:
-        # Another user's lock file in a folder we may still write: flock works
-        # on a read-only descriptor.
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        deadline = time.monotonic() + timeout
-        pause = 0.005
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise NotesLockTimeout(
-                        f"another session is saving notes ({path} stayed locked "
-                        f"for {timeout:g} s); try again"
-                    ) from None
-                time.sleep(min(pause, remaining))
-                pause = min(pause * 2, 0.1)
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        fd = _open_lock_file(path)
         try:
-            yield
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise NotesLockTimeout(
+                            f"another session is saving notes ({path} stayed "
+                            f"locked for {timeout:g} s); try again"
+                        ) from None
+                    time.sleep(min(pause, remaining))
+                    pause = min(pause * 2, 0.1)
+            if _names_inode(path, fd):
+                try:
+                    yield
+                finally:
+                    # Still ours: nobody else unlinks a file they have not locked.
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                return
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+            os.close(fd)
+
+
+def _open_lock_file(path: Path) -> int:
+    """Open (or create) the lock file; PermissionError when it can be neither."""
+    denied = PermissionError(f"cannot open {path}")
+    for _attempt in range(3):
+        try:
+            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        except PermissionError as error:
+            # Another user's lock file in a folder we may still write: flock
+            # works on a read-only descriptor.
+            try:
+                return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:
+                # Removed by its holder in between, or a folder we cannot write.
+                denied = error
+    raise denied
+
+
+def _names_inode(path: Path, fd: int) -> bool:
+    """Whether `path` still names the file open as `fd` (it was not removed meanwhile)."""
+    try:
+        named = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
 
 
 # --- merge -------------------------------------------------------------------
