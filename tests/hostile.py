@@ -595,6 +595,17 @@ def build_corpus(folder: Path, *, large: bool = True) -> list[HostileCase]:
         op_calls={"aten::kept": 1},
     )
     add(
+        "array-of-numbers", ".json", b"[1,2,3]\n", "error", "no event objects", cli=True
+    )
+    add(
+        "events-all-not-objects",
+        ".json",
+        b'{"traceEvents": [1, 2]}\n',
+        "error",
+        "no event objects",
+    )
+    add("empty-array", ".json", b"[]\n", "load", events=0)
+    add(
         "metadata-only",
         ".json",
         json.dumps(

@@ -260,6 +260,11 @@ def _build(
         done += len(batch)
         if progress is not None:
             progress("events", done, total_elements)
+    if total_elements and counts[_NOT_OBJECTS] == total_elements:
+        form = "the JSON list" if decoded.array_form else "'traceEvents'"
+        raise TraceLoadError(
+            f"{printable(str(path))}: not a trace ({form} holds no event objects)"
+        )
     if source.repaired_utf8 and not any("invalid UTF-8" in w for w in warnings):
         warnings.insert(0, "invalid UTF-8 bytes were replaced by U+FFFD")
 
@@ -700,7 +705,7 @@ class _Collector:
             elif phase == "C":
                 self.counter_count += 1
             elif phase == _NOT_AN_OBJECT:
-                counts["elements of traceEvents that are not objects were skipped"] += 1
+                counts[_NOT_OBJECTS] += 1
             else:
                 counts[
                     f"events with unknown phase {_shown(_as_text(phase), 20)} were skipped"
@@ -778,6 +783,7 @@ def _in_time_range(stamps: np.ndarray[Any, np.dtype[np.int64]]) -> np.ndarray[An
 
 
 _MAX_LISTED = 8
+_NOT_OBJECTS = "elements of traceEvents that are not objects were skipped"
 
 
 def _shown(text: str, limit: int = 40) -> str:
