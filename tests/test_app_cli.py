@@ -134,6 +134,8 @@ def test_a_folder_reads_the_same_in_every_command(
         [str(folder)],
         ["scrub", str(folder), "--check"],
         ["scrub", str(folder), "-o", str(tmp_path / "out.json")],
+        ["notes", str(folder)],
+        ["notes", "add", str(folder), "--hypothesis", "h"],
     ):
         assert main(argv) == 2
         err = capsys.readouterr().err

@@ -145,7 +145,7 @@ ADD = ["notes", "add", "TRACE", "--hypothesis", "h"]
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["notes", "missing.json"], "no such trace file"),
+        (["notes", "missing.json"], "missing.json: no such file"),
         (["notes", "add", "TRACE"], "--hypothesis"),
         (["notes", "add", "TRACE", "--hypothesis", " "], "--hypothesis is empty"),
         ([*ADD, "--anchor", "line:3"], "anchor"),
@@ -177,7 +177,7 @@ def test_bad_input_is_one_line_and_exit_2(
     status, out, err = run_cli(capsys, *argv)
     assert status == 2
     assert out == ""
-    assert err.startswith("steptrace notes: ")
+    assert err.startswith("steptrace: ")
     assert err.count("\n") == 1
     assert message in err
     assert "Traceback" not in err

@@ -131,20 +131,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fail(message: str, status: int) -> int:
-    print(f"steptrace notes: {printable(message)}", file=sys.stderr)
+    print(f"steptrace: {printable(message)}", file=sys.stderr)
     return status
 
 
 def _warn(message: str) -> None:
-    print(f"steptrace notes: {printable(message)}", file=sys.stderr)
+    print(f"steptrace: warning: {printable(message)}", file=sys.stderr)
 
 
 def _existing_trace(text: str) -> Path:
+    """The trace named on the command line; the loader's words when it is not a file."""
     trace = Path(text)
+    if trace.is_dir():
+        raise _UsageError(f"{text}: is a folder, not a trace file")
     if not trace.exists():
-        raise _UsageError(f"no such trace file: {text}")
+        raise _UsageError(f"{text}: no such file")
     if not trace.is_file():
-        raise _UsageError(f"not a trace file: {text}")
+        raise _UsageError(f"{text}: not a regular file (a pipe, socket or device)")
     return trace
 
 
