@@ -6,6 +6,9 @@ Each step has three zones: `lecture_batch_cpu` (reading the batch on the CPU),
 `transfert` (moving it to the device) and `entrainement` (zero_grad, forward,
 loss, backward, optimizer step). `preload=True` is the table's next check:
 the same computation with batches prepared in advance.
+
+`device="auto"` runs it on the GPU when torch sees one it can profile (ROCm
+included), else on the CPU; an automatic name goes under `captures/`.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from torch.utils.data import DataLoader, Dataset
 from collector import paths
 from collector.bench_api import BenchResult, bench
 from collector.capture_api import Capture, resolve_device
-from collector.errors import InvalidSettingError
+from collector.errors import InvalidSettingError, OutputFolderError
 from collector.schema import DATA_ZONE, Scenario, Window
 
 TRANSFER_ZONE = "transfert"
@@ -36,6 +39,12 @@ FEATURES = 256
 HIDDEN = 512
 CLASSES = 10
 SEED = 0
+# Where an automatically named demo capture goes, under the current folder.
+CAPTURES_FOLDER = "captures"
+GPU_NOT_PROFILABLE = (
+    "torch sees a GPU but this build cannot record GPU events, so the demo ran on the CPU; "
+    "use a torch build with CUDA or ROCm profiling to capture it on the GPU"
+)
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 
@@ -142,16 +151,52 @@ def demo_scenario(read_delay_ms: float, preload: bool) -> Scenario:
     )
 
 
-def _demo_device(device: str | torch.device) -> torch.device:
-    """`auto` means the GPU when there is one; anything else is checked like a capture's device."""
+def gpu_profilable() -> bool:
+    """Whether this torch build can record GPU events (CUPTI on NVIDIA, roctracer on ROCm)."""
+    supported = torch.profiler.supported_activities()  # type: ignore[no-untyped-call]
+    return torch.profiler.ProfilerActivity.CUDA in supported
+
+
+def choose_device(
+    device: str | torch.device, *, for_capture: bool = False
+) -> tuple[torch.device, str | None]:
+    """Where the demo runs, and why it is not the GPU when `auto` found one it could not use.
+
+    `auto` means the GPU when torch sees one (and, for a capture, can record
+    its events), else the CPU. An explicit `cuda` without a GPU is refused
+    here; without GPU collection, by the capture itself.
+    """
+    note: str | None = None
     if str(device) == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+        device = "cpu"
+        if torch.cuda.is_available():
+            if not for_capture or gpu_profilable():
+                device = "cuda"
+            else:
+                note = GPU_NOT_PROFILABLE
     resolved = resolve_device(device, None)
     if resolved.type == "cuda" and not torch.cuda.is_available():
         raise InvalidSettingError(
             "device cuda was asked for but torch sees no GPU here; use --device cpu"
         )
-    return resolved
+    return resolved, note
+
+
+def _demo_device(device: str | torch.device) -> torch.device:
+    """The bench's device: `auto` is the GPU when there is one."""
+    return choose_device(device)[0]
+
+
+def captures_folder() -> Path:
+    """`captures/` under the current folder, created when missing."""
+    folder = Path.cwd() / CAPTURES_FOLDER
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as error:
+        raise OutputFolderError(
+            f"cannot create {folder} for the demo's capture ({error.strerror}); give -o PATH"
+        ) from None
+    return folder
 
 
 def _batches(workload: DemoWorkload, preload: bool) -> Iterator[Batch]:
@@ -177,14 +222,21 @@ def run_demo(
 ) -> Path:
     """Capture the demo's window and return the trace path (the first cycle's, if repeated).
 
-    `output` None (or `auto`) picks a fresh timestamped name in the current
-    folder; an existing path is refused before anything runs.
+    `output` None (or `auto`) picks a fresh timestamped name under
+    `captures/` in the current folder; an existing path is refused before
+    anything runs. `device` is cpu, cuda or auto (see `choose_device`).
     """
     startup_began = time.perf_counter()
     _check_read_delay(read_delay_ms)
     window = window if window is not None else Window()
-    resolved_device = _demo_device(device)
-    path = paths.resolve_output(output, "steptrace-demo", cycles=window.repeat)
+    resolved_device, device_note = choose_device(device, for_capture=True)
+    automatic = output is None or os.fspath(output) == paths.AUTO
+    path = paths.resolve_output(
+        output,
+        "steptrace-demo",
+        cycles=window.repeat,
+        auto_folder=captures_folder() if automatic else None,
+    )
     default_question = (
         "is the GPU waiting for data?"
         if resolved_device.type == "cuda"
@@ -206,6 +258,8 @@ def run_demo(
         progress=progress,
         stream=stream,
     )
+    if device_note is not None:
+        capture.add_warning(device_note)
     workload = build_demo(resolved_device, read_delay_ms, window.total_steps)
     batches = _batches(workload, preload)
     with capture as cap:

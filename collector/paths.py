@@ -77,15 +77,18 @@ def check_folder(folder: Path) -> None:
 
 
 def resolve_output(
-    output: str | os.PathLike[str] | None, default_stem: str, cycles: int = 1
+    output: str | os.PathLike[str] | None,
+    default_stem: str,
+    cycles: int = 1,
+    auto_folder: Path | None = None,
 ) -> Path:
-    """The output path to use: `auto` (or None) picks a fresh name in the current folder.
+    """The output path to use: `auto` (or None) picks a fresh name in `auto_folder` (default: the current one).
 
     An existing path is refused with a message that suggests a fresh name; so is
     an existing companion name of a later cycle.
     """
     if output is None or os.fspath(output) == AUTO:
-        folder = Path.cwd()
+        folder = auto_folder if auto_folder is not None else Path.cwd()
         check_folder(folder)
         return fresh_path(folder, default_stem, ".json", cycles)
     path = Path(os.fspath(output)).expanduser()

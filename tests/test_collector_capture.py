@@ -16,13 +16,20 @@ torch = pytest.importorskip("torch")
 from collector import (  # noqa: E402
     CaptureIncompleteError,
     GpuCollectionUnavailableError,
+    InvalidSettingError,
     OutputExistsError,
+    OutputFolderError,
     Window,
     capture,
     validate_description,
 )
 from collector.capture_api import GPU_NOT_OBSERVED  # noqa: E402
-from collector.demo import DEMO_ZONES, run_demo  # noqa: E402
+from collector.demo import (  # noqa: E402
+    DEMO_ZONES,
+    GPU_NOT_PROFILABLE,
+    choose_device,
+    run_demo,
+)
 
 pytestmark = [
     pytest.mark.torch,
@@ -327,6 +334,83 @@ def test_gpu_asked_but_not_observed_is_said(
     assert description["activities"]["gpu_missing_reason"] == GPU_NOT_OBSERVED
     assert GPU_NOT_OBSERVED in description["warnings"]
     assert "no GPU event" in capsys.readouterr().err
+
+
+def pretend_a_gpu(
+    monkeypatch: pytest.MonkeyPatch, *, available: bool, profilable: bool
+) -> None:
+    """What torch would say on a GPU box, with or without GPU event collection."""
+    activity = torch.profiler.ProfilerActivity
+    supported = {activity.CPU, activity.CUDA} if profilable else {activity.CPU}
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: available)
+    monkeypatch.setattr(torch.profiler, "supported_activities", lambda: supported)
+
+
+@pytest.mark.parametrize(
+    ("available", "profilable", "for_capture", "expected"),
+    [
+        (False, False, True, ("cpu", None)),
+        (True, True, True, ("cuda", None)),
+        (True, False, True, ("cpu", GPU_NOT_PROFILABLE)),
+        (True, False, False, ("cuda", None)),
+    ],
+    ids=["no-gpu", "gpu", "gpu-without-profiling", "gpu-bench"],
+)
+def test_demo_auto_device_follows_what_torch_sees(
+    monkeypatch: pytest.MonkeyPatch,
+    available: bool,
+    profilable: bool,
+    for_capture: bool,
+    expected: tuple[str, str | None],
+) -> None:
+    pretend_a_gpu(monkeypatch, available=available, profilable=profilable)
+    device, note = choose_device("auto", for_capture=for_capture)
+    assert (device.type, note) == expected
+    assert choose_device("cpu", for_capture=for_capture) == (torch.device("cpu"), None)
+
+
+def test_demo_on_a_gpu_it_cannot_profile_runs_on_the_cpu_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pretend_a_gpu(monkeypatch, available=True, profilable=False)
+    path = run_demo(tmp_path / "d.json", "auto", Window(0, 1, 1), read_delay_ms=0)
+    description = load(path)["steptrace"]
+    assert description["activities"]["requested"] == ["cpu"]
+    assert description["question"] == "is compute waiting for data?"
+    assert GPU_NOT_PROFILABLE in description["warnings"]
+
+
+def test_demo_asked_for_cuda_is_refused_without_a_gpu_or_its_collection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pretend_a_gpu(monkeypatch, available=False, profilable=False)
+    with pytest.raises(InvalidSettingError, match="sees no GPU"):
+        run_demo(tmp_path / "d.json", "cuda")
+    pretend_a_gpu(monkeypatch, available=True, profilable=False)
+    with pytest.raises(GpuCollectionUnavailableError):
+        run_demo(tmp_path / "d.json", "cuda")
+    assert not list(tmp_path.iterdir())
+
+
+def test_demo_auto_name_goes_under_captures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    first = run_demo(None, "cpu", Window(0, 1, 1), read_delay_ms=0)
+    second = run_demo("auto", "cpu", Window(0, 1, 1), read_delay_ms=0)
+    assert first.parent == second.parent == tmp_path / "captures"
+    assert first != second and first.name.startswith("steptrace-demo-")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["captures"]
+
+
+def test_demo_says_when_captures_cannot_be_a_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "captures").write_bytes(b"a file")
+    with pytest.raises(OutputFolderError, match="captures"):
+        run_demo(None, "cpu", Window(0, 1, 1), read_delay_ms=0)
+    assert (tmp_path / "captures").read_bytes() == b"a file"
 
 
 # -- windows ---------------------------------------------------------------

@@ -62,6 +62,29 @@ def test_capture_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "--window" in description["command"]
 
 
+@pytest.mark.torch
+def test_demo_command_captures_under_captures_where_torch_can_profile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import torch
+
+    from collector.demo import gpu_profilable
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--no-open"]) == 0
+    path = Path(capsys.readouterr().out.strip().splitlines()[-1])
+    assert path.parent == tmp_path / "captures"
+    description = orjson.loads(path.read_bytes())["steptrace"]
+    assert "--device" in description["command"]
+    assert (
+        description["command"][description["command"].index("--device") + 1] == "auto"
+    )
+    on_gpu = torch.cuda.is_available() and gpu_profilable()
+    assert description["activities"]["requested"] == (
+        ["cpu", "cuda"] if on_gpu else ["cpu"]
+    )
+
+
 @pytest.mark.parametrize(
     "arguments",
     [

@@ -22,13 +22,19 @@ def register(subparsers: Any) -> None:
         "demo",
         help="capture the four-step demo and open it",
         description="Capture the demo (lecture_batch_cpu, transfert, entrainement"
-        " under wait 1, warmup 1, active 2) to a fresh file, then open it.",
+        " under wait 1, warmup 1, active 2) to a fresh file under captures/, then open it.",
     )
     parser.add_argument(
-        "-o", "--output", default="auto", help="trace file to create (default: auto)"
+        "-o",
+        "--output",
+        default="auto",
+        help="trace file to create (default: auto, a fresh name under captures/)",
     )
     parser.add_argument(
-        "--device", choices=("cpu", "cuda"), default="cpu", help="where the demo runs"
+        "--device",
+        choices=("auto", "cpu", "cuda"),
+        default="auto",
+        help="where the demo runs (default auto: the GPU when torch sees one it can profile, else the CPU)",
     )
     parser.add_argument(
         "--no-open", action="store_true", help="capture only; print the trace path"

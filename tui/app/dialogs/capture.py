@@ -87,9 +87,7 @@ class CaptureDialog(ModalScreen[Path | None]):
         with VerticalScroll(id="capture-box", classes="dialog"):
             yield Static(Text("New capture", style="bold"), markup=False)
             with RadioSet(id="capture-kind"):
-                yield RadioButton(
-                    "the demo (four steps, CPU)", value=True, id="kind-demo"
-                )
+                yield RadioButton("the demo (four steps)", value=True, id="kind-demo")
                 yield RadioButton("a training command (zero-code)", id="kind-command")
             yield Label("Command (for a training command)")
             yield Input(
@@ -101,9 +99,7 @@ class CaptureDialog(ModalScreen[Path | None]):
             yield Input("auto", compact=True, id="capture-output")
             yield Label("Window W,U,A (wait, warmup, active)")
             yield Input("1,1,2", compact=True, id="capture-window")
-            yield Label(
-                "Device (auto: the demo on the CPU, a script on the GPU if seen)"
-            )
+            yield Label("Device (auto: the GPU when torch sees one, else the CPU)")
             yield Select(
                 [("auto", "auto"), ("cpu", "cpu"), ("cuda", "cuda")],
                 value="auto",
