@@ -31,7 +31,7 @@ import torch
 from torch.autograd.profiler import record_function
 from torch.profiler import ProfilerActivity
 
-from collector import paths
+from collector import distributed, paths
 from collector.environment import current_command, describe_environment
 from collector.errors import (
     CaptureIncompleteError,
@@ -156,6 +156,8 @@ class Capture:
         command: Sequence[str] | None = None,
         progress: bool = False,
         stream: TextIO | None = None,
+        rank: int | None = None,
+        launcher: str | None = None,
     ) -> None:
         if not isinstance(question, str) or not question.strip():
             raise InvalidSettingError(
@@ -210,7 +212,23 @@ class Capture:
         # Refusals that must happen before anything runs.
         self.device = resolve_device(device, model)
         self._activities = requested_activities(self.device)
-        self.output = paths.resolve_output(output, "trace", cycles=self.window.repeat)
+        self._group = distributed.process_group_info()
+        if rank is None and self._group is not None:
+            rank = self._group["rank"]
+        self.rank = rank
+        self.launcher = (
+            launcher
+            if launcher is not None
+            else distributed.launcher_from_environment()
+        )
+        self.run_folder: Path | None = None
+        if rank is None:
+            self.output = paths.resolve_output(
+                output, "trace", cycles=self.window.repeat
+            )
+        else:
+            self.run_folder = _run_folder(output)
+            self.output = distributed.rank_file(self.run_folder, rank)
 
         self.warnings: list[str] = []
         self.outputs: list[Path] = []
@@ -244,7 +262,14 @@ class Capture:
     # -- reporting -------------------------------------------------------
 
     def _print(self, message: str) -> None:
-        print(f"steptrace: {message}", file=self._stream or sys.stderr, flush=True)
+        where = "" if self.rank is None else f"rank {self.rank}: "
+        print(
+            f"steptrace: {where}{message}", file=self._stream or sys.stderr, flush=True
+        )
+
+    def say(self, message: str) -> None:
+        """Tell the user something on stderr now (naming the rank in a distributed run)."""
+        self._print(message)
 
     def add_warning(self, warning: str) -> None:
         """Record something the reader of the trace must know, and say it on stderr now."""
@@ -328,6 +353,7 @@ class Capture:
         self._environment = describe_environment(
             str(self.device), self.include_host_name
         )
+        self._refresh_group()
         self._created_utc = utc_now()
         if window.first_active_step > 0:
             self._synchronize()
@@ -407,6 +433,26 @@ class Capture:
         if self.device.type == "cuda" and torch.cuda.is_available():
             torch.cuda.synchronize(self.device)
 
+    def _refresh_group(self) -> None:
+        """Remember the process group while it exists (a script may destroy it before the end)."""
+        if self.rank is not None:
+            self._group = distributed.process_group_info() or self._group
+
+    def _distributed(self) -> dict[str, Any] | None:
+        """The `distributed` object of the description: None for a single-process capture."""
+        if self.rank is None:
+            return None
+        self._refresh_group()
+        group = self._group
+        return {
+            "world_size": group["world_size"]
+            if group is not None
+            else distributed.environment_world_size(),
+            "rank": self.rank,
+            "backend": group["backend"] if group is not None else None,
+            "launcher": self.launcher,
+        }
+
     def _close_profiler(self) -> None:
         profiler, self._profiler = self._profiler, None
         if profiler is not None:
@@ -459,6 +505,12 @@ class Capture:
             return paths.write_new_file(final, gzip.compress(raw) if compress else raw)
         description = self._describe(cycle, trace_events(data))
         data[METADATA_KEY] = description
+        run = description["distributed"]
+        if run is not None and not isinstance(data.get("distributedInfo"), dict):
+            # torch writes it only when the process group existed as recording began.
+            data["distributedInfo"] = {
+                key: run[key] for key in ("backend", "rank", "world_size")
+            }
         self.description = description
         return paths.write_new_file(final, dump_trace(data, compress))
 
@@ -527,7 +579,20 @@ class Capture:
             },
             "command": list(self.command),
             "warnings": warnings,
+            "distributed": self._distributed(),
         }
+
+
+def _run_folder(output: str | os.PathLike[str] | None) -> Path:
+    """The run folder of a rank's capture: named by the caller, checked and created on every rank."""
+    if output is None or os.fspath(output) == paths.AUTO:
+        raise InvalidSettingError(
+            "under torch.distributed every rank writes rank-N.pt.trace.json into one run folder, "
+            "and the ranks must agree on it: name it, e.g. collector.capture('run-1', ...)"
+        )
+    folder = distributed.check_run_folder(output)
+    distributed.make_run_folder(folder)
+    return folder
 
 
 def _check_zone_name(name: object) -> None:

@@ -5,6 +5,11 @@ runs in a child interpreter, `python -m collector.zerocode … -- train.py ARGS`
 so it gets a clean interpreter and the sys.argv it expects; its output and
 exit status pass through. The child prints `steptrace: step 3/4 (active)`
 lines on stderr for a parent that shows progress.
+
+Under torchrun (`-- torchrun ARGS` or `-- python -m torch.distributed.run
+ARGS`) the child is `python -m collector.torchrun … -- ARGS`: torchrun itself,
+told to start every worker as `python -m collector.zerocode --run-dir DIR …
+-- train.py ARGS`, so each rank writes `DIR/rank-N.pt.trace.json`.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from collector import paths
+from collector import distributed, paths
 from collector.errors import InvalidSettingError
 from collector.schema import DATA_ZONE, Scenario, Window
 
@@ -33,6 +38,10 @@ _FLAGS_WITHOUT_VALUE = frozenset(
 )
 _FLAGS_WITH_VALUE = frozenset({"-W", "-X"})
 _USAGE = "steptrace capture -o trace.json -- python train.py ARGS"
+TORCHRUN = "torchrun"
+TORCHRUN_MODULE = "torch.distributed.run"
+# pip's console-script form for long interpreter paths: '''exec' "/path/python" "$0" "$@"
+_SH_EXEC = re.compile(r"^'''exec' \"([^\"]+)\"")
 
 
 @dataclass
@@ -43,6 +52,46 @@ class ScriptCommand:
     interpreter_flags: list[str]
     target: list[str]  # ["train.py", ARGS…] or ["-m", "package.module", ARGS…]
     original: list[str] = field(default_factory=list)
+    # "torchrun" when the target is torchrun's own arguments (its options, then the script).
+    launcher: str | None = None
+
+
+def _shebang_interpreter(script: Path) -> str | None:
+    """The interpreter a console script such as torchrun runs with, from its first lines."""
+    try:
+        with open(script, encoding="utf-8", errors="replace") as stream:
+            first, second = stream.readline(), stream.readline()
+    except OSError:
+        return None
+    words = first[2:].split() if first.startswith("#!") else []
+    if not words:
+        return None
+    program = os.path.basename(words[0])
+    if program == "env":
+        names = [word for word in words[1:] if not word.startswith("-")]
+        return shutil.which(names[0]) if names else None
+    if program == "sh":
+        match = _SH_EXEC.match(second)
+        return match.group(1) if match else None
+    return words[0]
+
+
+def _torchrun_command(words: list[str]) -> ScriptCommand:
+    """`torchrun ARGS`: torchrun's module, run by the interpreter its console script names."""
+    if len(words) < 2:
+        raise InvalidSettingError(
+            "torchrun needs its options and a script: -- torchrun --nproc-per-node 2 train.py ARGS"
+        )
+    found = shutil.which(words[0])
+    if found is None:
+        sibling = Path(sys.executable).parent / os.path.basename(words[0])
+        found = str(sibling) if sibling.is_file() else None
+    if found is None:
+        raise InvalidSettingError(
+            f"{words[0]} not found; give its path, or use -- python -m {TORCHRUN_MODULE} ARGS"
+        )
+    interpreter = _shebang_interpreter(Path(found)) or sys.executable
+    return ScriptCommand(interpreter, [], words[1:], words, TORCHRUN)
 
 
 def split_script_command(command: Sequence[str]) -> ScriptCommand:
@@ -53,9 +102,11 @@ def split_script_command(command: Sequence[str]) -> ScriptCommand:
     first = words[0]
     if first.endswith(".py"):
         return ScriptCommand(sys.executable, [], words, words)
+    if os.path.basename(first) == TORCHRUN:
+        return _torchrun_command(words)
     if not _PYTHON_NAME.match(os.path.basename(first)):
         raise InvalidSettingError(
-            f"the command must start with a Python interpreter ({first!r} does not): {_USAGE}"
+            f"the command must start with a Python interpreter or torchrun ({first!r} does not): {_USAGE}"
         )
     interpreter = shutil.which(first) or first
     flags: list[str] = []
@@ -80,6 +131,16 @@ def split_script_command(command: Sequence[str]) -> ScriptCommand:
         raise InvalidSettingError(f"no script to run after {first!r}: {_USAGE}")
     if target[0] == "-m" and len(target) < 2:
         raise InvalidSettingError("-m needs a module name")
+    if target[:2] == ["-m", TORCHRUN_MODULE]:
+        if len(target) < 3:
+            raise InvalidSettingError(
+                f"{TORCHRUN_MODULE} needs its options and a script: -m {TORCHRUN_MODULE} --nproc-per-node 2 train.py"
+            )
+        return ScriptCommand(interpreter, flags, target[2:], words, TORCHRUN)
+    if target[:2] == ["-m", "torch.distributed.launch"]:
+        raise InvalidSettingError(
+            "torch.distributed.launch is deprecated and not supported here; use torchrun (same options)"
+        )
     if target[0] != "-m" and not Path(target[0]).is_file():
         raise InvalidSettingError(f"script {target[0]} not found")
     return ScriptCommand(interpreter, flags, target, words)
@@ -106,6 +167,8 @@ class ZeroCodeSettings:
     with_stack: bool = False
     profile_memory: bool = False
     include_host_name: bool = False
+    # Under torchrun `output` is the run folder, and every rank writes rank-N.pt.trace.json in it.
+    per_rank: bool = False
 
 
 def prepare(
@@ -122,7 +185,11 @@ def prepare(
     profile_memory: bool = False,
     include_host_name: bool = False,
 ) -> tuple[ScriptCommand, ZeroCodeSettings]:
-    """Check everything the parent can check before anything runs (the output path first)."""
+    """Check everything the parent can check before anything runs; nothing is created yet.
+
+    Under torchrun the output names the run folder: it is refused when it
+    already holds a rank trace, since no rank may overwrite one.
+    """
     window = window if window is not None else Window()
     if device not in ("auto", "cpu", "cuda"):
         raise InvalidSettingError(f"device must be auto, cpu or cuda, got {device!r}")
@@ -131,8 +198,12 @@ def prepare(
         raise InvalidSettingError(
             "the question is empty: say what the capture should answer"
         )
-    path = paths.resolve_output(output, "trace", cycles=window.repeat).resolve()
     script = split_script_command(command)
+    per_rank = script.launcher == TORCHRUN
+    if per_rank:
+        path = distributed.check_run_folder(output).resolve()
+    else:
+        path = paths.resolve_output(output, "trace", cycles=window.repeat).resolve()
     settings = ZeroCodeSettings(
         output=path,
         window=window,
@@ -144,19 +215,16 @@ def prepare(
         with_stack=with_stack,
         profile_memory=profile_memory,
         include_host_name=include_host_name,
+        per_rank=per_rank,
     )
     return script, settings
 
 
-def child_argv(script: ScriptCommand, settings: ZeroCodeSettings) -> list[str]:
-    """The child's command line: `python -m collector.zerocode OPTIONS -- TARGET`."""
+def zero_code_options(script: ScriptCommand, settings: ZeroCodeSettings) -> list[str]:
+    """The options of `python -m collector.zerocode`, before its `-- TARGET`."""
     window = settings.window
     argv = [
-        script.interpreter,
-        *script.interpreter_flags,
-        "-m",
-        "collector.zerocode",
-        "--output",
+        "--run-dir" if settings.per_rank else "--output",
         str(settings.output),
         "--window",
         f"{window.wait},{window.warmup},{window.active},{window.repeat},{window.skip_first}",
@@ -179,7 +247,28 @@ def child_argv(script: ScriptCommand, settings: ZeroCodeSettings) -> list[str]:
     ):
         if enabled:
             argv.append(flag)
-    return [*argv, "--", *script.target]
+    if script.launcher is not None:
+        argv += ["--launcher", script.launcher]
+    return argv
+
+
+def child_argv(script: ScriptCommand, settings: ZeroCodeSettings) -> list[str]:
+    """The child's command line: `python -m collector.zerocode OPTIONS -- TARGET`.
+
+    Under torchrun, `python -m collector.torchrun ZEROCODE_OPTIONS -- TORCHRUN_ARGS`.
+    """
+    module = (
+        "collector.torchrun" if script.launcher == TORCHRUN else "collector.zerocode"
+    )
+    return [
+        script.interpreter,
+        *script.interpreter_flags,
+        "-m",
+        module,
+        *zero_code_options(script, settings),
+        "--",
+        *script.target,
+    ]
 
 
 def child_environment(
@@ -198,7 +287,20 @@ def child_environment(
 
 def run_zero_code(script: ScriptCommand, settings: ZeroCodeSettings) -> int:
     """Run the script under the profiler in a child interpreter; returns its exit status."""
+    if settings.per_rank:
+        distributed.make_run_folder(settings.output)
     completed = subprocess.run(
         child_argv(script, settings), env=child_environment(script), check=False
     )
     return completed.returncode
+
+
+def written_output(settings: ZeroCodeSettings) -> Path | None:
+    """What the capture left to open: the trace, or the run folder once it holds a rank trace."""
+    if settings.per_rank:
+        return (
+            settings.output
+            if distributed.existing_rank_files(settings.output)
+            else None
+        )
+    return settings.output if settings.output.exists() else None

@@ -240,6 +240,13 @@ _ENVIRONMENT_TYPES: dict[str, tuple[type, ...]] = {
     "host_name": (str, type(None)),
 }
 
+_DISTRIBUTED_TYPES: dict[str, tuple[type, ...]] = {
+    "world_size": (int, type(None)),
+    "rank": (int,),
+    "backend": (str, type(None)),
+    "launcher": (str, type(None)),
+}
+
 
 def _type_ok(value: Any, accepted: tuple[type, ...]) -> bool:
     if isinstance(value, bool) and bool not in accepted:
@@ -377,6 +384,10 @@ def validate_description(description: Any) -> list[str]:
             )
     _check_str_list(problems, "command", description["command"])
     _check_str_list(problems, "warnings", description["warnings"])
+    # Absent in captures made before distributed runs were described; null for one process.
+    run = description.get("distributed")
+    if run is not None:
+        _check_fields(problems, "distributed", run, _DISTRIBUTED_TYPES)
     return problems
 
 

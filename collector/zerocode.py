@@ -3,7 +3,9 @@
 Runs an unmodified training script under the profiler. A step ends at every
 optimizer step (torch's global optimizer step hooks); DataLoader reads are
 wrapped in the data zone. The script's output and exit status pass through.
-Started by `collector.launch` (the CLI or the app), not by hand.
+Started by `collector.launch` (the CLI or the app), not by hand; under
+torchrun, `--run-dir DIR` makes each worker write `DIR/rank-N.pt.trace.json`
+(its rank from torchrun's `RANK`).
 
 Where a step ends: the global post hook fires inside torch's
 `Optimizer.step#…` range, so advancing the profiler there would cut that range
@@ -29,7 +31,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from collector import TORCH_MISSING
+from collector import TORCH_MISSING, distributed
 from collector.errors import CaptureIncompleteError, CollectorError
 from collector.launch import DEFAULT_QUESTION, NO_TRACE_STATUS
 from collector.schema import DATA_ZONE, Scenario, Window
@@ -47,6 +49,14 @@ INFERENCE_HINT = (
 
 def _say(message: str) -> None:
     print(f"steptrace: {message}", file=sys.stderr, flush=True)
+
+
+def _rank_prefix(run_dir: str | None) -> str:
+    """`rank N: ` for a worker's messages under torchrun, where every rank speaks."""
+    if run_dir is None:
+        return ""
+    rank = os.environ.get("RANK")
+    return f"rank {rank}: " if rank is not None else ""
 
 
 class StepTracker:
@@ -159,7 +169,9 @@ class StepTracker:
             action()
         except Exception as error:
             self.failure = f"{type(error).__name__}: {error}"
-            _say(f"the capture stopped ({self.failure}); the script goes on without it")
+            self.capture.say(
+                f"the capture stopped ({self.failure}); the script goes on without it"
+            )
             with contextlib.suppress(Exception):
                 self.capture.close(error)
 
@@ -205,7 +217,7 @@ class StepTracker:
         """Close the capture after the script; the exit status the user sees."""
         self.advance_if_pending()
         if self._other_optimizers:
-            _say(
+            self.capture.say(
                 "note: more than one optimizer stepped; steps follow the first one that did"
             )
         if self.failure is not None:
@@ -214,7 +226,7 @@ class StepTracker:
             if self._started:
                 with contextlib.suppress(CollectorError):
                     self.capture.close()
-            _say(
+            self.capture.say(
                 "the script made no optimizer step, so no step was counted and no trace was written. "
                 f"Zero-code capture ends a step at every optimizer.step(); {INFERENCE_HINT}"
             )
@@ -223,7 +235,7 @@ class StepTracker:
             self.capture.close()
         except CaptureIncompleteError:
             window = self.capture.window
-            _say(
+            self.capture.say(
                 f"the script made {self.optimizer_steps} optimizer step(s); the window ({window}) needs "
                 f"{window.total_steps} steps after the first read or optimizer step, so no trace was written. "
                 "Run more steps, or ask for a smaller window with --window (e.g. 0,1,1)"
@@ -286,7 +298,12 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m collector.zerocode",
         description="Run a training script under the profiler (started by `steptrace capture -- python …`).",
     )
-    parser.add_argument("--output", required=True)
+    destination = parser.add_mutually_exclusive_group(required=True)
+    destination.add_argument("--output")
+    destination.add_argument(
+        "--run-dir", help="under torchrun: the run folder, one rank-N file per rank"
+    )
+    parser.add_argument("--launcher", help="what started the ranks (torchrun)")
     parser.add_argument("--window", default="1,1,2")
     parser.add_argument("--question", default=DEFAULT_QUESTION)
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
@@ -323,8 +340,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from collector.capture_api import Capture
 
     target: list[str] = args.target
+    where = _rank_prefix(args.run_dir)
     if target[0] != "-m" and not Path(target[0]).is_file():
-        _say(f"script {target[0]} not found")
+        _say(f"{where}script {target[0]} not found")
         return 2
     command = (
         json.loads(args.command_json)
@@ -332,8 +350,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         else [sys.executable, *target]
     )
     try:
+        rank = distributed.environment_rank() if args.run_dir else None
+        if args.run_dir and rank is None:
+            _say("--run-dir needs the RANK that torchrun gives every worker")
+            return 2
         capture = Capture(
-            args.output,
+            args.run_dir or args.output,
             question=args.question,
             window=Window.parse(args.window),
             scenario=Scenario.from_pairs(args.scenario),
@@ -348,9 +370,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             startup_began=startup_began,
             command=command,
             progress=True,
+            rank=rank,
+            launcher=args.launcher,
         )
     except CollectorError as error:
-        _say(str(error))
+        _say(f"{where}{error}")
         return 2
     tracker = StepTracker(capture)
     tracker.install()

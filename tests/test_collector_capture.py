@@ -177,6 +177,7 @@ EXPECTED_TYPES: dict[str, Any] = {
     "startup": {"before_first_step_ms": (float, NONE), "steps": list},
     "command": list,
     "warnings": list,
+    "distributed": NONE,  # an object in a distributed run (test_collector_distributed)
 }
 
 

@@ -2,8 +2,9 @@
 
 Two forms: `steptrace capture demo` runs the embedded four-step example, and
 `steptrace capture -o PATH -- python train.py ARGS` runs an unmodified
-training script under the profiler (one step per optimizer step). Torch is
-imported only inside `run`, through `collector`, never at module level.
+training script under the profiler (one step per optimizer step); with
+`-o DIR -- torchrun ARGS` every rank of the job writes `DIR/rank-N.pt.trace.json`.
+Torch is imported only inside `run`, through `collector`, never at module level.
 """
 
 from __future__ import annotations
@@ -17,12 +18,17 @@ examples:
   steptrace capture demo                          the method's four-step example
   steptrace capture demo --device cuda -o demo.json
   steptrace capture -o trace.json --question "is the GPU waiting for data?" -- python train.py --epochs 1
+  steptrace capture -o run1 -- torchrun --nproc-per-node 8 train.py --epochs 1
 
 The output file is never overwritten; -o auto (the default) picks a fresh
 timestamped name. The window is WAIT,WARMUP,ACTIVE[,REPEAT[,SKIP_FIRST]]
 (default 1,1,2). A zero-code capture needs wait+warmup+active optimizer steps
 after the first DataLoader read; the script's output and exit status pass
 through (exit 3 when the script ran fine but no trace could be written).
+Under torchrun, -o names the run folder (auto: a fresh steptrace-run-…
+folder); every rank records the same window and writes rank-N.pt.trace.json
+there; a folder that already holds a rank trace is refused before the job
+starts. torchrun's output and exit status pass through.
 """
 
 
@@ -38,14 +44,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "target",
         nargs="*",
-        metavar="demo | -- python SCRIPT ARGS",
+        metavar="demo | -- python SCRIPT ARGS | -- torchrun ARGS",
         help="'demo', or the training command after --",
     )
     parser.add_argument(
         "-o",
         "--output",
         default="auto",
-        help="trace file to create (default: auto, a fresh name)",
+        help="trace file to create, or the run folder under torchrun (default: auto, a fresh name)",
     )
     parser.add_argument(
         "--window",
@@ -192,7 +198,7 @@ def _run_script(args: argparse.Namespace, command: list[str]) -> int:
     import importlib.util
 
     from collector import TORCH_MISSING
-    from collector.launch import prepare, run_zero_code
+    from collector.launch import prepare, run_zero_code, written_output
     from collector.schema import Window
 
     if args.read_delay_ms is not None or args.preload:
@@ -216,6 +222,7 @@ def _run_script(args: argparse.Namespace, command: list[str]) -> int:
     ):
         return _error(f"torch is not installed here: {TORCH_MISSING}")
     status = run_zero_code(script, settings)
-    if settings.output.exists():
-        print(settings.output)
+    written = written_output(settings)
+    if written is not None:
+        print(written)
     return status

@@ -1,0 +1,173 @@
+"""Distributed jobs on the CPU (torchrun, gloo) captured by steptrace, for tests to read.
+
+`make_straggler_run(tmp_path, slow_rank=1, delay_ms=40)` runs a small
+DistributedDataParallel training under `steptrace capture -o DIR -- torchrun
+…` where one rank sleeps `delay_ms` inside its data zone in every step; its
+peers then wait about that long in the gradient all-reduce. The traces are
+real: what they show is measured, the delay is the only thing known in advance.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+REPO = Path(__file__).resolve().parent.parent
+
+# A DDP training script: argv = STEPS SLOW_RANK DELAY_MS [EXIT_STATUS].
+# The slow rank sleeps in its collate function, so inside the DataLoader read
+# (the zero-code capture's data zone), once per batch.
+TRAIN_SCRIPT = """\
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader, TensorDataset, default_collate
+
+steps, slow_rank, delay_ms = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+exit_status = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+torch.manual_seed(0)
+model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def collate(items):
+    if rank == slow_rank:
+        time.sleep(delay_ms / 1000.0)
+    return default_collate(items)
+
+
+data = TensorDataset(torch.randn(4 * steps, 8), torch.randint(0, 2, (4 * steps,)))
+for inputs, targets in DataLoader(data, batch_size=4, collate_fn=collate):
+    optimizer.zero_grad()
+    torch.nn.functional.cross_entropy(model(inputs), targets).backward()
+    optimizer.step()
+print(f"rank {rank} trained {steps} steps", flush=True)
+# Every rank has written its trace and said so before any rank exits: torchrun
+# stops the others as soon as one fails.
+dist.barrier()
+dist.destroy_process_group()
+sys.exit(exit_status)
+"""
+
+
+@dataclass(frozen=True)
+class DistributedRun:
+    """A captured job: its run folder, what was injected, and how the command ended."""
+
+    folder: Path
+    world_size: int
+    slow_rank: int | None
+    delay_ms: float
+    window: str
+    completed: subprocess.CompletedProcess[str]
+
+    def rank_path(self, rank: int) -> Path:
+        """The trace rank `rank` wrote."""
+        return self.folder / f"rank-{rank}.pt.trace.json"
+
+    def trace(self, rank: int) -> dict[str, Any]:
+        """Rank `rank`'s trace, parsed."""
+        data: dict[str, Any] = orjson.loads(self.rank_path(rank).read_bytes())
+        return data
+
+
+def job_environment() -> dict[str, str]:
+    """The environment of a job: this checkout importable, torchrun on PATH, one thread per rank."""
+    bin_folder = str(Path(sys.executable).parent)
+    return {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "PATH": bin_folder + os.pathsep + os.environ.get("PATH", ""),
+        "OMP_NUM_THREADS": "1",
+    }
+
+
+def write_train_script(folder: Path) -> Path:
+    """The DDP training script, written into `folder`."""
+    script = folder / "train_ddp.py"
+    script.write_text(textwrap.dedent(TRAIN_SCRIPT))
+    return script
+
+
+def steptrace_capture(
+    cwd: Path,
+    output: str,
+    command: Sequence[str],
+    *,
+    window: str = "1,1,2",
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """`steptrace capture -o OUTPUT --window WINDOW -- COMMAND`, in a fresh process."""
+    argv = [
+        sys.executable,
+        "-c",
+        "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))",
+        "capture",
+        "-o",
+        output,
+        "--window",
+        window,
+        "--question",
+        "which rank does the job wait for?",
+        "--",
+        *command,
+    ]
+    return subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        env=job_environment(),
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def torchrun_words(world_size: int) -> list[str]:
+    """torchrun on one host, on a free port of its own choosing."""
+    return ["torchrun", "--standalone", "--nproc-per-node", str(world_size)]
+
+
+def make_straggler_run(
+    tmp_path: Path,
+    slow_rank: int | None = 1,
+    delay_ms: float = 40,
+    *,
+    world_size: int = 2,
+    window: str = "1,1,2",
+    exit_status: int = 0,
+) -> DistributedRun:
+    """Capture a DDP job under torchrun in which `slow_rank` (None: no rank) sleeps `delay_ms` per step in its data zone.
+
+    Every rank writes `tmp_path/run/rank-N.pt.trace.json`; the job runs one
+    step more than the window needs.
+    """
+    script = write_train_script(tmp_path)
+    parts = [int(part) for part in window.split(",")]
+    repeat = parts[3] if len(parts) > 3 else 1
+    skip_first = parts[4] if len(parts) > 4 else 0
+    steps = skip_first + sum(parts[:3]) * repeat + 1
+    command = [
+        *torchrun_words(world_size),
+        script.name,
+        str(steps),
+        str(-1 if slow_rank is None else slow_rank),
+        str(delay_ms),
+        str(exit_status),
+    ]
+    completed = steptrace_capture(tmp_path, "run", command, window=window)
+    return DistributedRun(
+        tmp_path / "run", world_size, slow_rank, delay_ms, window, completed
+    )

@@ -1,0 +1,521 @@
+"""The collector under torch.distributed: torchrun jobs on the CPU with gloo, one trace per rank."""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+pytest.importorskip("torch")
+
+from collector import distributed
+from collector.errors import (
+    InvalidSettingError,
+    OutputExistsError,
+    OutputFolderError,
+)
+from collector.launch import (
+    TORCHRUN,
+    _shebang_interpreter,
+    child_argv,
+    prepare,
+    split_script_command,
+)
+from collector.schema import validate_description
+from collector.torchrun import worker_arguments
+from tests.distributed_jobs import (
+    TRAIN_SCRIPT,
+    DistributedRun,
+    job_environment,
+    make_straggler_run,
+    steptrace_capture,
+    torchrun_words,
+)
+
+pytestmark = pytest.mark.torch
+ACTIVE_STEPS = [2, 3, 4, 5]  # the straggler run's window is 1,1,4
+STEP = re.compile(r"^ProfilerStep#(\d+)$")
+
+
+def complete_events(trace: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e for e in trace["traceEvents"] if e.get("ph") == "X"]
+
+
+def steps_of(trace: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """ProfilerStep#N → its event."""
+    steps = {}
+    for event in complete_events(trace):
+        match = STEP.match(event["name"])
+        if match:
+            steps[int(match.group(1))] = event
+    return steps
+
+
+def inside(event: dict[str, Any], span: dict[str, Any]) -> bool:
+    return bool(span["ts"] <= event["ts"] <= span["ts"] + span["dur"])
+
+
+def time_in_step_us(trace: dict[str, Any], step: int, name: str) -> float:
+    """Total duration of the events called `name` that begin inside ProfilerStep#`step` (any thread)."""
+    span = steps_of(trace)[step]
+    return float(
+        sum(
+            e["dur"]
+            for e in complete_events(trace)
+            if e["name"] == name and inside(e, span)
+        )
+    )
+
+
+# -- the zero-code capture under torchrun ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def straggler_run(tmp_path_factory: pytest.TempPathFactory) -> DistributedRun:
+    return make_straggler_run(
+        tmp_path_factory.mktemp("straggler"), slow_rank=1, delay_ms=40, window="1,1,4"
+    )
+
+
+def test_torchrun_job_passes_through_and_names_its_folder(
+    straggler_run: DistributedRun,
+) -> None:
+    completed = straggler_run.completed
+    assert completed.returncode == 0, completed.stderr
+    assert "rank 0 trained 7 steps" in completed.stdout
+    assert "rank 1 trained 7 steps" in completed.stdout
+    # The last line is what a caller opens: the run folder.
+    assert completed.stdout.strip().splitlines()[-1] == str(straggler_run.folder)
+    for rank in (0, 1):
+        assert f"steptrace: rank {rank}: step 6/6 (active)" in completed.stderr
+
+
+def test_every_rank_writes_its_own_file_with_exactly_the_active_steps(
+    straggler_run: DistributedRun,
+) -> None:
+    assert sorted(path.name for path in straggler_run.folder.iterdir()) == [
+        "rank-0.pt.trace.json",
+        "rank-1.pt.trace.json",
+    ]
+    for rank in (0, 1):
+        trace = straggler_run.trace(rank)
+        assert sorted(steps_of(trace)) == ACTIVE_STEPS
+        assert trace["steptrace"]["active_steps"] == ACTIVE_STEPS
+        # Steps follow optimizer steps: one DataLoader read and one update in each.
+        for span in steps_of(trace).values():
+            names = [e["name"] for e in complete_events(trace) if inside(e, span)]
+            assert names.count("lecture_batch_cpu") == 1
+            assert sum(n.startswith("Optimizer.step#") for n in names) == 1
+
+
+def test_each_description_says_where_its_rank_sits(
+    straggler_run: DistributedRun,
+) -> None:
+    for rank in (0, 1):
+        trace = straggler_run.trace(rank)
+        description = trace["steptrace"]
+        assert validate_description(description) == []
+        assert description["distributed"] == {
+            "world_size": 2,
+            "rank": rank,
+            "backend": "gloo",
+            "launcher": "torchrun",
+        }
+        assert description["window"]["active"] == len(ACTIVE_STEPS)
+        assert description["command"][:4] == torchrun_words(2)
+        info = trace["distributedInfo"]
+        assert (info["rank"], info["world_size"], info["backend"]) == (rank, 2, "gloo")
+
+
+def test_the_fast_rank_waits_the_injected_delay_in_the_all_reduce(
+    straggler_run: DistributedRun,
+) -> None:
+    slow, fast = straggler_run.trace(1), straggler_run.trace(0)
+    delay_us = straggler_run.delay_ms * 1000.0
+    extra_waits = []
+    for step in ACTIVE_STEPS:
+        # The delay sits in the slow rank's data zone, not in the fast rank's.
+        assert time_in_step_us(slow, step, "lecture_batch_cpu") >= delay_us
+        assert time_in_step_us(fast, step, "lecture_batch_cpu") < delay_us / 4
+        extra_waits.append(
+            time_in_step_us(fast, step, "gloo:all_reduce")
+            - time_in_step_us(slow, step, "gloo:all_reduce")
+        )
+    # Two shared cores jitter a step by several ms: each step within half the
+    # delay, their median within a quarter.
+    assert all(abs(wait - delay_us) < delay_us / 2 for wait in extra_waits), extra_waits
+    assert abs(statistics.median(extra_waits) - delay_us) < delay_us / 4, extra_waits
+
+
+@pytest.fixture(scope="module")
+def module_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """`python -m torch.distributed.run … -m MODULE` whose ranks all exit with status 5."""
+    folder = tmp_path_factory.mktemp("module-form")
+    (folder / "ddp_job.py").write_text(textwrap.dedent(TRAIN_SCRIPT))
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        *torchrun_words(2)[1:],
+        "-m",
+        "ddp_job",
+        "4",
+        "-1",
+        "0",
+        "5",
+    ]
+    completed = steptrace_capture(folder, "run", command, window="0,1,2")
+    return folder / "run", completed
+
+
+def test_module_form_and_torchruns_exit_status(
+    module_run: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    folder, completed = module_run
+    # A worker that exits 5 fails the job: torchrun says so and exits 1, as it would alone.
+    assert completed.returncode == 1, completed.stderr
+    assert re.search(r"exitcode\s*:\s*5", completed.stderr), completed.stderr
+    assert "rank 1 trained 4 steps" in completed.stdout
+    for rank in (0, 1):
+        description = orjson.loads(
+            (folder / f"rank-{rank}.pt.trace.json").read_bytes()
+        )["steptrace"]
+        assert description["active_steps"] == [1, 2]
+        assert description["distributed"]["rank"] == rank
+        assert description["command"][1:4] == [
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+        ]
+
+
+def test_a_folder_holding_a_rank_trace_is_refused_before_the_job_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui.cli import main
+
+    run = tmp_path / "run"
+    run.mkdir()
+    taken = run / "rank-1.pt.trace.json"
+    taken.write_bytes(b"precious")
+    os.utime(taken, ns=(1_000_000_000, 1_000_000_000))
+    script = tmp_path / "train.py"
+    script.write_text(f"open({str(tmp_path / 'started')!r}, 'w').close()\n")
+    status = main(
+        [
+            "capture",
+            "-o",
+            str(run),
+            "--",
+            "torchrun",
+            *torchrun_words(2)[1:],
+            str(script),
+        ]
+    )
+    error = capsys.readouterr().err
+    assert status == 2
+    assert error.count("\n") == 1 and "rank-1.pt.trace.json" in error, error
+    assert taken.read_bytes() == b"precious"
+    assert taken.stat().st_mtime_ns == 1_000_000_000
+    assert sorted(p.name for p in run.iterdir()) == ["rank-1.pt.trace.json"]
+    assert not (tmp_path / "started").exists()
+
+
+@pytest.mark.parametrize("output", ["trace.json", "file"])
+def test_torchrun_output_must_be_a_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], output: str
+) -> None:
+    from tui.cli import main
+
+    (tmp_path / "file").write_bytes(b"")
+    script = tmp_path / "train.py"
+    script.write_text("")
+    status = main(
+        ["capture", "-o", str(tmp_path / output), "--", "torchrun", str(script)]
+    )
+    assert status == 2
+    assert "is not a folder" in capsys.readouterr().err
+    assert not (tmp_path / "trace.json").exists()
+
+
+# -- the API inside an initialised process group ------------------------------
+
+API_SCRIPT = """\
+import json
+import sys
+
+import torch
+import torch.distributed as dist
+
+import collector
+
+run_dir, taken_dir = sys.argv[1], sys.argv[2]
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+report = {"rank": rank}
+for case, output in (("auto", "auto"), ("file name", "trace.json"), ("taken", taken_dir)):
+    try:
+        collector.capture(output, question="q?")
+        report[case] = "accepted"
+    except collector.CollectorError as error:
+        report[case] = type(error).__name__
+model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+window = collector.Window(wait=1, warmup=1, active=2)
+with collector.capture(run_dir, question="which rank waits?", window=window) as cap:
+    for _ in range(cap.total_steps):
+        with cap.zone("lecture_batch_cpu"):
+            inputs, targets = torch.randn(4, 8), torch.randint(0, 2, (4,))
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(inputs), targets).backward()
+        optimizer.step()
+        cap.step()
+report["outputs"] = [str(path) for path in cap.outputs]
+dist.barrier()
+print("REPORT " + json.dumps(report), flush=True)
+dist.destroy_process_group()
+"""
+
+
+@pytest.fixture(scope="module")
+def api_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    folder = tmp_path_factory.mktemp("api")
+    (folder / "api_job.py").write_text(API_SCRIPT)
+    taken = folder / "taken"
+    taken.mkdir()
+    (taken / "rank-1.pt.trace.json").write_bytes(b"precious")
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            *torchrun_words(2)[1:],
+            "api_job.py",
+            "run",
+            "taken",
+        ],
+        capture_output=True,
+        text=True,
+        env=job_environment(),
+        cwd=folder,
+        timeout=120,
+        check=False,
+    )
+    return folder / "run", taken, completed
+
+
+def reports(completed: subprocess.CompletedProcess[str]) -> dict[int, dict[str, Any]]:
+    found = [
+        orjson.loads(line.split("REPORT ", 1)[1])
+        for line in completed.stdout.splitlines()
+        if line.startswith("REPORT ")
+    ]
+    return {report["rank"]: report for report in found}
+
+
+def test_api_in_a_process_group_writes_one_file_per_rank(
+    api_run: tuple[Path, Path, subprocess.CompletedProcess[str]],
+) -> None:
+    run, _taken, completed = api_run
+    assert completed.returncode == 0, completed.stderr
+    by_rank = reports(completed)
+    assert sorted(by_rank) == [0, 1]
+    for rank, report in by_rank.items():
+        path = run / f"rank-{rank}.pt.trace.json"
+        assert report["outputs"] == [os.path.join("run", path.name)]
+        trace = orjson.loads(path.read_bytes())
+        assert sorted(steps_of(trace)) == [2, 3]
+        description = trace["steptrace"]
+        assert validate_description(description) == []
+        assert description["active_steps"] == [2, 3]
+        assert description["distributed"] == {
+            "world_size": 2,
+            "rank": rank,
+            "backend": "gloo",
+            "launcher": "torchrun",
+        }
+        assert trace["distributedInfo"]["rank"] == rank
+        # Both ranks recorded a gradient all-reduce in each active step.
+        for step in (2, 3):
+            assert time_in_step_us(trace, step, "gloo:all_reduce") > 0
+
+
+def test_api_refusals_happen_on_every_rank(
+    api_run: tuple[Path, Path, subprocess.CompletedProcess[str]],
+) -> None:
+    _run, taken, completed = api_run
+    for report in reports(completed).values():
+        # Ranks must agree on one folder: a fresh automatic name or a file name cannot be it.
+        assert report["auto"] == "InvalidSettingError"
+        assert report["file name"] == "OutputFolderError"
+        # Any rank's trace in the folder refuses every rank, so none waits alone in a collective.
+        assert report["taken"] == "OutputExistsError"
+    assert sorted(p.name for p in taken.iterdir()) == ["rank-1.pt.trace.json"]
+    assert (taken / "rank-1.pt.trace.json").read_bytes() == b"precious"
+
+
+# -- pieces, without a job ------------------------------------------------------
+
+
+def test_torchrun_commands_are_recognised(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text("")
+    by_name = split_script_command(["torchrun", "--nproc-per-node", "2", str(script)])
+    assert by_name.launcher == TORCHRUN
+    assert by_name.target == ["--nproc-per-node", "2", str(script)]
+    assert os.path.samefile(by_name.interpreter, sys.executable)
+    by_module = split_script_command(
+        [sys.executable, "-u", "-m", "torch.distributed.run", "--standalone", "x.py"]
+    )
+    assert (by_module.launcher, by_module.interpreter_flags) == (TORCHRUN, ["-u"])
+    assert by_module.target == ["--standalone", "x.py"]
+    plain = split_script_command([sys.executable, str(script)])
+    assert plain.launcher is None
+    for refused in (
+        ["torchrun"],
+        [sys.executable, "-m", "torch.distributed.run"],
+        [sys.executable, "-m", "torch.distributed.launch", "x.py"],
+        ["mpirun", "python", "x.py"],
+    ):
+        with pytest.raises(InvalidSettingError):
+            split_script_command(refused)
+
+
+def test_the_launcher_child_is_torchrun_with_the_capture_options(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "train.py"
+    script.write_text("")
+    command, settings = prepare(
+        ["torchrun", "--nproc-per-node", "2", str(script), "--lr", "1"],
+        tmp_path / "run",
+        question="q?",
+    )
+    assert settings.per_rank and settings.output == (tmp_path / "run").resolve()
+    assert not (tmp_path / "run").exists()  # nothing is created before the job starts
+    argv = child_argv(command, settings)
+    assert argv[1:3] == ["-m", "collector.torchrun"]
+    cut = argv.index("--")
+    assert argv[cut + 1 :] == ["--nproc-per-node", "2", str(script), "--lr", "1"]
+    options = argv[3:cut]
+    assert options[:2] == ["--run-dir", str(settings.output)]
+    assert options[-2:] == ["--launcher", "torchrun"]
+
+
+def test_workers_start_under_the_zero_code_capture(tmp_path: Path) -> None:
+    from torch.distributed import run as torchrun
+
+    script = tmp_path / "train.py"
+    script.write_text("")
+    options = ["--run-dir", "D", "--launcher", "torchrun"]
+    for given, target in (
+        ([str(script), "--lr", "1"], [str(script)]),
+        (["-m", "pkg.train", "--lr", "1"], ["-m", "pkg.train"]),
+    ):
+        parsed = torchrun.parse_args(["--standalone", "--nproc-per-node", "2", *given])
+        assert worker_arguments(parsed, options) is None
+        _config, program, program_args = torchrun.config_from_args(parsed)
+        assert program == sys.executable
+        assert program_args == [
+            "-u",
+            "-m",
+            "collector.zerocode",
+            *options,
+            "--",
+            *target,
+            "--lr",
+            "1",
+        ]
+    for flag in ("--no-python", "--run-path"):
+        parsed = torchrun.parse_args([flag, str(script)])
+        problem = worker_arguments(parsed, options)
+        assert problem is not None and flag in problem
+    parsed = torchrun.parse_args([str(tmp_path / "missing.py")])
+    assert "not found" in (worker_arguments(parsed, options) or "")
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        ("#!/opt/env/bin/python3.11\nimport sys\n", "/opt/env/bin/python3.11"),
+        (
+            "#!/bin/sh\n'''exec' \"/very/long/bin/python\" \"$0\" \"$@\"\n' '''\n",
+            "/very/long/bin/python",
+        ),
+        ("import sys\n", None),
+    ],
+    ids=["plain", "pip-long-path", "no-shebang"],
+)
+def test_console_script_interpreter(
+    tmp_path: Path, lines: str, expected: str | None
+) -> None:
+    script = tmp_path / "torchrun"
+    script.write_text(lines)
+    assert _shebang_interpreter(script) == expected
+
+
+def test_env_shebang_finds_the_program_on_path(tmp_path: Path) -> None:
+    script = tmp_path / "torchrun"
+    script.write_text("#!/usr/bin/env python3\n")
+    found = _shebang_interpreter(script)
+    assert found is not None and os.path.basename(found).startswith("python3")
+
+
+def test_run_folder_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    fresh = distributed.check_run_folder("auto")
+    assert fresh.parent == tmp_path and fresh.name.startswith("steptrace-run-")
+    assert not fresh.exists()
+    assert distributed.check_run_folder(tmp_path / "new") == tmp_path / "new"
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "notes.txt").write_text("")
+    assert distributed.check_run_folder(tmp_path / "old") == tmp_path / "old"
+    (tmp_path / "old" / "rank-3.cycle2.pt.trace.json.gz").write_bytes(b"")
+    with pytest.raises(OutputExistsError, match=r"rank-3\.cycle2"):
+        distributed.check_run_folder(tmp_path / "old")
+    with pytest.raises(OutputFolderError, match="does not exist"):
+        distributed.check_run_folder(tmp_path / "missing" / "run")
+    with pytest.raises(OutputFolderError, match="not a folder"):
+        distributed.check_run_folder(tmp_path / "run.json")
+
+
+def test_launcher_and_rank_from_the_environment() -> None:
+    assert (
+        distributed.launcher_from_environment({"TORCHELASTIC_RUN_ID": "x"})
+        == "torchrun"
+    )
+    assert distributed.launcher_from_environment({"SLURM_PROCID": "0"}) == "slurm"
+    assert distributed.launcher_from_environment({}) is None
+    assert distributed.environment_rank({"RANK": "3"}) == 3
+    assert distributed.environment_rank({}) is None
+    with pytest.raises(InvalidSettingError):
+        distributed.environment_rank({"RANK": "x"})
+
+
+def test_validate_description_checks_the_distributed_object(
+    straggler_run: DistributedRun,
+) -> None:
+    description = straggler_run.trace(0)["steptrace"]
+    description["distributed"]["rank"] = "0"
+    del description["distributed"]["launcher"]
+    assert validate_description(description) == [
+        "distributed.rank: unexpected type str",
+        "distributed.launcher: missing",
+    ]
+    # One process: null; a description written before distributed runs: absent.
+    description["distributed"] = None
+    assert validate_description(description) == []
+    del description["distributed"]
+    assert validate_description(description) == []
