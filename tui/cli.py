@@ -18,6 +18,7 @@ from tui import __version__
 # Order is the order shown in --help.
 COMMAND_MODULES = (
     "open",
+    "serve",
     "demo",
     "summary",
     "ops",

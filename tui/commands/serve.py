@@ -1,0 +1,153 @@
+"""`steptrace serve TRACE`: the explorer in a browser, behind a secret token.
+
+Each browser connection gets its own `steptrace open --served` process on the
+same trace; their notes merge in the sidecar as two terminals' do. The server
+listens on loopback unless told otherwise, and prints one line: the URL with
+its token, and the SSH tunnel to reach it. textual-serve and aiohttp are
+imported inside `run` only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+def register(subparsers: Any) -> None:
+    """Add the `serve` subcommand."""
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve the explorer to a browser (through an SSH tunnel)",
+        description=(
+            "Serve the explorer on TRACE over HTTP/WebSocket. Every browser "
+            "connection gets its own app on the same trace. Listens on "
+            f"{DEFAULT_HOST} and prints the URL to open, with its secret token; "
+            "Ctrl+C stops the server and every app it started."
+        ),
+    )
+    parser.add_argument("trace", metavar="TRACE", help="trace file (.json or .json.gz)")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"port to listen on (default {DEFAULT_PORT}; 0: any free port)",
+    )
+    parser.add_argument(
+        "--host",
+        default=DEFAULT_HOST,
+        help=f"address to listen on (default {DEFAULT_HOST}; others need --public)",
+    )
+    parser.add_argument(
+        "--public",
+        action="store_true",
+        help="allow a --host that is not loopback (others on the network can connect)",
+    )
+    parser.add_argument(
+        "--allow-capture",
+        action="store_true",
+        help="let the served app launch captures (key c): off by default",
+    )
+    parser.set_defaults(func=run)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` only accepts connections from this machine."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def url_host(host: str) -> str:
+    """`host` as it goes in a URL: IPv6 in brackets, a wildcard as this host's name."""
+    if host in ("0.0.0.0", "::", ""):
+        return socket.gethostname()
+    return f"[{host}]" if ":" in host else host
+
+
+def ready_line(trace: Path, host: str, port: int, token: str) -> str:
+    """The one line printed once listening: the URL, and how to reach it."""
+    from tui.core.textsafe import printable
+
+    url = f"http://{url_host(host)}:{port}/?token={token}"
+    if is_loopback(host):
+        reach = (
+            f"from your computer: ssh -L {port}:127.0.0.1:{port} "
+            f"{printable(socket.gethostname())}, then open it"
+        )
+    else:
+        reach = "open it from any machine that can reach this one"
+    return (
+        f"steptrace: serving {printable(trace.name)} at {url} ({reach}; Ctrl+C stops)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the trace and the address, then serve until Ctrl+C."""
+    import asyncio
+
+    from tui.commands.open import target_error
+    from tui.core.textsafe import printable
+
+    path = Path(args.trace)
+    problem = target_error(path)
+    if problem is not None:
+        print(f"steptrace: {printable(args.trace)}: {problem}", file=sys.stderr)
+        return 2
+    host = str(args.host).strip()
+    if not (0 <= args.port <= 65535):
+        print(f"steptrace: --port {args.port}: not a port (0-65535)", file=sys.stderr)
+        return 2
+    if not is_loopback(host):
+        if not args.public:
+            print(
+                f"steptrace: --host {printable(host)} is not loopback: anyone who "
+                "can reach it could connect; add --public to mean it, or use the "
+                "SSH tunnel the default prints",
+                file=sys.stderr,
+            )
+            return 2
+        print(
+            f"steptrace: warning: listening on {printable(host)}, not loopback: "
+            "plain HTTP, the token is the only protection and travels unencrypted",
+            file=sys.stderr,
+        )
+
+    from tui.serve.auth import new_token
+    from tui.serve.server import TraceServer, app_argv, listen
+
+    try:
+        listening = listen(host, args.port)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        print(
+            f"steptrace: cannot listen on {printable(host)}:{args.port}: "
+            f"{printable(reason)}",
+            file=sys.stderr,
+        )
+        return 2
+    port = int(listening.getsockname()[1])
+    token = new_token()
+    trace = path.resolve()
+    server = TraceServer(
+        app_argv(trace, allow_capture=args.allow_capture),
+        host=host,
+        port=port,
+        token=token,
+        title=f"steptrace — {printable(trace.name)}",
+    )
+
+    def ready() -> None:
+        print(ready_line(trace, host, port, token), flush=True)
+
+    asyncio.run(server.run(listening, ready))
+    return 0

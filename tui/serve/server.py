@@ -1,0 +1,217 @@
+"""The web server: one app process per browser connection, all ended on stop.
+
+Built on textual-serve's `Server` (its page, static files, WebSocket protocol
+and downloads) with three changes: every request passes the token guard
+(`tui.serve.auth`); each app process is started from an argument list (no
+shell, so a trace path is never parsed as shell words) in its own process
+group; and stopping the server ends every app process, then anything they
+started, before it returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import sys
+from asyncio.subprocess import Process
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp_jinja2
+import jinja2
+from aiohttp import WSCloseCode, web
+from textual_serve.app_service import AppService
+from textual_serve.server import Server, to_int
+
+from tui.serve.auth import cookie_name, harden_headers, token_guard
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+# How long an app process gets to quit on its own, then after SIGTERM.
+QUIT_GRACE_S = 3.0
+TERM_GRACE_S = 2.0
+MAX_CELLS = 1000
+
+
+class AppProcess(AppService):
+    """textual-serve's app service, started without a shell in its own process group."""
+
+    def __init__(self, argv: Sequence[str], **kwargs: Any) -> None:
+        super().__init__(" ".join(argv), **kwargs)
+        self.argv = list(argv)
+
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
+        environment = self._build_environment(width=width, height=height)
+        self._process = process = await asyncio.create_subprocess_exec(
+            *self.argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=environment,
+            start_new_session=True,
+        )
+        assert process.stdin is not None
+        self._stdin = process.stdin
+        return process
+
+    @property
+    def process(self) -> Process | None:
+        """The app process, once started."""
+        return self._process
+
+
+@dataclass(eq=False)
+class Session:
+    """One browser connection and the app process serving it."""
+
+    service: AppProcess
+    websocket: web.WebSocketResponse
+    ending: asyncio.Task[None] | None = None
+
+
+def _signal_group(process: Process, signum: int) -> None:
+    """Send `signum` to the app's process group (the app and what it started)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signum)
+
+
+async def end_app_process(service: AppProcess) -> None:
+    """Ask the app to quit; after a grace period terminate, then kill, its group."""
+    with contextlib.suppress(asyncio.TimeoutError, OSError, RuntimeError):
+        await asyncio.wait_for(service.stop(), QUIT_GRACE_S)
+    process = service.process
+    if process is None:
+        return
+    if process.returncode is None:
+        _signal_group(process, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(process.wait(), TERM_GRACE_S)
+        except asyncio.TimeoutError:
+            _signal_group(process, signal.SIGKILL)
+            await process.wait()
+    # Whatever the app started (a capture) shares its group: it goes too.
+    _signal_group(process, signal.SIGTERM)
+
+
+class TraceServer(Server):
+    """Serve `app_argv` (a `steptrace open --served` command) behind `token`."""
+
+    def __init__(
+        self,
+        app_argv: Sequence[str],
+        *,
+        host: str,
+        port: int,
+        token: str,
+        title: str,
+    ) -> None:
+        super().__init__(" ".join(app_argv), host=host, port=port, title=title)
+        self.app_argv = list(app_argv)
+        self.token = token
+        self.sessions: set[Session] = set()
+
+    async def _make_app(self) -> web.Application:
+        """The aiohttp application: token guard first, then textual-serve's routes."""
+        guard = token_guard(self.token, cookie_name(self.port))
+        app = web.Application(middlewares=[guard])
+        aiohttp_jinja2.setup(
+            app, loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True
+        )
+        app.add_routes(
+            [
+                web.get("/", self.handle_index, name="index"),
+                web.get("/ws", self.handle_websocket, name="websocket"),
+                web.get("/download/{key}", self.handle_download, name="download"),
+                web.static("/static", self.statics_path, name="static"),
+            ]
+        )
+        app.on_response_prepare.append(harden_headers)
+        app.on_shutdown.append(self.on_shutdown)
+        return app
+
+    @aiohttp_jinja2.template("index.html")
+    async def handle_index(self, request: web.Request) -> dict[str, Any]:
+        """The page: textual-serve's terminal, with paths relative to this origin."""
+        font_size = min(max(to_int(request.query.get("fontsize", "16"), 16), 6), 64)
+        return {"title": self.title, "font_size": font_size, "static_url": "/static/"}
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """Start an app process for this connection and relay it until either ends."""
+        websocket = web.WebSocketResponse(heartbeat=15)
+        width = min(max(to_int(request.query.get("width", "80"), 80), 1), MAX_CELLS)
+        height = min(max(to_int(request.query.get("height", "24"), 24), 1), MAX_CELLS)
+        await websocket.prepare(request)
+        service = AppProcess(
+            self.app_argv,
+            write_bytes=websocket.send_bytes,
+            write_str=websocket.send_str,
+            close=websocket.close,
+            download_manager=self.download_manager,
+        )
+        session = Session(service, websocket)
+        self.sessions.add(session)
+        try:
+            await service.start(width, height)
+            await self._process_messages(websocket, service)
+        except (ValueError, AssertionError, TypeError, KeyError):
+            pass  # a malformed message from the page ends its session
+        finally:
+            await self.end_session(session)
+        return websocket
+
+    async def end_session(self, session: Session) -> None:
+        """End a session's app process (once, whoever asks first) and its socket."""
+        if session.ending is None:
+            session.ending = asyncio.ensure_future(end_app_process(session.service))
+        try:
+            await asyncio.shield(session.ending)
+        finally:
+            self.sessions.discard(session)
+            if not session.websocket.closed:
+                with contextlib.suppress(ConnectionError, RuntimeError):
+                    await session.websocket.close(code=WSCloseCode.GOING_AWAY)
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """No new connection gets in any more: end every session."""
+        await asyncio.gather(
+            *(self.end_session(session) for session in list(self.sessions)),
+            return_exceptions=True,
+        )
+
+    async def run(self, listening: socket.socket, ready: Callable[[], None]) -> None:
+        """Serve on `listening` until SIGINT or SIGTERM; `ready()` once accepting."""
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        runner = web.AppRunner(
+            await self._make_app(), access_log=None, handle_signals=False
+        )
+        await runner.setup()
+        try:
+            await web.SockSite(runner, listening).start()
+            ready()
+            await stop.wait()
+        finally:
+            await runner.cleanup()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signum)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to `host`:`port` (0: any free port), so the port is known
+    before the app is built; raises OSError when it cannot be bound."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family)
+
+
+def app_argv(trace: Path, *, allow_capture: bool) -> list[str]:
+    """The command each browser connection runs: this steptrace, served mode."""
+    argv = [sys.executable, "-m", "tui", "open", "--served"]
+    if allow_capture:
+        argv.append("--allow-capture")
+    return [*argv, "--", str(trace)]
