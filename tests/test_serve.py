@@ -375,9 +375,30 @@ def test_each_connection_gets_an_app_and_ctrl_c_ends_them_all(trace: Path) -> No
         assert not psutil.pid_exists(pid) or (
             psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
         ), f"app process {pid} outlived the server"
-    leftovers = [
+    assert _processes_on(trace) == []
+
+
+def _processes_on(trace: Path) -> list[int]:
+    """Every process whose command line names `trace` (the served apps)."""
+    return [
         process.pid
         for process in psutil.process_iter(["cmdline"])
         if str(trace) in " ".join(process.info["cmdline"] or [])
     ]
-    assert leftovers == []
+
+
+async def _connect_then_interrupt_at_once(served: Served) -> int:
+    async with aiohttp.ClientSession() as session:
+        socket = await session.ws_connect(served.ws_url(f"&token={served.token}"))
+        os.killpg(served.process.pid, signal.SIGINT)  # the app is still starting
+        loop = asyncio.get_running_loop()
+        status: int = await loop.run_in_executor(None, served.process.wait, 30)
+        await socket.close()
+        return status
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_an_app_starts_leaves_none(trace: Path) -> None:
+    with serving(trace) as served:
+        assert asyncio.run(_connect_then_interrupt_at_once(served)) == 0
+    assert _processes_on(trace) == []

@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         reason = error.strerror or str(error)
         print(
             f"steptrace: cannot listen on {printable(host)}:{args.port}: "
-            f"{printable(reason)}",
+            f"{printable(reason)} (--port 0 takes any free port)",
             file=sys.stderr,
         )
         return 2

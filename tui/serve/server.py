@@ -40,9 +40,12 @@ MAX_CELLS = 1000
 class AppProcess(AppService):
     """textual-serve's app service, started without a shell in its own process group."""
 
-    def __init__(self, argv: Sequence[str], **kwargs: Any) -> None:
+    def __init__(
+        self, argv: Sequence[str], started: set[Process], **kwargs: Any
+    ) -> None:
         super().__init__(" ".join(argv), **kwargs)
         self.argv = list(argv)
+        self.started = started
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
         environment = self._build_environment(width=width, height=height)
@@ -54,6 +57,7 @@ class AppProcess(AppService):
             env=environment,
             start_new_session=True,
         )
+        self.started.add(process)
         assert process.stdin is not None
         self._stdin = process.stdin
         return process
@@ -83,9 +87,12 @@ async def end_app_process(service: AppProcess) -> None:
     """Ask the app to quit; after a grace period terminate, then kill, its group."""
     with contextlib.suppress(asyncio.TimeoutError, OSError, RuntimeError):
         await asyncio.wait_for(service.stop(), QUIT_GRACE_S)
-    process = service.process
-    if process is None:
-        return
+    if service.process is not None:
+        await end_process_group(service.process)
+
+
+async def end_process_group(process: Process) -> None:
+    """Terminate, then kill, an app process and whatever it started."""
     if process.returncode is None:
         _signal_group(process, signal.SIGTERM)
         try:
@@ -113,6 +120,7 @@ class TraceServer(Server):
         self.app_argv = list(app_argv)
         self.token = token
         self.sessions: set[Session] = set()
+        self.started: set[Process] = set()
 
     async def _make_app(self) -> web.Application:
         """The aiohttp application: token guard first, then textual-serve's routes."""
@@ -147,6 +155,7 @@ class TraceServer(Server):
         await websocket.prepare(request)
         service = AppProcess(
             self.app_argv,
+            self.started,
             write_bytes=websocket.send_bytes,
             write_str=websocket.send_str,
             close=websocket.close,
@@ -171,6 +180,9 @@ class TraceServer(Server):
             await asyncio.shield(session.ending)
         finally:
             self.sessions.discard(session)
+            process = session.service.process
+            if process is not None and process.returncode is not None:
+                self.started.discard(process)  # ended: nothing left to sweep
             if not session.websocket.closed:
                 with contextlib.suppress(ConnectionError, RuntimeError):
                     await session.websocket.close(code=WSCloseCode.GOING_AWAY)
@@ -189,7 +201,10 @@ class TraceServer(Server):
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
         runner = web.AppRunner(
-            await self._make_app(), access_log=None, handle_signals=False
+            await self._make_app(),
+            access_log=None,
+            handle_signals=False,
+            shutdown_timeout=QUIT_GRACE_S + TERM_GRACE_S + 1,
         )
         await runner.setup()
         try:
@@ -198,6 +213,12 @@ class TraceServer(Server):
             await stop.wait()
         finally:
             await runner.cleanup()
+            # Sessions end their apps as they close; this catches one that was
+            # still starting when the server stopped.
+            running = [
+                process for process in self.started if process.returncode is None
+            ]
+            await asyncio.gather(*(end_process_group(process) for process in running))
             for signum in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(signum)
 
