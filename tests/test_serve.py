@@ -247,6 +247,25 @@ def test_other_commands_never_import_textual_serve(trace: Path) -> None:
         assert f"'{package}'" not in loaded
 
 
+def test_the_server_imports_no_torch_and_no_textual() -> None:
+    code = (
+        "import sys\n"
+        "import tui.commands.serve, tui.serve.server\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules}))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    loaded = result.stdout.strip().splitlines()[-1]
+    assert "'textual_serve'" in loaded
+    assert "'torch'" not in loaded and "'textual'" not in loaded
+
+
 # -- the token ------------------------------------------------------------------
 
 UNAUTHORISED_PATHS = [
