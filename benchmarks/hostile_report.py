@@ -48,12 +48,12 @@ def _child(case: HostileCase, pipe: Connection) -> None:
     from tui.core.analysis import Analysis
     from tui.core.errors import TraceLoadError
     from tui.core.load import load_trace
-    from tui.core.report import summary_dict
+    from tui.core.results import SummaryResult
 
     try:
         trace = load_trace(case.path, max_bytes=case.max_bytes)
         analysis = Analysis(trace)
-        orjson.dumps(summary_dict(trace, analysis))  # what `--json` prints
+        orjson.dumps(SummaryResult.of(analysis).to_json())  # what `--json` prints
         table = analysis.op_table()
         analysis.gaps  # noqa: B018 - computing it is the check
         calls = dict(zip(table.names, table.calls.tolist(), strict=True))

@@ -1,5 +1,6 @@
-"""The four readings on fixture captures: possible observations, never causes,
-and 'not observed' where the capture lacks what a reading needs."""
+"""The readings on fixture captures: figures and a place to show as data, words apart;
+possible observations, never causes, and 'not observed' where the capture lacks
+what a reading needs."""
 
 from __future__ import annotations
 
@@ -9,52 +10,98 @@ import pytest
 
 from tests.fixtures_app import write_training_trace
 from tui.core.analysis import Analysis
-from tui.core.findings import Finding, compute_findings
+from tui.core.findings import (
+    CopyFigures,
+    DominantFigures,
+    Finding,
+    IdleFigures,
+    LaunchFigures,
+    MissingReason,
+    ShowEvents,
+    ShowGap,
+    ShowOperator,
+    compute_findings,
+)
+from tui.core.findings_text import words
 from tui.core.load import load_trace
+from tui.core.vocab import FindingId, FindingStatus, GapKind
 
 FORBIDDEN = ("speed-up", "speedup", "faster by", "proves", "caused by", "the cause")
 
 
-def _findings(path: Path) -> dict[str, Finding]:
-    return {f.id: f for f in compute_findings(Analysis(load_trace(path)))}
+def _findings(path: Path) -> tuple[Analysis, dict[FindingId, Finding]]:
+    analysis = Analysis(load_trace(path))
+    return analysis, {f.id: f for f in compute_findings(analysis)}
 
 
 def test_cuda_capture_readings(tmp_path: Path) -> None:
-    found = _findings(write_training_trace(tmp_path / "t.json", gpu=True))
-    idle = found["gpu_idle_data_zone"]
-    assert idle.observed
-    assert idle.evidence["idle_ns"] == 3_000_000 + 3_500_000 + 3_700_000
-    copy = found["repeated_copy"]
-    assert copy.observed and copy.evidence["bytes"] == 4_194_304
-    small = found["small_launches"]
-    assert small.evidence["kernels_per_step"] == [13, 13, 13]
-    assert not small.observed
-    dominant = found["dominant_op"]
-    assert dominant.observed and dominant.evidence["operator"] == "aten::addmm"
-    assert dominant.evidence["unit"] == "GPU"
+    analysis, found = _findings(write_training_trace(tmp_path / "t.json", gpu=True))
+    idle = found[FindingId.GPU_IDLE_DATA_ZONE]
+    assert idle.observed and isinstance(idle.figures, IdleFigures)
+    assert idle.figures.idle_ns == 3_000_000 + 3_500_000 + 3_700_000
+    assert idle.figures.idle_ns == analysis.total_gap_ns
+    # It points at the biggest gap.
+    assert isinstance(idle.anchor, ShowGap)
+    biggest = analysis.gaps[idle.anchor.index]
+    assert biggest.duration_ns == max(gap.duration_ns for gap in analysis.gaps)
+    copy = found[FindingId.REPEATED_COPY]
+    assert copy.observed and isinstance(copy.figures, CopyFigures)
+    assert copy.figures.bytes == 4_194_304
+    assert isinstance(copy.anchor, ShowEvents) and copy.anchor.name == copy.figures.name
+    small = found[FindingId.SMALL_LAUNCHES]
+    assert isinstance(small.figures, LaunchFigures)
+    assert small.figures.kernels_per_step == [13, 13, 13]
+    assert small.status is FindingStatus.NOT_SEEN
+    dominant = found[FindingId.DOMINANT_OP]
+    assert dominant.observed and isinstance(dominant.figures, DominantFigures)
+    assert dominant.figures.operator == "aten::addmm"
+    assert dominant.figures.unit == "GPU"
+    assert dominant.anchor == ShowOperator("aten::addmm")
 
 
 def test_cpu_only_capture_says_not_observed(tmp_path: Path) -> None:
-    found = _findings(write_training_trace(tmp_path / "t.json", gpu=False))
-    wait = found["gpu_idle_data_zone"]
-    assert "GPU idle" not in wait.title + wait.observation
-    assert "CPU wait" in wait.title
-    for key in ("repeated_copy", "small_launches"):
+    _, found = _findings(write_training_trace(tmp_path / "t.json", gpu=False))
+    wait = found[FindingId.GPU_IDLE_DATA_ZONE]
+    assert isinstance(wait.figures, IdleFigures)
+    assert wait.figures.kind is GapKind.CPU_WAIT
+    said = words(wait)
+    assert "GPU idle" not in said.title + said.observation
+    assert "CPU wait" in said.title
+    for key in (FindingId.REPEATED_COPY, FindingId.SMALL_LAUNCHES):
         finding = found[key]
-        assert not finding.observed
-        assert finding.observation.startswith("not observed")
-        assert "CUDA is not available" in finding.observation
-    assert found["dominant_op"].evidence["unit"] == "CPU"
+        assert finding.status is FindingStatus.NOT_OBSERVED
+        assert finding.missing is not None
+        assert finding.missing.reason is MissingReason.NO_GPU
+        observation = words(finding).observation
+        assert observation.startswith("not observed")
+        assert "CUDA is not available" in observation
+    dominant = found[FindingId.DOMINANT_OP].figures
+    assert isinstance(dominant, DominantFigures) and dominant.unit == "CPU"
+
+
+def test_no_data_zone_is_not_observed_and_says_how_to_choose_one(
+    tmp_path: Path,
+) -> None:
+    analysis = Analysis(
+        load_trace(write_training_trace(tmp_path / "t.json", gpu=True)),
+        ["no such zone"],
+    )
+    idle = compute_findings(analysis)[0]
+    assert idle.status is FindingStatus.NOT_OBSERVED
+    assert (
+        idle.missing is not None and idle.missing.reason is MissingReason.NO_DATA_ZONE
+    )
+    assert "choose one" in words(idle).observation
 
 
 @pytest.mark.parametrize("gpu", [True, False], ids=["cuda", "cpu-only"])
 def test_readings_are_worded_as_possibilities(tmp_path: Path, gpu: bool) -> None:
-    for finding in _findings(
-        write_training_trace(tmp_path / "t.json", gpu=gpu)
-    ).values():
-        words = " ".join(
-            [finding.title, finding.observation, finding.hypothesis, finding.next_check]
+    _, found = _findings(write_training_trace(tmp_path / "t.json", gpu=gpu))
+    for finding in found.values():
+        said = words(finding)
+        text = " ".join(
+            [said.title, said.observation, said.hypothesis, said.next_check]
         ).lower()
-        assert not any(phrase in words for phrase in FORBIDDEN)
-        assert "may" in finding.hypothesis
-        assert finding.next_check
+        assert not any(phrase in text for phrase in FORBIDDEN)
+        assert "may" in said.hypothesis
+        assert said.next_check

@@ -14,7 +14,7 @@ from tests.trace_builders import metadata, training_step_events, write_trace
 from tui.core import cache
 from tui.core.analysis import Analysis
 from tui.core.load import load_trace
-from tui.core.report import gaps_dict, summary_dict
+from tui.core.results import GapsResult, SummaryResult
 
 
 @pytest.fixture
@@ -48,10 +48,14 @@ def test_reopened_trace_gives_identical_figures(
             column
         )
     assert reopened.event_args(0) == parsed.event_args(0)
-    first, second = summary_dict(parsed), summary_dict(reopened)
+    first, second = (
+        SummaryResult.of(Analysis(parsed)).to_json(),
+        SummaryResult.of(Analysis(reopened)).to_json(),
+    )
     assert first == second
-    assert gaps_dict(parsed, Analysis(parsed)) == gaps_dict(
-        reopened, Analysis(reopened)
+    assert (
+        GapsResult.of(Analysis(parsed)).to_json()
+        == GapsResult.of(Analysis(reopened)).to_json()
     )
     # load_trace takes the cached entry.
     assert isinstance(load_trace(path, cache="auto").start_ns, np.memmap)
@@ -202,7 +206,7 @@ def test_an_entry_from_another_loader_is_a_miss_never_its_figures(
         tmp_path / "t.json",
         metadata() + training_step_events(1, 0) + training_step_events(2, 1000),
     )
-    expected = summary_dict(load_trace(path))
+    expected = SummaryResult.of(Analysis(load_trace(path))).to_json()
     monkeypatch.setattr(cache, "code_version", lambda: "old-loader")
     entry = cache.save(load_trace(path))
     assert entry is not None
@@ -214,4 +218,4 @@ def test_an_entry_from_another_loader_is_a_miss_never_its_figures(
     assert cache.load(path) is None
     reopened = load_trace(path, cache="auto")
     assert not isinstance(reopened.start_ns, np.memmap)
-    assert summary_dict(reopened) == expected
+    assert SummaryResult.of(Analysis(reopened)).to_json() == expected

@@ -191,7 +191,8 @@ def test_json_outputs_have_the_documented_shape(
         == 0
     )
     ops = orjson.loads(capsys.readouterr().out)
-    assert set(ops) == {"gpu_observed", "ops"} and len(ops["ops"]) == 5
+    assert set(ops) == {"gpu_observed", "sort", "device", "ops"}
+    assert (ops["sort"], ops["device"]) == ("self", "gpu") and len(ops["ops"]) == 5
     assert set(ops["ops"][0]) == {
         "name",
         "calls",

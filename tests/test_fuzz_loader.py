@@ -28,7 +28,7 @@ from tui.core.errors import TraceLoadError
 from tui.core.load import load_trace
 from tui.core.model import CPU_FUNCTION_KINDS, Trace, TrackKind
 from tui.core.numbers import MAX_DURATION_US, MAX_TIMESTAMP_NS, MIN_TIMESTAMP_NS
-from tui.core.report import summary_dict
+from tui.core.results import SummaryResult
 from tui.core.textsafe import has_unsafe
 
 FUZZ_SETTINGS = settings(
@@ -184,7 +184,7 @@ def cpu_function_events(trace: Trace) -> int:
 def check_figures(trace: Trace) -> None:
     """Figures hold only kept events, and nothing overflows or leaks unsafe text."""
     analysis = Analysis(trace)
-    summary = summary_dict(trace, analysis)
+    summary = SummaryResult.of(analysis).to_json()
     table = analysis.op_table()
     analysis.device_busy_ns()
     assert isinstance(analysis.gaps, list)

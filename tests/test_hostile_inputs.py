@@ -36,7 +36,7 @@ from tui.core.analysis import FILTERED_NAMES, Analysis
 from tui.core.errors import TraceLoadError
 from tui.core.load import load_trace
 from tui.core.model import CPU_FUNCTION_KINDS, Trace, TrackKind
-from tui.core.report import summary_dict
+from tui.core.results import SummaryResult
 from tui.core.source import read_trace_bytes
 from tui.core.textsafe import has_unsafe
 
@@ -103,7 +103,7 @@ def check_loaded(case: HostileCase, trace: Trace) -> None:
     if case.events is not None:
         assert trace.event_count == case.events
     analysis = Analysis(trace)
-    summary = summary_dict(trace, analysis)
+    summary = SummaryResult.of(analysis).to_json()
     table = analysis.op_table()
     analysis.device_busy_ns()
     assert isinstance(analysis.gaps, list)

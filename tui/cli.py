@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "summary",
     "ops",
     "gaps",
+    "zones",
     "notes",
     "scrub",
     "capture",

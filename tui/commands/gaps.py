@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tui.commands._zones import add_zone_option
+
 
 def register(subparsers: Any) -> None:
     """Add the `gaps` subcommand."""
@@ -12,13 +14,7 @@ def register(subparsers: Any) -> None:
         "gaps", help="device idle time inside data zones (lecture_batch_cpu…)"
     )
     parser.add_argument("trace", help="a .json or .json.gz Kineto/Chrome trace")
-    parser.add_argument(
-        "--zone",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="another data zone (repeatable)",
-    )
+    add_zone_option(parser)
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
     parser.set_defaults(func=run)
 
@@ -26,13 +22,16 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the gaps."""
     from tui.commands._common import load_for_cli, print_json
-    from tui.core.analysis import Analysis
-    from tui.core.report import gaps_dict, gaps_text
+    from tui.commands._zones import analysis_for
+    from tui.core.results import GapsResult
 
     trace = load_for_cli(args.trace)
-    data = gaps_dict(trace, Analysis(trace, extra_zones=tuple(args.zone)))
+    analysis = analysis_for(trace, args.zone)
+    if analysis is None:
+        return 2
+    result = GapsResult.of(analysis)
     if args.json:
-        print_json(data)
+        print_json(result.to_json())
     else:
-        print(gaps_text(data))
+        print(result.to_text())
     return 0

@@ -224,11 +224,12 @@ def _list(trace: Path, options: argparse.Namespace, args: argparse.Namespace) ->
 def _capture_summary(trace: Path) -> tuple[dict[str, Any] | None, str | None]:
     """The core's summary of the capture, or None and why it is unavailable."""
     from tui.commands._common import load_for_cli
+    from tui.core.analysis import Analysis
     from tui.core.errors import TraceLoadError
-    from tui.core.report import summary_dict
+    from tui.core.results import SummaryResult
 
     try:
-        summary: dict[str, Any] = summary_dict(load_for_cli(str(trace)))
+        summary = SummaryResult.of(Analysis(load_for_cli(str(trace)))).to_json()
     except TraceLoadError as error:
         return None, str(error)
     return summary, None

@@ -13,10 +13,16 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("trace", help="a .json or .json.gz Kineto/Chrome trace")
     parser.add_argument(
-        "--sort", choices=("self", "total", "calls", "name"), default="total"
+        "--sort",
+        choices=("self", "total", "calls", "name"),
+        default="self",
+        help="sort key (default: self time, as the app)",
     )
     parser.add_argument(
-        "--device", choices=("cpu", "gpu"), default="cpu", help="which time to sort by"
+        "--device",
+        choices=("cpu", "gpu"),
+        default=None,
+        help="which time to sort by (default: GPU when observed, else CPU)",
     )
     parser.add_argument(
         "--limit", type=int, default=None, metavar="N", help="at most N rows"
@@ -34,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tui.commands._common import load_for_cli, print_json
     from tui.core.analysis import Analysis
-    from tui.core.report import ops_dict, ops_text
+    from tui.core.results import OpsResult
 
     if args.limit is not None and args.limit < 0:
         print("steptrace: --limit must be 0 or more", file=sys.stderr)
@@ -42,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     trace = load_for_cli(args.trace)
     analysis = Analysis(trace)
     start = end = None
+    scope = "whole trace"
     if args.step is not None:
         matching = [step for step in analysis.steps if step.number == args.step]
         if not matching:
@@ -52,11 +59,16 @@ def run(args: argparse.Namespace) -> int:
             )
             return 2
         start, end = matching[0].start_ns, matching[0].end_ns
-    data = ops_dict(
-        trace, analysis.op_table(start, end), args.sort, args.device, args.limit
+        scope = f"step {args.step}"
+    result = OpsResult.of(
+        analysis.op_table(start, end),
+        sort=args.sort,
+        device=args.device,
+        limit=args.limit,
+        scope=scope,
     )
     if args.json:
-        print_json(data)
+        print_json(result.to_json())
     else:
-        print(ops_text(data, args.sort, args.device))
+        print(result.to_text())
     return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tui.commands._zones import add_zone_option
+
 
 def register(subparsers: Any) -> None:
     """Add the `summary` subcommand."""
@@ -12,13 +14,7 @@ def register(subparsers: Any) -> None:
         "summary", help="steps, zones, device busy and gaps of a capture"
     )
     parser.add_argument("trace", help="a .json or .json.gz Kineto/Chrome trace")
-    parser.add_argument(
-        "--zone",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="another data zone (repeatable)",
-    )
+    add_zone_option(parser)
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
     parser.set_defaults(func=run)
 
@@ -26,13 +22,16 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the summary."""
     from tui.commands._common import load_for_cli, print_json
-    from tui.core.analysis import Analysis
-    from tui.core.report import summary_dict, summary_text
+    from tui.commands._zones import analysis_for
+    from tui.core.results import SummaryResult
 
     trace = load_for_cli(args.trace)
-    summary = summary_dict(trace, Analysis(trace, extra_zones=tuple(args.zone)))
+    analysis = analysis_for(trace, args.zone)
+    if analysis is None:
+        return 2
+    summary = SummaryResult.of(analysis)
     if args.json:
-        print_json(summary)
+        print_json(summary.to_json())
     else:
-        print(summary_text(summary))
+        print(summary.to_text())
     return 0

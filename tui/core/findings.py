@@ -1,22 +1,25 @@
-"""The four readings of the method, computed from a capture.
+"""The method's readings, computed from a capture: figures and a place to show, no words.
 
-Each reading is a *possible* observation with its hypothesis and next check,
-never a proven cause or a promised speed-up. When the capture lacks what a
-reading needs (no GPU events, no steps, no data zone) the reading says
-"not observed" and why, instead of reporting zero.
+Each reading is a *possible* observation, never a proven cause. When the
+capture lacks what a reading needs (no GPU events, no steps, no data zone) it
+is NOT_OBSERVED with the reason, instead of reporting zero. The wording lives
+in `findings_text`, so the app, the CLI and the report word them alike and
+never branch on ids to find figures.
 """
 
 from __future__ import annotations
 
+import enum
 import statistics
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-from tui.core.analysis import Analysis, Step, union_length
+from tui.core.analysis import Analysis
 from tui.core.model import Kind
-from tui.core.report import format_duration_ns, gpu_missing_reason
+from tui.core.results.observed import gpu_missing_reason
+from tui.core.steps import Step
+from tui.core.vocab import FindingId, FindingStatus, GapKind
 
 # A data zone where the device idles for at least this share of it is worth a look.
 IDLE_SHARE_WORTH_A_LOOK = 0.10
@@ -27,132 +30,179 @@ SMALL_KERNEL_NS = 20_000
 DOMINANT_SHARE = 0.30
 
 
+class MissingReason(str, enum.Enum):
+    """Why a reading cannot be made from this capture."""
+
+    NO_DATA_ZONE = "no_data_zone"
+    NO_GPU = "no_gpu"
+    TOO_FEW_STEPS = "too_few_steps"
+    NO_KERNELS = "no_kernels"
+    NO_OPERATOR_TIME = "no_operator_time"
+
+
+@dataclass(frozen=True)
+class Missing:
+    """What the capture lacks for a reading, with the detail the capture gives."""
+
+    reason: MissingReason
+    detail: str = ""
+
+
+# -- where a finding points ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShowGap:
+    """Select a gap of the data zone (its index in `Analysis.gaps`)."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class ShowOperator:
+    """Select an operator in the operator table."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class ShowEvents:
+    """Mark every event with this name on the timeline."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class ShowStep:
+    """Fit a step."""
+
+    number: int
+
+
+Anchor = ShowGap | ShowOperator | ShowEvents | ShowStep
+
+
+# -- figures of each reading ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IdleFigures:
+    """Device idle (or CPU wait) inside the data zone."""
+
+    kind: GapKind
+    zones: tuple[str, ...]
+    zone_ns: int
+    idle_ns: int
+    share: float
+    gaps: int
+    idle_ns_per_step: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CopyFigures:
+    """Host-to-device copies of the same name and size found in every step."""
+
+    steps: int
+    distinct_copies: int
+    repeated_copies: int
+    name: str | None = None
+    bytes: int | None = None
+    per_step: int | None = None
+
+
+@dataclass(frozen=True)
+class LaunchFigures:
+    """How many kernels a step launches and how long they run."""
+
+    kernels: int
+    kernels_per_step: list[int]
+    median_kernels_per_step: float
+    median_kernel_ns: float
+    steps: int
+
+
+@dataclass(frozen=True)
+class DominantFigures:
+    """The operator holding the largest share of self time."""
+
+    operator: str
+    share: float
+    self_ns: int
+    total_ns: int
+    calls: int
+    unit: str  # "GPU" or "CPU": the clock the share is taken on
+
+
+Figures = IdleFigures | CopyFigures | LaunchFigures | DominantFigures
+
+
 @dataclass(frozen=True)
 class Finding:
-    """A possible observation, what it may mean, and the experiment that checks it."""
+    """A reading: possible, not seen, or not observed (with what is missing)."""
 
-    id: str
-    title: str
-    observation: str
-    evidence: dict[str, Any] = field(default_factory=dict)
-    hypothesis: str = ""
-    next_check: str = ""
-    observed: bool = False
+    id: FindingId
+    status: FindingStatus
+    figures: Figures | None = None
+    anchor: Anchor | None = None
+    missing: Missing | None = None
 
-
-def _window(analysis: Analysis) -> list[Step]:
-    """Active steps, or every step when the description marks none active."""
-    return analysis.active_steps or analysis.steps
+    @property
+    def observed(self) -> bool:
+        """Whether the reading is a possible observation worth a check."""
+        return self.status is FindingStatus.POSSIBLE
 
 
-def gpu_idle_in_data_zone(analysis: Analysis) -> Finding:
-    """GPU idle while the data zone runs: the input pipeline may not keep up."""
-    trace = analysis.trace
-    title = "GPU idle during the data zone"
-    hypothesis = "the input pipeline may not keep up with the device"
-    next_check = (
-        "run the same computation with batches prepared in advance and compare "
-        "the step time"
+def _status(worth_a_look: bool) -> FindingStatus:
+    return FindingStatus.POSSIBLE if worth_a_look else FindingStatus.NOT_SEEN
+
+
+def _no_gpu(finding_id: FindingId, analysis: Analysis) -> Finding:
+    return Finding(
+        finding_id,
+        FindingStatus.NOT_OBSERVED,
+        missing=Missing(MissingReason.NO_GPU, gpu_missing_reason(analysis.trace) or ""),
     )
-    zones = sorted(analysis.data_zone_names())
-    if analysis.data_zone_events.size == 0:
+
+
+def idle_in_data_zone(analysis: Analysis) -> Finding:
+    """Device idle (or CPU wait) while the data zone runs."""
+    reading = analysis.zone_reading
+    zones = reading.choice.names
+    if not reading.found:
         return Finding(
-            "gpu_idle_data_zone",
-            title,
-            "not observed: the capture has no data zone ("
-            + ", ".join(zones)
-            + " or enumerate(DataLoader)#…) to look inside",
-            {"zones": zones},
-            hypothesis,
-            next_check,
-            False,
+            FindingId.GPU_IDLE_DATA_ZONE,
+            FindingStatus.NOT_OBSERVED,
+            missing=Missing(MissingReason.NO_DATA_ZONE, ", ".join(zones)),
         )
-    zone_ns = analysis.total_zone_ns
-    if not trace.gpu_observed:
-        # Without GPU events the gap is the zone's CPU wait, and is named so.
-        wait = sum(gap.duration_ns for gap in analysis.gaps)
-        share = wait / zone_ns if zone_ns else 0.0
-        return Finding(
-            "gpu_idle_data_zone",
-            "CPU wait in the data zone (GPU not observed)",
-            f"the data zone waited {format_duration_ns(wait)} of"
-            f" {format_duration_ns(zone_ns)} ({share:.0%}) in its own time, outside"
-            " any operator; GPU activity not observed: "
-            + (gpu_missing_reason(trace) or "no GPU events"),
-            {
-                "zones": zones,
-                "zone_ns": zone_ns,
-                "cpu_wait_ns": wait,
-                "cpu_wait_share": share,
-            },
-            "the input pipeline may not keep up with the computation",
-            next_check,
-            share >= IDLE_SHARE_WORTH_A_LOOK,
-        )
-    gaps = analysis.gaps
-    starts = np.array([gap.start_ns for gap in gaps], dtype=np.int64)
-    ends = starts + np.array([gap.duration_ns for gap in gaps], dtype=np.int64)
-    idle = union_length(starts, ends)
-    share = idle / zone_ns if zone_ns else 0.0
+    zone_ns = reading.total_zone_ns
+    idle_ns = reading.total_gap_ns
+    share = idle_ns / zone_ns if zone_ns else 0.0
     per_step: dict[str, int] = {}
-    for gap in gaps:
+    for gap in reading.gaps:
         key = "outside steps" if gap.step is None else str(gap.step)
         per_step[key] = per_step.get(key, 0) + gap.duration_ns
-    observed = share >= IDLE_SHARE_WORTH_A_LOOK
-    observation = (
-        f"the device was idle {format_duration_ns(idle)} of the "
-        f"{format_duration_ns(zone_ns)} spent in data zones ({share:.0%}), "
-        f"in {len(gaps)} gap(s)"
-    )
-    if not observed:
-        observation += "; the device was mostly busy while data was read"
+    gaps = analysis.gaps
+    biggest = max(range(len(gaps)), key=lambda i: gaps[i].duration_ns, default=None)
     return Finding(
-        "gpu_idle_data_zone",
-        title,
-        observation,
-        {
-            "zones": zones,
-            "zone_ns": zone_ns,
-            "idle_ns": idle,
-            "idle_share": share,
-            "gaps": len(gaps),
-            "idle_ns_per_step": per_step,
-        },
-        hypothesis,
-        next_check,
-        observed,
+        FindingId.GPU_IDLE_DATA_ZONE,
+        _status(share >= IDLE_SHARE_WORTH_A_LOOK),
+        IdleFigures(reading.kind, zones, zone_ns, idle_ns, share, len(gaps), per_step),
+        ShowGap(biggest) if biggest is not None else None,
     )
 
 
 def repeated_copy(analysis: Analysis) -> Finding:
     """The same host-to-device copy (same name and bytes) in every step."""
     trace = analysis.trace
-    title = "The same host-to-device copy repeated each step"
-    hypothesis = "its placement or lifetime may be wrong"
-    next_check = "move it to the device once, then check the output is unchanged"
-    steps = _window(analysis)
     if not trace.gpu_observed:
-        return Finding(
-            "repeated_copy",
-            title,
-            "not observed: no GPU events in the capture ("
-            + (gpu_missing_reason(trace) or "unknown reason")
-            + ")",
-            {},
-            hypothesis,
-            next_check,
-            False,
-        )
+        return _no_gpu(FindingId.REPEATED_COPY, analysis)
+    steps = analysis.window_steps
     if len(steps) < 2:
         return Finding(
-            "repeated_copy",
-            title,
-            "not observed: the capture needs at least two steps to see a copy repeat"
-            f" (it has {len(steps)})",
-            {"steps": len(steps)},
-            hypothesis,
-            next_check,
-            False,
+            FindingId.REPEATED_COPY,
+            FindingStatus.NOT_OBSERVED,
+            CopyFigures(len(steps), 0, 0),
+            missing=Missing(MissingReason.TOO_FEW_STEPS, str(len(steps))),
         )
     copies = np.flatnonzero(trace.kind == Kind.MEMCPY)
     owner = analysis.gpu_owner
@@ -177,107 +227,68 @@ def repeated_copy(analysis: Analysis) -> Finding:
     ]
     if not repeated:
         return Finding(
-            "repeated_copy",
-            title,
-            f"no host-to-device copy with the same name and size in all {len(steps)}"
-            f" steps ({len(seen)} distinct copies seen)",
-            {"steps": len(steps), "distinct_copies": len(seen)},
-            hypothesis,
-            next_check,
-            False,
+            FindingId.REPEATED_COPY,
+            FindingStatus.NOT_SEEN,
+            CopyFigures(len(steps), len(seen), 0),
         )
     repeated.sort(key=lambda item: -item[0][1])
     (name, size), counts = repeated[0]
     return Finding(
-        "repeated_copy",
-        title,
-        f"{len(repeated)} host-to-device cop{'y' if len(repeated) == 1 else 'ies'}"
-        f" of the same size in each of the {len(steps)} steps; largest:"
-        f" {size if size >= 0 else 'unknown'} bytes",
-        {
-            "steps": len(steps),
-            "repeated_copies": len(repeated),
-            "name": name,
-            "bytes": size,
-            "per_step": min(counts.values()),
-        },
-        "if this copy carries the same constant each time (not the batch), "
-        + hypothesis,
-        next_check,
-        True,
+        FindingId.REPEATED_COPY,
+        FindingStatus.POSSIBLE,
+        CopyFigures(
+            len(steps),
+            len(seen),
+            len(repeated),
+            name,
+            size if size >= 0 else None,
+            min(counts.values()),
+        ),
+        ShowEvents(name),
     )
 
 
 def many_small_launches(analysis: Analysis) -> Finding:
-    """Many short kernels per step: the work may be fragmented."""
+    """Many short kernels per step."""
     trace = analysis.trace
-    title = "Many small launches per step"
-    hypothesis = "the work may be fragmented into many small kernels"
-    next_check = "group the work (fusion, larger batches) and look at the whole cost"
     if not trace.gpu_observed:
-        return Finding(
-            "small_launches",
-            title,
-            "not observed: no GPU events in the capture ("
-            + (gpu_missing_reason(trace) or "unknown reason")
-            + ")",
-            {},
-            hypothesis,
-            next_check,
-            False,
-        )
+        return _no_gpu(FindingId.SMALL_LAUNCHES, analysis)
     kernels = np.flatnonzero(trace.kind == Kind.KERNEL)
     if kernels.size == 0:
         return Finding(
-            "small_launches",
-            title,
-            "not observed: the capture has device work but no kernels",
-            {},
-            hypothesis,
-            next_check,
-            False,
+            FindingId.SMALL_LAUNCHES,
+            FindingStatus.NOT_OBSERVED,
+            missing=Missing(MissingReason.NO_KERNELS),
         )
     median_ns = float(np.median(trace.duration_ns[kernels]))
-    steps = _window(analysis)
+    steps: list[Step] = analysis.window_steps
     owner = analysis.gpu_owner[kernels]
     launched_at = np.where(
         owner >= 0, trace.start_ns[np.maximum(owner, 0)], trace.start_ns[kernels]
     )
+    launched_at = np.sort(launched_at)
     if steps:
-        counts = [
-            int(((launched_at >= step.start_ns) & (launched_at < step.end_ns)).sum())
-            for step in steps
-        ]
+        starts = np.array([step.start_ns for step in steps], dtype=np.int64)
+        ends = np.array([step.end_ns for step in steps], dtype=np.int64)
+        counts = (
+            np.searchsorted(launched_at, ends, side="left")
+            - np.searchsorted(launched_at, starts, side="left")
+        ).tolist()
     else:
         counts = [int(kernels.size)]
     per_step = float(statistics.median(counts))
-    observed = per_step >= MANY_KERNELS_PER_STEP and median_ns < SMALL_KERNEL_NS
-    scope = (
-        f"per step (median of {len(steps)})" if steps else "in the capture (no steps)"
-    )
+    biggest_step = ShowStep(steps[int(np.argmax(counts))].number) if steps else None
     return Finding(
-        "small_launches",
-        title,
-        f"{per_step:.0f} kernels {scope}, median kernel duration"
-        f" {format_duration_ns(median_ns)}",
-        {
-            "kernels_per_step": counts,
-            "median_kernels_per_step": per_step,
-            "median_kernel_ns": median_ns,
-            "kernels": int(kernels.size),
-        },
-        hypothesis,
-        next_check,
-        observed,
+        FindingId.SMALL_LAUNCHES,
+        _status(per_step >= MANY_KERNELS_PER_STEP and median_ns < SMALL_KERNEL_NS),
+        LaunchFigures(int(kernels.size), counts, per_step, median_ns, len(steps)),
+        biggest_step,
     )
 
 
 def dominant_operator(analysis: Analysis) -> Finding:
-    """One operator holding a large share of the time."""
-    title = "One operator dominates"
-    hypothesis = "its input shapes or its algorithm may decide the step time"
-    next_check = "time the same operator alone with the same inputs, then with others"
-    steps = _window(analysis)
+    """One operator holding a large share of the self time."""
+    steps = analysis.window_steps
     start = steps[0].start_ns if steps else None
     end = steps[-1].end_ns if steps else None
     table = analysis.op_table(start, end)
@@ -291,41 +302,27 @@ def dominant_operator(analysis: Analysis) -> Finding:
     total = int(values.sum())
     if total <= 0:
         return Finding(
-            "dominant_op",
-            title,
-            "not observed: no operator time in the window",
-            {},
-            hypothesis,
-            next_check,
-            False,
+            FindingId.DOMINANT_OP,
+            FindingStatus.NOT_OBSERVED,
+            missing=Missing(MissingReason.NO_OPERATOR_TIME),
         )
     top = int(np.argmax(values))
     share = int(values[top]) / total
     name = table.names[top]
     return Finding(
-        "dominant_op",
-        title,
-        f"{name} holds {share:.0%} of the self {unit} time of operators"
-        f" ({format_duration_ns(int(values[top]))} of {format_duration_ns(total)},"
-        f" {int(table.calls[top])} calls)",
-        {
-            "operator": name,
-            "share": share,
-            "self_ns": int(values[top]),
-            "total_ns": total,
-            "calls": int(table.calls[top]),
-            "unit": unit,
-        },
-        hypothesis,
-        next_check,
-        share >= DOMINANT_SHARE,
+        FindingId.DOMINANT_OP,
+        _status(share >= DOMINANT_SHARE),
+        DominantFigures(
+            name, share, int(values[top]), total, int(table.calls[top]), unit
+        ),
+        ShowOperator(name),
     )
 
 
 def compute_findings(analysis: Analysis) -> list[Finding]:
-    """The four readings in the method's order."""
+    """The readings in the method's order."""
     return [
-        gpu_idle_in_data_zone(analysis),
+        idle_in_data_zone(analysis),
         repeated_copy(analysis),
         many_small_launches(analysis),
         dominant_operator(analysis),

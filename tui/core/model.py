@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.description import CaptureDescription
+
 Int64Array = npt.NDArray[np.int64]
 Int32Array = npt.NDArray[np.int32]
 UInt8Array = npt.NDArray[np.uint8]
@@ -141,6 +143,11 @@ class Trace:
         if self.start_ns.size == 0:
             return 0
         return int((self.start_ns + self.duration_ns).max())
+
+    @cached_property
+    def capture(self) -> CaptureDescription:
+        """The capture description, typed (its `present` is False when there is none)."""
+        return CaptureDescription.parse(self.description)
 
     @cached_property
     def device_work_mask(self) -> BoolArray:

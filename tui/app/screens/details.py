@@ -16,8 +16,8 @@ from textual.widgets import Static
 
 from tui.core.analysis import Analysis
 from tui.core.model import DEVICE_WORK_KINDS, Kind, TrackKind
-from tui.core.report import format_duration_ns
 from tui.core.textsafe import printable
+from tui.core.units import duration_text
 
 SHAPE_KEYS = ("Input Dims", "Input type", "Concrete Inputs", "Input Strides")
 STACK_KEYS = ("Call stack", "stack", "Stack")
@@ -75,26 +75,26 @@ def event_details(analysis: Analysis, event: int) -> Text:
     _row(text, "track", track.name)
     start = int(trace.start_ns[event])
     duration = int(trace.duration_ns[event])
-    _row(text, "start", f"{format_duration_ns(start)} after the first event")
-    _row(text, "duration", format_duration_ns(duration))
-    _row(text, "end", format_duration_ns(start + duration))
+    _row(text, "start", f"{duration_text(start)} after the first event")
+    _row(text, "duration", duration_text(duration))
+    _row(text, "end", duration_text(start + duration))
     step = analysis.step_of(start)
     if step is not None:
         _row(text, "step", str(step))
     gpu = trace.gpu_observed
     is_device = kind in DEVICE_WORK_KINDS or track.kind == TrackKind.DEVICE
     if not is_device:
-        _row(text, "self CPU", format_duration_ns(int(analysis.self_cpu_ns[event])))
-        _row(text, "total CPU", format_duration_ns(duration))
+        _row(text, "self CPU", duration_text(int(analysis.self_cpu_ns[event])))
+        _row(text, "total CPU", duration_text(duration))
         _row(
             text,
             "self GPU",
-            format_duration_ns(int(analysis.self_gpu_ns[event]) if gpu else None),
+            duration_text(int(analysis.self_gpu_ns[event]) if gpu else None),
         )
         _row(
             text,
             "total GPU",
-            format_duration_ns(int(analysis.total_gpu_ns[event]) if gpu else None),
+            duration_text(int(analysis.total_gpu_ns[event]) if gpu else None),
         )
     args = trace.event_args(event)
     shapes = {key: args[key] for key in SHAPE_KEYS if key in args}
@@ -124,7 +124,7 @@ def event_details(analysis: Analysis, event: int) -> Text:
             owner_track = trace.tracks[int(trace.track[owner])]
             _row(text, "CPU operator", trace.event_name(owner))
             _row(text, "on", owner_track.name)
-            _row(text, "at", format_duration_ns(int(trace.start_ns[owner])))
+            _row(text, "at", duration_text(int(trace.start_ns[owner])))
         else:
             text.append("  not linked to a CPU operator in this capture\n", "italic")
     elif gpu:
@@ -135,7 +135,7 @@ def event_details(analysis: Analysis, event: int) -> Text:
         order = launched[np.argsort(trace.start_ns[launched], kind="stable")]
         for device_event in order[:LAUNCHED_SHOWN].tolist():
             text.append(
-                f"  {format_duration_ns(int(trace.duration_ns[device_event])):>11}  "
+                f"  {duration_text(int(trace.duration_ns[device_event])):>11}  "
             )
             text.append(printable(trace.event_name(device_event)) + "\n")
         if launched.size > LAUNCHED_SHOWN:

@@ -43,10 +43,12 @@ from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.core.analysis import Analysis, Gap, OpTable, Step, group_name
-from tui.core.findings import Finding
+from tui.core.findings import Finding, ShowEvents, ShowGap, ShowOperator, ShowStep
+from tui.core.findings_text import words
 from tui.core.model import Trace
-from tui.core.report import format_duration_ns
 from tui.core.textsafe import printable
+from tui.core.units import duration_text
+from tui.core.vocab import GapKind
 
 TABS = ("tab-ops", "tab-findings", "tab-notes")
 
@@ -183,10 +185,10 @@ class MainScreen(Screen[None]):
     def _window_info(self) -> Text:
         text = Text()
         text.append(f"{self.trace.event_count} events", style="bold")
-        text.append(f" over {format_duration_ns(self.trace.span_ns)}")
+        text.append(f" over {duration_text(self.trace.span_ns)}")
         gaps = self.analysis.gaps
         if gaps:
-            kind = "GPU idle" if gaps[0].kind == "gpu_idle" else "CPU wait"
+            kind = gaps[0].kind.label
             text.append(f"  {len(gaps)} gaps ({kind}) in data zones: g / G / b")
         text.append("  ? help", style="italic")
         return text
@@ -216,15 +218,15 @@ class MainScreen(Screen[None]):
         self.timeline.fit(step.start_ns, step.end_ns)
         text = Text()
         text.append(f"step {step.number}", style="bold")
-        text.append(f" ({step.phase})  {format_duration_ns(step.duration_ns)}")
+        text.append(f" ({step.phase})  {duration_text(step.duration_ns)}")
         busy = self.analysis.device_busy_ns(step.start_ns, step.end_ns)
         text.append(
             "  GPU busy "
-            + (format_duration_ns(busy) if busy is not None else "not observed")
+            + (duration_text(busy) if busy is not None else "not observed")
         )
         for zone in self.analysis.zones_in(step.start_ns, step.end_ns)[:4]:
             text.append(f"  {printable(zone.name)} ")
-            text.append(format_duration_ns(zone.duration_ns), style="bold")
+            text.append(duration_text(zone.duration_ns), style="bold")
         self._show_info(text)
         if self.scope == "step":
             self._apply_scope()
@@ -264,7 +266,7 @@ class MainScreen(Screen[None]):
         trace = self.trace
         text = Text()
         text.append(printable(trace.event_name(event)), style="bold")
-        text.append(f"  {format_duration_ns(int(trace.duration_ns[event]))}")
+        text.append(f"  {duration_text(int(trace.duration_ns[event]))}")
         text.append(f"  at {int(trace.start_ns[event]) / 1e3:.3f} µs")
         text.append("  Enter: details", style="italic")
         self._show_info(text)
@@ -301,7 +303,7 @@ class MainScreen(Screen[None]):
         text.append(f"{self.mark_label} ", style="bold")
         text.append(f"{self.mark_index + 1}/{self.marks.size}  ")
         text.append(printable(self.trace.event_name(event)))
-        text.append(f"  {format_duration_ns(int(self.trace.duration_ns[event]))}")
+        text.append(f"  {duration_text(int(self.trace.duration_ns[event]))}")
         self._show_info(text)
 
     def search(self, needle: str) -> int:
@@ -386,12 +388,8 @@ class MainScreen(Screen[None]):
         self.select_gap(max(range(len(gaps)), key=lambda i: gaps[i].duration_ns))
 
     def gap_range(self, gap: Gap) -> tuple[int, int]:
-        """The time range a gap covers (the zone itself for a CPU wait)."""
-        if gap.kind == "cpu_wait":
-            zone = gap.zone_event
-            start = int(self.trace.start_ns[zone])
-            return start, start + int(self.trace.duration_ns[zone])
-        return gap.start_ns, gap.start_ns + gap.duration_ns
+        """The time range a gap covers."""
+        return gap.start_ns, gap.end_ns
 
     def select_gap(self, index: int) -> None:
         """Select a gap's range, fit its zone, and show its figures."""
@@ -412,13 +410,13 @@ class MainScreen(Screen[None]):
         gap = self.analysis.gaps[index]
         text = Text()
         text.append(f"gap {index + 1}/{len(self.analysis.gaps)} ", style="bold")
-        if gap.kind == "gpu_idle":
+        if gap.kind is GapKind.GPU_IDLE:
             device = "" if gap.device is None else f" (device {gap.device})"
             text.append(" GPU idle" + device + " ", style="bold reverse")
         else:
             text.append(" CPU wait (no GPU events) ", style="bold reverse")
         text.append(" ")
-        text.append(format_duration_ns(gap.duration_ns), style="bold")
+        text.append(duration_text(gap.duration_ns), style="bold")
         text.append("  zone ")
         text.append(printable(gap.zone), style="bold")
         text.append("  step " + ("—" if gap.step is None else str(gap.step)))
@@ -475,30 +473,40 @@ class MainScreen(Screen[None]):
     def on_finding_chosen(self, message: FindingChosen) -> None:
         if not isinstance(self.focused, FindingsPanel):
             return
-        finding = next((f for f in self.findings if f.id == message.finding_id), None)
+        finding = self._finding(message.finding_id)
         if finding is None:
             return
+        said = words(finding)
         text = Text()
-        text.append(finding.title, style="bold")
-        text.append("  " + ("possible" if finding.observed else "not seen"))
+        text.append(said.title, style="bold")
+        text.append("  " + said.status_label)
         text.append("  m: note from this finding", style="italic")
+        if finding.anchor is not None:
+            text.append("  Enter: show it", style="italic")
         self._show_info(text)
+
+    def _finding(self, finding_id: str | None) -> Finding | None:
+        return next((f for f in self.findings if f.id.value == finding_id), None)
 
     @on(FindingsPanel.OptionSelected, "#findings")
     def _show_finding(self, event: FindingsPanel.OptionSelected) -> None:
-        """Show on the timeline what a finding is about."""
-        finding = next((f for f in self.findings if f.id == event.option_id), None)
+        """Show on the timeline (or in the table) what a finding rests on."""
+        finding = self._finding(event.option_id)
         if finding is None:
             return
-        if finding.id == "gpu_idle_data_zone" and self.analysis.gaps:
-            self.action_biggest_gap()
-        elif finding.id == "dominant_op" and "operator" in finding.evidence:
-            name = str(finding.evidence["operator"])
+        anchor = finding.anchor
+        if isinstance(anchor, ShowGap) and anchor.index < len(self.analysis.gaps):
+            self.select_gap(anchor.index)
+        elif isinstance(anchor, ShowOperator):
             self.query_one(TabbedContent).active = "tab-ops"
-            self.ops.select_name(name)
-        elif finding.id == "repeated_copy" and "name" in finding.evidence:
-            needle = str(finding.evidence["name"])
-            self.search(needle)
+            self.ops.select_name(anchor.name)
+        elif isinstance(anchor, ShowEvents):
+            self.search(anchor.name)
+        elif isinstance(anchor, ShowStep):
+            for index, step in enumerate(self._steps()):
+                if step.number == anchor.number:
+                    self._go_to_step(index)
+                    return
         elif self._steps():
             self._go_to_step(0)
 
@@ -575,13 +583,14 @@ class MainScreen(Screen[None]):
         empty = NoteDraft("", "", "", "open")
         if isinstance(focused, FindingsPanel) and focused.current is not None:
             finding = focused.current
+            said = words(finding)
             draft = NoteDraft(
-                printable(finding.hypothesis),
-                printable(finding.observation),
-                printable(finding.next_check),
+                printable(said.hypothesis),
+                printable(said.observation),
+                printable(said.next_check),
                 "open",
             )
-            return Anchor.on_finding(finding.id), f"finding {finding.title}", draft
+            return Anchor.on_finding(finding.id.value), f"finding {said.title}", draft
         if isinstance(focused, OperatorTable) and focused.current_name is not None:
             name = focused.current_name
             return Anchor.on_op(name), f"operator {name}", empty
@@ -656,7 +665,7 @@ class MainScreen(Screen[None]):
             self.action_tab(1)
             panel = self.query_one(FindingsPanel)
             for index, finding in enumerate(self.findings):
-                if finding.id == anchor.finding_id:
+                if finding.id.value == anchor.finding_id:
                     panel.highlighted = index
                     return
         self.notify("The note's anchor is not in this capture.", severity="warning")

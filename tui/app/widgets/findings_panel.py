@@ -12,21 +12,23 @@ from textual.widgets.option_list import Option
 
 from tui.app.messages import FindingChosen
 from tui.core.findings import Finding
+from tui.core.findings_text import words
 from tui.core.textsafe import printable
 
 
 def finding_text(finding: Finding) -> Text:
     """Several lines for one finding; every string from the trace stays text."""
+    said = words(finding)
     text = Text()
-    mark = "● possible" if finding.observed else "○ not seen"
+    mark = ("● " if finding.observed else "○ ") + said.status_label
     text.append(f"{mark}  ", style="bold" if finding.observed else "dim")
-    text.append(finding.title, style="bold underline" if finding.observed else "bold")
+    text.append(said.title, style="bold underline" if finding.observed else "bold")
     text.append("\n  observation: ", style="italic")
-    text.append(printable(finding.observation))
+    text.append(printable(said.observation))
     text.append("\n  hypothesis: ", style="italic")
-    text.append(printable(finding.hypothesis))
+    text.append(printable(said.hypothesis))
     text.append("\n  next check: ", style="italic")
-    text.append(printable(finding.next_check))
+    text.append(printable(said.next_check))
     return text
 
 
@@ -40,7 +42,9 @@ class FindingsPanel(OptionList):
     def __init__(self, findings: list[Finding], *, id: str | None = None) -> None:
         self.findings = findings
         super().__init__(
-            *[Option(finding_text(f), id=f.id) for f in findings], id=id, markup=False
+            *[Option(finding_text(f), id=f.id.value) for f in findings],
+            id=id,
+            markup=False,
         )
 
     @property

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.core.analysis import Analysis
-from tui.core.report import gpu_missing_reason, samples_per_step
+from tui.core.results import gpu_missing_reason
 from tui.core.textsafe import printable
 
 
@@ -22,46 +22,30 @@ def header_text(
     """Capture name, question, unit, window and GPU observed (or why not);
     first, when `served` (the app runs for a browser), a mark that says so."""
     trace = analysis.trace
-    description = trace.description or {}
+    capture = trace.capture
     line = Text(no_wrap=False, overflow="ellipsis")
     if served:
         mark = " served, captures on " if capture_allowed else " served "
         line.append(mark, style="bold reverse")
         line.append(" ")
     line.append(_text(trace.path.name), style="bold")
-    question = description.get("question")
-    if question:
+    if capture.question:
         line.append("  Q: ", style="bold")
-        line.append(_text(question))
-    samples = samples_per_step(trace)
-    unit_info = description.get("unit")
-    unit_name = (
-        unit_info.get("name")
-        if isinstance(unit_info, dict) and isinstance(unit_info.get("name"), str)
-        else "ms/step"
-    )
-    unit = _text(unit_name) + (f" ({samples} samples/step)" if samples else "")
+        line.append(_text(capture.question))
+    samples = capture.samples_per_step
+    unit = _text(capture.unit_name) + (f" ({samples} samples/step)" if samples else "")
     line.append("  unit ", style="bold")
     line.append(unit)
     steps = analysis.steps
     active = analysis.active_steps
-    window = description.get("window")
     line.append("  window ", style="bold")
-    if isinstance(window, dict) and window:
-        line.append(
-            "W{} U{} A{}".format(
-                _text(window.get("wait", "?")),
-                _text(window.get("warmup", "?")),
-                _text(window.get("active", "?")),
-            )
-            + f", {len(steps)} steps"
-        )
+    if capture.window is not None:
+        line.append(f"{capture.window.short()}, {len(steps)} steps")
     elif steps:
         line.append(f"{len(active)} active of {len(steps)} steps")
     else:
         line.append("no steps")
-    scenario = description.get("scenario")
-    if isinstance(scenario, dict) and scenario.get("inputs_simplified"):
+    if capture.scenario.inputs_simplified:
         line.append("  ")
         line.append("simplified inputs", style="italic underline")
     line.append("  ")

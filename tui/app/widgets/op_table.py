@@ -20,8 +20,8 @@ from textual.strip import Strip
 
 from tui.app.messages import OperatorActivated, OperatorSelected
 from tui.core.analysis import OpTable
-from tui.core.report import format_duration_ns
 from tui.core.textsafe import printable
+from tui.core.units import duration_text
 
 SORT_COLUMNS = ("name", "calls", "cpu", "gpu")
 CALLS_WIDTH = 8
@@ -320,9 +320,9 @@ class OperatorTable(ScrollView, can_focus=True):
             + " "
             + _fit(str(calls), calls_w, right=True)
             + " "
-            + _fit(format_duration_ns(cpu), cpu_w, right=True)
+            + _fit(duration_text(cpu), cpu_w, right=True)
             + " "
-            + _fit("—" if gpu is None else format_duration_ns(gpu), gpu_w, right=True)
+            + _fit("—" if gpu is None else duration_text(gpu), gpu_w, right=True)
         )
         style = cursor if index == self.cursor else base
         return Strip([Segment(_fit(text, width), style)], width)

@@ -8,8 +8,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui.app.messages import StepChosen
-from tui.core.analysis import Analysis, step_stats
-from tui.core.report import format_duration_ns, samples_per_step
+from tui.core.analysis import Analysis
+from tui.core.units import duration_text
 
 CAVEAT = "few steps show the mechanism, not a distribution"
 
@@ -20,18 +20,14 @@ def _ms(nanoseconds: float) -> str:
 
 def startup_text(analysis: Analysis) -> str:
     """Start-up figures from the capture description, kept apart from the window."""
-    description = analysis.trace.description or {}
-    startup = description.get("startup")
-    if not isinstance(startup, dict):
-        return ""
+    startup = analysis.trace.capture.startup
     parts = []
-    before = startup.get("before_first_step_ms")
-    if isinstance(before, (int, float)):
-        parts.append(f"before first step {format_duration_ns(before * 1e6)}")
-    for entry in startup.get("steps") or []:
-        if isinstance(entry, dict) and isinstance(entry.get("ms"), (int, float)):
-            phase = str(entry.get("phase", "?"))[:10]
-            parts.append(f"{phase} {format_duration_ns(entry['ms'] * 1e6)}")
+    if startup.before_first_step_ms is not None:
+        parts.append(
+            f"before first step {duration_text(startup.before_first_step_ms * 1e6)}"
+        )
+    for entry in startup.steps:
+        parts.append(f"{entry.phase[:10]} {duration_text(entry.ms * 1e6)}")
     return ", ".join(parts)
 
 
@@ -85,19 +81,18 @@ class StepsStrip(Widget):
             text.append(" start-up ", style="bold")
             text.append(startup, style="italic")
         text.append("\n")
-        active = self.analysis.active_steps
-        stats = step_stats([step.duration_ns for step in active])
+        stats = self.analysis.step_stats()
         line = Text()
         if stats is not None:
-            line.append(f"{stats['count']} active: ", style="bold")
+            line.append(f"{stats.count} active: ", style="bold")
             line.append(
-                f"median {format_duration_ns(stats['median_ns'])}"
-                f"  min {format_duration_ns(stats['min_ns'])}"
-                f"  max {format_duration_ns(stats['max_ns'])}"
+                f"median {duration_text(stats.median_ns)}"
+                f"  min {duration_text(stats.min_ns)}"
+                f"  max {duration_text(stats.max_ns)}"
             )
-            samples = samples_per_step(self.analysis.trace)
-            if samples and stats["median_ns"] > 0:
-                rate = samples / (stats["median_ns"] / 1e9)
+            samples = self.analysis.trace.capture.samples_per_step
+            if samples and stats.median_ns > 0:
+                rate = samples / (stats.median_ns / 1e9)
                 line.append(f"  ({rate:,.0f} samples/s at the median)")
         caveat = f"({CAVEAT})"
         # The caveat gets its own line rather than being cut on narrow terminals.

@@ -27,9 +27,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.app.messages import EventActivated, EventSelected, ViewChanged
-from tui.core.analysis import Analysis, merge_intervals
+from tui.core.analysis import Analysis
 from tui.core.model import Kind, Trace, TrackKind
 from tui.core.textsafe import printable
+from tui.core.vocab import GapKind
 
 Int64Array = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -361,6 +362,10 @@ class Timeline(ScrollView, can_focus=True):
         self._body: list[_Row] = []
         self._rows: list[_Row] = []
         """Header rows (fixed at the top) then track rows (scrolled)."""
+        self._zone_gaps: tuple[Int64Array, Int64Array] = (
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int64),
+        )
         self._gaps_by_device = self._build_gaps()
         self._build_rows()
         self.set_reactive(Timeline.view_start_ns, 0)
@@ -373,56 +378,13 @@ class Timeline(ScrollView, can_focus=True):
     # -- building rows ------------------------------------------------------
 
     def _build_gaps(self) -> dict[int | None, tuple[Int64Array, Int64Array]]:
-        """Gap intervals per device (None: all of them, for the zones row)."""
-        gaps = self.analysis.gaps
-        by_device: dict[int | None, list[tuple[int, int]]] = {None: []}
-        if gaps and all(gap.kind == "cpu_wait" for gap in gaps):
-            by_device[None] = self._cpu_wait_intervals()
-        else:
-            for gap in gaps:
-                interval = (gap.start_ns, gap.start_ns + gap.duration_ns)
-                by_device[None].append(interval)
-                by_device.setdefault(gap.device, []).append(interval)
-        merged: dict[int | None, tuple[Int64Array, Int64Array]] = {}
-        for device, intervals in by_device.items():
-            array = np.array(intervals, dtype=np.int64).reshape(-1, 2)
-            merged[device] = merge_intervals(array[:, 0], array[:, 1])
-        return merged
-
-    def _cpu_wait_intervals(self) -> list[tuple[int, int]]:
-        """Where each CPU-wait zone runs no child of its own: its self time, as intervals."""
-        trace = self.trace
-        parent = self.analysis.parent
-        zones = np.array([gap.zone_event for gap in self.analysis.gaps], dtype=np.int64)
-        zone_set = self._data_zone_mask
-        # Nested data zones are waiting too: look through them to their children.
-        owner = parent.copy()
-        nested = zone_set.copy()
-        nested[zones] = False
-        through = np.flatnonzero(nested)
-        for _ in range(8):
-            inner = np.isin(owner, through)
-            if not inner.any():
-                break
-            owner[inner] = parent[owner[inner]]
-        children = np.flatnonzero(np.isin(owner, zones) & ~zone_set)
-        child_owner = owner[children]
-        intervals: list[tuple[int, int]] = []
-        ends = trace.start_ns + trace.duration_ns
-        for zone in zones.tolist():
-            mine = children[child_owner == zone]
-            busy_starts, busy_ends = merge_intervals(trace.start_ns[mine], ends[mine])
-            cursor = int(trace.start_ns[zone])
-            zone_end = int(ends[zone])
-            for busy_start, busy_end in zip(
-                busy_starts.tolist(), busy_ends.tolist(), strict=True
-            ):
-                if busy_start > cursor:
-                    intervals.append((cursor, min(busy_start, zone_end)))
-                cursor = max(cursor, busy_end)
-            if cursor < zone_end:
-                intervals.append((cursor, zone_end))
-        return intervals
+        """Gap intervals per device, exactly the core's (never recomputed here)."""
+        reading = self.analysis.zone_reading
+        self._zone_gaps = (reading.gap_union.starts, reading.gap_union.ends)
+        return {
+            device: (intervals.starts, intervals.ends)
+            for device, intervals in reading.gap_intervals.items()
+        }
 
     def _depth_events(self, track: int) -> list[Int64Array]:
         """Events of a track per nesting depth (computed once per track)."""
@@ -473,14 +435,11 @@ class Timeline(ScrollView, can_focus=True):
         zone_events = np.union1d(
             analysis.zone_events, analysis.data_zone_events
         ).astype(np.int64)
-        all_gaps = self._gaps_by_device[None]
+        all_gaps = self._zone_gaps
         if zone_events.size or all_gaps[0].size:
             legend = ""
             if analysis.gaps:
-                cpu_wait = analysis.gaps[0].kind == "cpu_wait"
-                legend = (
-                    f" {GAP_GLYPH} CPU wait" if cpu_wait else f" {GAP_GLYPH} GPU idle"
-                )
+                legend = f" {GAP_GLYPH} {analysis.gap_kind.label}"
             # Zones on several threads: order them by start for the lane split.
             order = np.argsort(trace.start_ns[zone_events], kind="stable")
             header.append(
@@ -516,7 +475,7 @@ class Timeline(ScrollView, can_focus=True):
             if track.kind == TrackKind.CPU and several_processes:
                 name = f"{printable(str(track.pid))} {name}"
             gaps = None
-            if track.kind == TrackKind.DEVICE:
+            if track.kind == TrackKind.DEVICE and analysis.gap_kind is GapKind.GPU_IDLE:
                 gaps = self._gaps_by_device.get(track.device)
             for depth in range(shown):
                 deeper = 0

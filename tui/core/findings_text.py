@@ -1,0 +1,166 @@
+"""The words of each reading: title, observation, hypothesis, next check.
+
+Worded as possibilities, never as causes or promised speed-ups; figures come
+from the finding, so every front end (app, CLI, report, notes) says the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tui.core.findings import (
+    CopyFigures,
+    DominantFigures,
+    Finding,
+    IdleFigures,
+    LaunchFigures,
+    MissingReason,
+)
+from tui.core.units import duration_text
+from tui.core.vocab import FindingId, FindingStatus, GapKind
+from tui.core.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
+
+
+@dataclass(frozen=True)
+class FindingWords:
+    """A finding as people read it."""
+
+    title: str
+    observation: str
+    hypothesis: str
+    next_check: str
+    status_label: str
+
+
+_TITLES = {
+    FindingId.GPU_IDLE_DATA_ZONE: "GPU idle during the data zone",
+    FindingId.REPEATED_COPY: "The same host-to-device copy repeated each step",
+    FindingId.SMALL_LAUNCHES: "Many small launches per step",
+    FindingId.DOMINANT_OP: "One operator dominates",
+    FindingId.LATE_RANK: "One rank reaches the collectives late",
+}
+_HYPOTHESES = {
+    FindingId.GPU_IDLE_DATA_ZONE: "the input pipeline may not keep up with the device",
+    FindingId.REPEATED_COPY: "its placement or lifetime may be wrong",
+    FindingId.SMALL_LAUNCHES: "the work may be fragmented into many small kernels",
+    FindingId.DOMINANT_OP: "its input shapes or its algorithm may decide the step time",
+    FindingId.LATE_RANK: "that rank's input or its compute may be slower",
+}
+_NEXT_CHECKS = {
+    FindingId.GPU_IDLE_DATA_ZONE: (
+        "run the same computation with batches prepared in advance and compare "
+        "the step time"
+    ),
+    FindingId.REPEATED_COPY: (
+        "move it to the device once, then check the output is unchanged"
+    ),
+    FindingId.SMALL_LAUNCHES: (
+        "group the work (fusion, larger batches) and look at the whole cost"
+    ),
+    FindingId.DOMINANT_OP: (
+        "time the same operator alone with the same inputs, then with others"
+    ),
+    FindingId.LATE_RANK: ("compare that rank's data zone and kernels with a peer's"),
+}
+_STATUS = {
+    FindingStatus.POSSIBLE: "possible",
+    FindingStatus.NOT_SEEN: "not seen",
+    FindingStatus.NOT_OBSERVED: "not observed",
+}
+
+
+def words(finding: Finding) -> FindingWords:
+    """Title, observation, hypothesis and next check of a finding."""
+    title = _TITLES[finding.id]
+    hypothesis = _HYPOTHESES[finding.id]
+    figures = finding.figures
+    if isinstance(figures, IdleFigures) and figures.kind is GapKind.CPU_WAIT:
+        title = "CPU wait in the data zone (GPU not observed)"
+        hypothesis = "the input pipeline may not keep up with the computation"
+    if isinstance(figures, CopyFigures) and finding.observed:
+        hypothesis = (
+            "if this copy carries the same constant each time (not the batch), "
+            + hypothesis
+        )
+    return FindingWords(
+        title,
+        observation(finding),
+        hypothesis,
+        _NEXT_CHECKS[finding.id],
+        _STATUS[finding.status],
+    )
+
+
+def observation(finding: Finding) -> str:
+    """What the capture shows for this reading, with its figures."""
+    missing = finding.missing
+    if missing is not None:
+        return "not observed: " + _missing_text(missing.reason, missing.detail)
+    figures = finding.figures
+    if isinstance(figures, IdleFigures):
+        return _idle_text(figures, finding.observed)
+    if isinstance(figures, CopyFigures):
+        if not finding.observed:
+            return (
+                "no host-to-device copy with the same name and size in all "
+                f"{figures.steps} steps ({figures.distinct_copies} distinct copies seen)"
+            )
+        plural = "y" if figures.repeated_copies == 1 else "ies"
+        size = "unknown" if figures.bytes is None else f"{figures.bytes}"
+        return (
+            f"{figures.repeated_copies} host-to-device cop{plural} of the same size"
+            f" in each of the {figures.steps} steps; largest: {size} bytes"
+        )
+    if isinstance(figures, LaunchFigures):
+        scope = (
+            f"per step (median of {figures.steps})"
+            if figures.steps
+            else "in the capture (no steps)"
+        )
+        return (
+            f"{figures.median_kernels_per_step:.0f} kernels {scope}, median kernel"
+            f" duration {duration_text(figures.median_kernel_ns)}"
+        )
+    if isinstance(figures, DominantFigures):
+        return (
+            f"{figures.operator} holds {figures.share:.0%} of the self {figures.unit}"
+            f" time of operators ({duration_text(figures.self_ns)} of"
+            f" {duration_text(figures.total_ns)}, {figures.calls} calls)"
+        )
+    return ""
+
+
+def _idle_text(figures: IdleFigures, observed: bool) -> str:
+    if figures.kind is GapKind.CPU_WAIT:
+        return (
+            f"the data zone waited {duration_text(figures.idle_ns)} of"
+            f" {duration_text(figures.zone_ns)} ({figures.share:.0%}) with no thread"
+            " running an operator inside it; GPU activity not observed"
+        )
+    text = (
+        f"the device was idle {duration_text(figures.idle_ns)} of the"
+        f" {duration_text(figures.zone_ns)} spent in the data zone"
+        f" ({figures.share:.0%}), in {figures.gaps} gap(s)"
+    )
+    if not observed:
+        text += "; the device was mostly busy while data was read"
+    return text
+
+
+def _missing_text(reason: MissingReason, detail: str) -> str:
+    if reason is MissingReason.NO_DATA_ZONE:
+        looked_for = detail or f"{DEFAULT_DATA_ZONE}, {DATALOADER_GROUP}"
+        return (
+            f"the capture has no data zone ({looked_for}) to look inside; "
+            "choose one with z or --zone NAME"
+        )
+    if reason is MissingReason.NO_GPU:
+        return f"no GPU events in the capture ({detail or 'unknown reason'})"
+    if reason is MissingReason.TOO_FEW_STEPS:
+        return (
+            "the capture needs at least two steps to see a copy repeat"
+            f" (it has {detail or 'fewer'})"
+        )
+    if reason is MissingReason.NO_KERNELS:
+        return "the capture has device work but no kernels"
+    return "no operator time in the window"

@@ -1,0 +1,79 @@
+"""`steptrace gaps`: device idle (or CPU wait) inside the data zone, gap by gap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tui.core.analysis import Analysis
+from tui.core.results.summary import ZoneSummary, zone_lines
+from tui.core.textsafe import printable
+from tui.core.units import duration_text, us
+from tui.core.zones import Gap
+
+
+@dataclass(frozen=True)
+class GapsResult:
+    """The data zone's totals and every gap, in time order."""
+
+    gpu_observed: bool
+    zone: ZoneSummary
+    gaps: list[Gap]
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> GapsResult:
+        """The gaps of an analysed trace."""
+        reading = analysis.zone_reading
+        return cls(
+            analysis.trace.gpu_observed,
+            ZoneSummary(
+                reading.kind,
+                reading.choice.names,
+                reading.choice.source,
+                reading.total_zone_ns,
+                reading.total_gap_ns if reading.found else None,
+            ),
+            list(reading.gaps),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """What `steptrace gaps --json` prints."""
+        zone = self.zone
+        return {
+            "gpu_observed": self.gpu_observed,
+            "kind": zone.kind.value,
+            "zones": list(zone.names),
+            "source": zone.source.value,
+            "total_zone_us": us(zone.total_zone_ns),
+            "total_gap_us": None
+            if zone.total_gap_ns is None
+            else us(zone.total_gap_ns),
+            "gaps": [
+                {
+                    "zone": gap.zone,
+                    "step": gap.step,
+                    "start_us": us(gap.start_ns),
+                    "duration_us": us(gap.duration_ns),
+                    "kind": gap.kind.value,
+                    "device": gap.device,
+                }
+                for gap in self.gaps
+            ],
+        }
+
+    def to_text(self) -> str:
+        """`steptrace gaps` for people."""
+        lines = zone_lines(self.zone)
+        if self.zone.total_gap_ns is None:
+            return "\n".join(lines)
+        lines += ["", f"{'step':>6} {'device':>6} {'start':>12} {'duration':>12}  zone"]
+        for gap in self.gaps:
+            step = "–" if gap.step is None else str(gap.step)
+            device = "–" if gap.device is None else str(gap.device)
+            lines.append(
+                f"{step:>6} {device:>6} {duration_text(gap.start_ns):>12} "
+                f"{duration_text(gap.duration_ns):>12}  {printable(gap.zone)[:38]}"
+            )
+        if not self.gaps:
+            lines.append("  (the zone never waited: no gap)")
+        return "\n".join(lines)

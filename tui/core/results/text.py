@@ -1,0 +1,47 @@
+"""Plain-text layout shared by every text result: 80 columns, untrusted text escaped."""
+
+from __future__ import annotations
+
+import textwrap
+
+TEXT_WIDTH = 80
+
+
+def fill(text: str, first: str = "", rest: str = " " * 10) -> list[str]:
+    """Wrap `text` at 80 columns after a label; long paths break anywhere."""
+    return textwrap.wrap(
+        text,
+        width=TEXT_WIDTH,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=True,
+        break_on_hyphens=False,
+    ) or [first.rstrip()]
+
+
+def cut_end(text: str, width: int) -> str:
+    """`text` in at most `width` characters, an ellipsis at the end when cut."""
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def cut_middle(text: str, width: int) -> str:
+    """`text` in at most `width` characters keeping both ends (names differ at either)."""
+    if len(text) <= width:
+        return text
+    if width < 8:
+        return cut_end(text, width)
+    head = (width - 1) * 2 // 3
+    tail = width - 1 - head
+    return text[:head] + "…" + text[len(text) - tail :]
+
+
+def distinct_cuts(names: list[str], width: int) -> list[str]:
+    """Names cut to `width`; names whose end-cuts collide keep their distinguishing end instead."""
+    cut = [cut_end(name, width) for name in names]
+    seen: dict[str, int] = {}
+    for shown in cut:
+        seen[shown] = seen.get(shown, 0) + 1
+    return [
+        cut_middle(name, width) if seen[shown] > 1 and shown != name else shown
+        for name, shown in zip(names, cut, strict=True)
+    ]

@@ -1,0 +1,83 @@
+"""The product's vocabularies as enums, so a misspelt value is an error, not a silent miss.
+
+Values are the strings the JSON output and the sidecar files use; `str`
+enums keep `value == "active"` comparisons and JSON encoding working.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class StepPhase(str, enum.Enum):
+    """Whether a step belongs to the recorded window or came before it."""
+
+    ACTIVE = "active"
+    STARTUP = "startup"
+
+
+class GapKind(str, enum.Enum):
+    """What a gap measures: device idle, or (no GPU events) the zone's CPU wait."""
+
+    GPU_IDLE = "gpu_idle"
+    CPU_WAIT = "cpu_wait"
+
+    @property
+    def label(self) -> str:
+        """How people read it; a CPU wait is never called GPU idle."""
+        return "GPU idle" if self is GapKind.GPU_IDLE else "CPU wait"
+
+
+class ZoneSource(str, enum.Enum):
+    """Where the data zone in use came from."""
+
+    DEFAULT = "default"
+    DATALOADER = "dataloader"
+    DESCRIPTION = "description"
+    CHOSEN = "chosen"
+    NONE = "none"
+
+    @property
+    def label(self) -> str:
+        """Shown beside the zone's name in the header."""
+        return {
+            ZoneSource.DEFAULT: "default",
+            ZoneSource.DATALOADER: "DataLoader",
+            ZoneSource.DESCRIPTION: "capture description",
+            ZoneSource.CHOSEN: "your choice",
+            ZoneSource.NONE: "none found",
+        }[self]
+
+
+class SortKey(str, enum.Enum):
+    """How the operator table is ordered."""
+
+    SELF = "self"
+    TOTAL = "total"
+    CALLS = "calls"
+    NAME = "name"
+
+
+class TimeDevice(str, enum.Enum):
+    """Which clock a time column reads: CPU time or GPU work."""
+
+    CPU = "cpu"
+    GPU = "gpu"
+
+
+class FindingId(str, enum.Enum):
+    """The method's readings, in the method's order."""
+
+    GPU_IDLE_DATA_ZONE = "gpu_idle_data_zone"
+    REPEATED_COPY = "repeated_copy"
+    SMALL_LAUNCHES = "small_launches"
+    DOMINANT_OP = "dominant_op"
+    LATE_RANK = "late_rank"
+
+
+class FindingStatus(str, enum.Enum):
+    """A reading is possible, not seen, or cannot be read from this capture."""
+
+    POSSIBLE = "possible"
+    NOT_SEEN = "not_seen"
+    NOT_OBSERVED = "not_observed"
