@@ -100,15 +100,10 @@ def _known_id_columns(
     except (msgspec.ValidationError, msgspec.DecodeError):
         known = _decode_known_args(blob, pieces, counts)
         correlation = _id_column([item.correlation for item in known])
-        external_id = _id_column(
-            [
-                item.external_id
-                if item.external_id is not None
-                else item.external_id_old
-                for item in known
-            ]
-        )
-        return correlation, external_id
+        external_id = _id_column([item.external_id for item in known])
+        old = _id_column([item.external_id_old for item in known])
+        # As on the typed path: "External id" -1 or absent → "external id".
+        return correlation, np.where(external_id == -1, old, external_id)
     count = len(typed)
     correlation = np.fromiter(map(_CORRELATION, typed), dtype=np.int64, count=count)
     external_id = np.fromiter(map(_EXTERNAL_ID, typed), dtype=np.int64, count=count)
@@ -250,22 +245,52 @@ def _build(
     progress: Callable[[str, int, int], None] | None,
 ) -> Trace:
     warnings: list[str] = list(read_warnings) + list(decoded.warnings)
-    counts: Counter[str] = Counter()
-    collector = _Collector(counts)
-    source = decoded.events
+    collector = collect_events(decoded.events, progress)
+    return finish_trace(
+        collector,
+        path,
+        top_level=decoded.top_level,
+        array_form=decoded.array_form,
+        warnings=warnings,
+        file_size=file_size,
+        compressed=compressed,
+        progress=progress,
+    )
+
+
+def collect_events(
+    source: EventSource, progress: Callable[[str, int, int], None] | None = None
+) -> _Collector:
+    """Columns of every element of `source`, batch by batch."""
+    collector = _Collector()
     total_elements = len(source)
-    done = 0
     for batch in source.batches():
         collector.add_batch(batch)
-        done += len(batch)
         if progress is not None:
-            progress("events", done, total_elements)
-    if total_elements and counts[_NOT_OBJECTS] == total_elements:
-        form = "the JSON list" if decoded.array_form else "'traceEvents'"
+            progress("events", collector.elements, total_elements)
+    collector.repaired_utf8 = source.repaired_utf8
+    return collector
+
+
+def finish_trace(
+    collector: _Collector,
+    path: Path,
+    *,
+    top_level: dict[str, Any],
+    array_form: bool,
+    warnings: list[str],
+    file_size: int = 0,
+    compressed: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Trace:
+    """Pair, classify, sort and bind what `collector` gathered into the model."""
+    counts = collector.ordered_counts()
+    if collector.elements and counts[_NOT_OBJECTS] == collector.elements:
+        form = "the JSON list" if array_form else "'traceEvents'"
         raise TraceLoadError(
             f"{printable(str(path))}: not a trace ({form} holds no event objects)"
         )
-    if source.repaired_utf8 and not any("invalid UTF-8" in w for w in warnings):
+    if collector.repaired_utf8 and not any("invalid UTF-8" in w for w in warnings):
         warnings.insert(0, "invalid UTF-8 bytes were replaced by U+FFFD")
 
     if progress is not None:
@@ -275,12 +300,16 @@ def _build(
     instant_count = collector.instant_count
     counter_count = collector.counter_count
     names = collector.names
-    categories = collector.categories
+    # Flow categories first, then those of complete events (each in first-seen
+    # order): the same table whatever the batches were.
+    categories = _Interner()
+    flow_category_map = categories.codes(list(collector.flow_categories.ids))
+    complete_category_map = categories.codes(list(collector.categories.ids))
     track_keys = collector.track_keys
     start_abs = _concatenate(collector.start, np.int64)
     duration = _concatenate(collector.duration, np.int64)
     name_id = _concatenate(collector.name_id, np.int32)
-    category_id = _concatenate(collector.category_id, np.int32)
+    category_id = complete_category_map[_concatenate(collector.category_id, np.int32)]
     track_of_event = _concatenate(collector.track, np.int32)
     correlation = _concatenate(collector.correlation, np.int64)
     external_id = _concatenate(collector.external_id, np.int64)
@@ -501,6 +530,7 @@ def _build(
 
     flows = _bind_flows(
         collector.flows,
+        flow_category_map,
         origin,
         track_codes,
         rank_of_code,
@@ -513,7 +543,7 @@ def _build(
     _link_by_flows(flows, categories.strings(), kind, correlation)
     _count_device_overlaps(tracks, track_start, start, duration, kind, counts)
 
-    description, metadata = _split_description(decoded.top_level, warnings)
+    description, metadata = _split_description(top_level, warnings)
     for message, count in counts.items():
         warnings.append(f"{count} {message}")
 
@@ -614,6 +644,13 @@ class _TrackMetadata:
             elif kind == "thread_sort_index" and type(args.sort_index) is int:
                 self.thread_sort[(pid, _key(event.tid))] = args.sort_index
 
+    def update(self, later: _TrackMetadata) -> None:
+        """Take what `later` (from the events that follow) says; it wins on conflicts."""
+        self.process_names.update(later.process_names)
+        self.thread_names.update(later.thread_names)
+        self.process_sort.update(later.process_sort)
+        self.thread_sort.update(later.thread_sort)
+
 
 _FLOW_START, _FLOW_END, _FLOW_STEP = 0, 1, 2
 
@@ -660,13 +697,83 @@ class _FlowColumns:
         self.valid.append(valid & _in_time_range(stamps))
 
 
-class _Collector:
-    """Gathers columns batch by batch, so no per-event record outlives its batch."""
+_MISSING_TS = "complete events without a usable timestamp were dropped"
+_OUT_OF_RANGE = (
+    "complete events with a timestamp out of range (before 1933 or after 2116 "
+    "in epoch µs) were dropped"
+)
+_BAD_DURATION = "complete events with a missing or non-numeric duration were dropped"
+_NEGATIVE = "complete events with a negative duration were dropped"
+_ARGS_NOT_OBJECT = "events had args that are not an object (ignored)"
+# Problems found while turning complete events into columns, in the order told.
+_COLUMN_MESSAGES = (
+    _MISSING_TS,
+    _OUT_OF_RANGE,
+    _BAD_DURATION,
+    _NEGATIVE,
+    _ARGS_NOT_OBJECT,
+)
 
-    def __init__(self, counts: Counter[str]) -> None:
-        self.counts = counts
+_COLUMN_NAMES = (
+    "start",
+    "duration",
+    "name_id",
+    "category_id",
+    "track",
+    "correlation",
+    "external_id",
+    "args_begin",
+    "args_length",
+)
+_FLOW_COLUMN_NAMES = ("phase", "key", "flow_id", "category", "thread", "stamp", "valid")
+
+
+@dataclass
+class CollectedPart:
+    """What a collector gathered from one range of events, ready to be merged in order.
+
+    Interned values are the keys in first-seen order; the columns use the
+    part's own codes. `args_blob` holds the part's args joined by commas, and
+    `columns["args_begin"]` offsets into it.
+    """
+
+    elements: int
+    repaired_utf8: bool
+    instant_count: int
+    counter_count: int
+    scan_counts: dict[str, int]
+    column_counts: dict[str, int]
+    names: list[Any]
+    categories: list[Any]
+    flow_categories: list[Any]
+    track_keys: list[Any]
+    flow_keys: list[Any]
+    flow_threads: list[Any]
+    metadata: _TrackMetadata
+    begin_end: list[RawEvent]
+    columns: dict[str, np.ndarray[Any, Any]]
+    flow_columns: dict[str, np.ndarray[Any, Any]]
+    args_blob: bytes | bytearray | memoryview
+
+
+class _Collector:
+    """Gathers columns batch by batch, so no per-event record outlives its batch.
+
+    What it gathers does not depend on where batches begin and end (names,
+    categories and warnings keep their first-seen order), so ranges of events
+    collected apart and merged in order give the same columns.
+    """
+
+    def __init__(self) -> None:
+        self.elements = 0
+        self.repaired_utf8 = False
+        # Elements that are not events, in the order first seen.
+        self.scan_counts: Counter[str] = Counter()
+        # Complete events dropped while making columns; told in _COLUMN_MESSAGES order.
+        self.column_counts: Counter[str] = Counter()
         self.names = _Interner()
         self.categories = _Interner()
+        self.flow_categories = _Interner()
         self.track_keys = _Interner()
         self.metadata = _TrackMetadata()
         self.flows = _FlowColumns()
@@ -686,7 +793,8 @@ class _Collector:
         self.args_blob = bytearray(b"[")
 
     def add_batch(self, events: Sequence[RawEvent]) -> None:
-        counts = self.counts
+        counts = self.scan_counts
+        self.elements += len(events)
         complete: list[RawEvent] = []
         metadata_events: list[RawEvent] = []
         flow_events: list[RawEvent] = []
@@ -711,38 +819,29 @@ class _Collector:
                     f"events with unknown phase {_shown(_as_text(phase), 20)} were skipped"
                 ] += 1
         self.metadata.add(metadata_events)
-        self.flows.add(flow_events, self.categories)
+        self.flows.add(flow_events, self.flow_categories)
         self.add_complete(complete)
 
     def add_complete(self, complete: list[RawEvent]) -> None:
         """Columns for complete events; unusable ones are dropped and counted."""
         if not complete:
             return
-        counts = self.counts
+        counts = self.column_counts
         start_abs, start_ok = parse_us_to_ns(list(map(_TS, complete)))
         duration, duration_ok = duration_us_to_ns(list(map(_DUR, complete)))
         missing_ts = int((~start_ok).sum())
         if missing_ts:
-            counts["complete events without a usable timestamp were dropped"] += (
-                missing_ts
-            )
+            counts[_MISSING_TS] += missing_ts
         out_of_range = start_ok & ~_in_time_range(start_abs)
         if out_of_range.any():
-            counts[
-                "complete events with a timestamp out of range (before 1933 or after 2116 "
-                "in epoch µs) were dropped"
-            ] += int(out_of_range.sum())
+            counts[_OUT_OF_RANGE] += int(out_of_range.sum())
             start_ok &= ~out_of_range
         bad_duration = start_ok & ~duration_ok
         if bad_duration.any():
-            counts[
-                "complete events with a missing or non-numeric duration were dropped"
-            ] += int(bad_duration.sum())
+            counts[_BAD_DURATION] += int(bad_duration.sum())
         negative = start_ok & duration_ok & (duration < 0)
         if negative.any():
-            counts["complete events with a negative duration were dropped"] += int(
-                negative.sum()
-            )
+            counts[_NEGATIVE] += int(negative.sum())
         keep = start_ok & duration_ok & (duration >= 0)
         if not keep.all():
             complete = [complete[index] for index in np.flatnonzero(keep).tolist()]
@@ -775,6 +874,125 @@ class _Collector:
         del joined, pieces
         self.correlation.append(correlation)
         self.external_id.append(external_id)
+
+    def ordered_counts(self) -> Counter[str]:
+        """All counts so far in the order they are told; later ones add to it."""
+        counts: Counter[str] = Counter(self.scan_counts)
+        for message in _COLUMN_MESSAGES:
+            if self.column_counts[message]:
+                counts[message] += self.column_counts[message]
+        # Events added from now on (paired begin/end) count straight into it.
+        self.column_counts = counts
+        return counts
+
+    def export(self) -> CollectedPart:
+        """What was gathered, for merging into another collector (see `absorb`)."""
+        columns = {
+            name: _concatenate(getattr(self, name), _COLUMN_DTYPES[name])
+            for name in _COLUMN_NAMES
+        }
+        columns["args_begin"] = columns["args_begin"] - 1  # no leading "["
+        flows = self.flows
+        flow_columns = {
+            name: _concatenate(getattr(flows, name), _FLOW_DTYPES[name])
+            for name in _FLOW_COLUMN_NAMES
+        }
+        return CollectedPart(
+            elements=self.elements,
+            repaired_utf8=self.repaired_utf8,
+            instant_count=self.instant_count,
+            counter_count=self.counter_count,
+            scan_counts=dict(self.scan_counts),
+            column_counts=dict(self.column_counts),
+            names=list(self.names.ids),
+            categories=list(self.categories.ids),
+            flow_categories=list(self.flow_categories.ids),
+            track_keys=list(self.track_keys.ids),
+            flow_keys=list(flows.keys.ids),
+            flow_threads=list(flows.threads.ids),
+            metadata=self.metadata,
+            begin_end=self.begin_end,
+            columns=columns,
+            flow_columns=flow_columns,
+            args_blob=memoryview(self.args_blob)[1:],
+        )
+
+    def absorb(self, part: CollectedPart) -> None:
+        """Add a part gathered from the events that follow those seen so far."""
+        self.elements += part.elements
+        self.repaired_utf8 |= part.repaired_utf8
+        self.instant_count += part.instant_count
+        self.counter_count += part.counter_count
+        self.scan_counts.update(part.scan_counts)
+        self.column_counts.update(part.column_counts)
+        self.metadata.update(part.metadata)
+        self.begin_end.extend(part.begin_end)
+        columns = part.columns
+        if columns["start"].size:
+            self.start.append(columns["start"])
+            self.duration.append(columns["duration"])
+            self.name_id.append(_remap(self.names, part.names, columns["name_id"]))
+            self.category_id.append(
+                _remap(self.categories, part.categories, columns["category_id"])
+            )
+            self.track.append(
+                _remap(self.track_keys, part.track_keys, columns["track"])
+            )
+            self.correlation.append(columns["correlation"])
+            self.external_id.append(columns["external_id"])
+            if len(self.args_blob) > 1:
+                self.args_blob += b","
+            self.args_begin.append(columns["args_begin"] + len(self.args_blob))
+            self.args_length.append(columns["args_length"])
+            self.args_blob += part.args_blob
+        flow_columns = part.flow_columns
+        if flow_columns["phase"].size:
+            flows = self.flows
+            flows.phase.append(flow_columns["phase"])
+            flows.key.append(_remap(flows.keys, part.flow_keys, flow_columns["key"]))
+            flows.flow_id.append(flow_columns["flow_id"])
+            flows.category.append(
+                _remap(
+                    self.flow_categories, part.flow_categories, flow_columns["category"]
+                )
+            )
+            flows.thread.append(
+                _remap(flows.threads, part.flow_threads, flow_columns["thread"])
+            )
+            flows.stamp.append(flow_columns["stamp"])
+            flows.valid.append(flow_columns["valid"])
+
+
+_COLUMN_DTYPES: dict[str, Any] = {
+    "start": np.int64,
+    "duration": np.int64,
+    "name_id": np.int32,
+    "category_id": np.int32,
+    "track": np.int32,
+    "correlation": np.int64,
+    "external_id": np.int64,
+    "args_begin": np.int64,
+    "args_length": np.int64,
+}
+_FLOW_DTYPES: dict[str, Any] = {
+    "phase": np.int8,
+    "key": np.int32,
+    "flow_id": np.int64,
+    "category": np.int32,
+    "thread": np.int32,
+    "stamp": np.int64,
+    "valid": np.bool_,
+}
+
+
+def _remap(
+    interner: _Interner, keys: list[Any], codes: np.ndarray[Any, Any]
+) -> np.ndarray[Any, np.dtype[np.int32]]:
+    """A part's codes as codes of `interner`, which learns the part's new keys in order."""
+    if not keys:
+        return np.zeros(codes.size, dtype=np.int32)
+    mapping = interner.codes(keys)
+    return np.asarray(mapping[codes], dtype=np.int32)
 
 
 def _in_time_range(stamps: np.ndarray[Any, np.dtype[np.int64]]) -> np.ndarray[Any, Any]:
@@ -851,7 +1069,7 @@ def _decode_known_args(
         try:
             known.append(_KNOWN_ARGS_ONE.decode(piece))
         except (msgspec.ValidationError, msgspec.DecodeError):
-            counts["events had args that are not an object (ignored)"] += 1
+            counts[_ARGS_NOT_OBJECT] += 1
             known.append(_KnownArgs())
     return known
 
@@ -935,6 +1153,7 @@ def _pair_begin_end(events: Sequence[RawEvent], counts: Counter[str]) -> list[Ra
 
 def _bind_flows(
     columns: _FlowColumns,
+    category_map: np.ndarray[Any, np.dtype[np.int32]],
     origin: int,
     track_codes: dict[tuple[Hashable, Hashable], int],
     rank_of_code: np.ndarray[Any, np.dtype[np.int32]],
@@ -960,7 +1179,7 @@ def _bind_flows(
     phase = np.concatenate(columns.phase)
     key = np.concatenate(columns.key).astype(np.int64)
     flow_id = np.concatenate(columns.flow_id)
-    category = np.concatenate(columns.category)
+    category = category_map[np.concatenate(columns.category)]
     thread = np.concatenate(columns.thread).astype(np.int64)
     stamp = np.concatenate(columns.stamp)
     valid = np.concatenate(columns.valid)

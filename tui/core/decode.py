@@ -93,25 +93,30 @@ class EventSource:
             # Skipping an element checks its syntax but not its UTF-8.
             if "UTF-8" not in str(error):
                 raise
+        return [self.decode_one(raw) for raw in chunk]
+
+    def decode_one(self, raw: msgspec.Raw | bytes) -> RawEvent:
+        """One element on its own: what it gives never depends on its neighbours."""
+        try:
+            return _EVENT_DECODER.decode(raw)
+        except msgspec.ValidationError:
+            pass
+        except msgspec.DecodeError as error:
+            if "UTF-8" not in str(error):
+                return _event_from_text(bytes(raw))
             self.repaired_utf8 = True
-            chunk = [
-                msgspec.Raw(
-                    bytes(raw).decode("utf-8", errors="replace").encode("utf-8")
-                )
-                for raw in chunk
-            ]
-            text = b"[" + b",".join(chunk) + b"]"
+            raw = bytes(raw).decode("utf-8", errors="replace").encode("utf-8")
             try:
-                return _EVENTS_DECODER.decode(text)
-            except msgspec.ValidationError:
+                return _EVENT_DECODER.decode(raw)
+            except msgspec.DecodeError:
                 pass
-        events: list[RawEvent] = []
-        for raw in chunk:
-            try:
-                events.append(_EVENT_DECODER.decode(raw))
-            except (msgspec.ValidationError, msgspec.DecodeError):
-                events.append(_event_from_text(bytes(raw)))
-        return events
+        text = bytes(raw)
+        try:
+            text.decode("utf-8")
+        except UnicodeDecodeError:
+            self.repaired_utf8 = True
+            text = text.decode("utf-8", errors="replace").encode("utf-8")
+        return _event_from_text(text)
 
 
 @dataclass
