@@ -286,9 +286,11 @@ def child_environment(
 
 
 def run_zero_code(script: ScriptCommand, settings: ZeroCodeSettings) -> int:
-    """Run the script under the profiler in a child interpreter; returns its exit status."""
-    if settings.per_rank:
-        distributed.make_run_folder(settings.output)
+    """Run the script under the profiler in a child interpreter; returns its exit status.
+
+    Under torchrun the run folder is made by the ranks, so a job refused
+    before its workers start leaves nothing behind.
+    """
     completed = subprocess.run(
         child_argv(script, settings), env=child_environment(script), check=False
     )

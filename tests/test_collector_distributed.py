@@ -231,6 +231,20 @@ def test_a_folder_holding_a_rank_trace_is_refused_before_the_job_starts(
     assert not (tmp_path / "started").exists()
 
 
+def test_a_worker_command_without_python_is_refused_and_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "train.py").write_text("")
+    completed = steptrace_capture(
+        tmp_path,
+        "run",
+        ["torchrun", "--no-python", "--nproc-per-node", "2", "train.py"],
+    )
+    assert completed.returncode == 2
+    assert "--no-python" in completed.stderr and "Traceback" not in completed.stderr
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.mark.parametrize("output", ["trace.json", "file"])
 def test_torchrun_output_must_be_a_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], output: str
