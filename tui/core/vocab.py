@@ -81,3 +81,43 @@ class FindingStatus(str, enum.Enum):
     POSSIBLE = "possible"
     NOT_SEEN = "not_seen"
     NOT_OBSERVED = "not_observed"
+
+
+class Verdict(str, enum.Enum):
+    """What a diff of two captures may say: an order only when the step-time ranges do not overlap."""
+
+    FASTER = "faster"
+    SLOWER = "slower"
+    INCONCLUSIVE = "inconclusive"
+
+
+class DiffCheck(str, enum.Enum):
+    """What a diff of two captures warns about; most make them not comparable."""
+
+    ENVIRONMENT = "environment"
+    WINDOW = "window"
+    OPTIONS = "options"
+    QUESTION = "question"
+    BATCH_SIZE = "batch_size"
+    DATA_ZONE = "data_zone"
+    GPU = "gpu"
+    NO_DESCRIPTION = "no_description"
+    FEW_STEPS = "few_steps"
+    NO_STEPS = "no_steps"
+
+    @property
+    def breaks_comparability(self) -> bool:
+        """Whether this difference makes the two captures not comparable (the rest are caveats)."""
+        return self not in (
+            DiffCheck.NO_DESCRIPTION,
+            DiffCheck.FEW_STEPS,
+            DiffCheck.NO_STEPS,
+        )
+
+
+class OpPresence(str, enum.Enum):
+    """Whether a row of a diff's table is on both sides, or only after (added) or before (removed)."""
+
+    BOTH = "both"
+    ADDED = "added"
+    REMOVED = "removed"

@@ -1,0 +1,90 @@
+"""`steptrace diff BEFORE AFTER`: two traces of the same window compared.
+
+Not to be confused with `steptrace compare`, which compares two bench
+results (timed without the profiler).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from tui.commands._zones import add_zone_option
+
+
+def register(subparsers: Any) -> None:
+    """Add the `diff` subcommand."""
+    parser = subparsers.add_parser(
+        "diff",
+        help="compare two traces: steps and verdict, operators, data zone, kernels "
+        "(two bench results: compare)",
+        description="Compare two captures (trace files) of the same window: step "
+        "times and a verdict (faster/slower only when the ranges do not overlap), "
+        "operators, data zone and kernels, and whether the two are comparable. "
+        "For two `steptrace bench` results, use `steptrace compare`.",
+    )
+    parser.add_argument("before", help="the trace before the change")
+    parser.add_argument("after", help="the trace after the change")
+    add_zone_option(parser)
+    parser.add_argument(
+        "--sort",
+        choices=("self", "total", "calls", "name"),
+        default="self",
+        help="order operators by the largest change of this column (default: self)",
+    )
+    parser.add_argument(
+        "--device",
+        choices=("cpu", "gpu"),
+        default=None,
+        help="which time the change is read on (default: GPU when both captures "
+        "hold GPU events, else CPU)",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="at most N operator and kernel rows (default: all in JSON, 20 in text)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the diff; exit 2 for an unreadable trace or a zone in neither capture."""
+    import sys
+
+    from tui.commands._common import load_for_cli, print_json
+    from tui.core.analysis import Analysis
+    from tui.core.results.diff import DiffResult
+    from tui.core.textsafe import printable
+    from tui.core.zones import zone_group
+
+    if args.limit is not None and args.limit < 0:
+        print("steptrace: --limit must be 0 or more", file=sys.stderr)
+        return 2
+    zones = [zone_group(name) for name in args.zone] or None
+    before = Analysis(load_for_cli(args.before), zones)
+    after = Analysis(load_for_cli(args.after), zones)
+    if zones:
+        nowhere = [
+            name
+            for name in before.missing_zone_names()
+            if name in after.missing_zone_names()
+        ]
+        for name in nowhere:
+            print(
+                f"steptrace: no range named '{printable(name)}' in either capture; "
+                "`steptrace zones TRACE` lists the ranges that can be a data zone",
+                file=sys.stderr,
+            )
+        if nowhere:
+            return 2
+    result = DiffResult.of(
+        before, after, sort=args.sort, device=args.device, limit=args.limit
+    )
+    if args.json:
+        print_json(result.to_json())
+    else:
+        print(result.to_text())
+    return 0

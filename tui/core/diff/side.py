@@ -1,0 +1,109 @@
+"""One capture reduced to what a diff compares: a small summary, computed once per capture.
+
+`CaptureSide.of(analysis)` holds aggregates only (step times, operator and
+kernel tables, data-zone totals, the description), so a diff of two sides is
+cheap, and a run of many ranks can summarise each rank where it is and diff
+the summaries.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from tui.core.analysis import Analysis
+from tui.core.description import CaptureDescription
+from tui.core.diff.steps import StepFigures
+from tui.core.diff.tables import KernelTotals
+from tui.core.kernels import kernel_events, kernel_table
+from tui.core.optable import OpTable
+from tui.core.results.observed import gpu_missing_reason
+from tui.core.results.summary import ZoneSummary
+from tui.core.zones import StepZone, ZoneReading, default_zone_choice
+
+
+def zone_summary(reading: ZoneReading) -> ZoneSummary:
+    """The data zone's names and totals; gap None when the capture holds no data zone."""
+    return ZoneSummary(
+        reading.kind,
+        reading.choice.names,
+        reading.choice.source,
+        reading.total_zone_ns,
+        reading.total_gap_ns if reading.found else None,
+    )
+
+
+@dataclass(frozen=True)
+class ZoneFigures:
+    """A capture's data zone: totals over the trace, and each window step's zone and gap."""
+
+    summary: ZoneSummary
+    steps: tuple[StepZone, ...]
+    names_present: frozenset[str]
+    default_names: tuple[str, ...]
+    """The data zone this capture would read on its own (description, default, DataLoader)."""
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> ZoneFigures:
+        """The zone figures of an analysed capture (its zone choice as it is)."""
+        reading = analysis.zone_reading
+        window = [reading.step_zone(step.number) for step in analysis.active_steps]
+        return cls(
+            zone_summary(reading),
+            tuple(figure for figure in window if figure is not None),
+            analysis.zone_names_present,
+            default_zone_choice(analysis.trace, analysis.zone_names_present).names,
+        )
+
+    @property
+    def found(self) -> bool:
+        """Whether the data zone occurs in the capture."""
+        return self.summary.total_gap_ns is not None
+
+    @property
+    def median_zone_ns(self) -> float | None:
+        """Median zone time per window step; None without window steps."""
+        values = [figure.zone_ns for figure in self.steps]
+        return float(statistics.median(values)) if values else None
+
+    @property
+    def median_gap_ns(self) -> float | None:
+        """Median gap time per window step; None when no step holds the zone."""
+        if not self.found:
+            return None
+        values = [figure.gap_ns or 0 for figure in self.steps]
+        return float(statistics.median(values)) if values else None
+
+
+@dataclass(frozen=True)
+class CaptureSide:
+    """Everything a diff reads of one capture."""
+
+    path: str
+    capture: CaptureDescription
+    gpu_observed: bool
+    gpu_missing_reason: str | None
+    steps: StepFigures
+    ops: OpTable
+    kernels: KernelTotals | None
+    zone: ZoneFigures
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> CaptureSide:
+        """Summarise an analysed capture: whole-trace operators and kernels, window steps, zone."""
+        trace = analysis.trace
+        kernels = (
+            KernelTotals.of(kernel_table(trace, kernel_events(trace)))
+            if trace.gpu_observed
+            else None
+        )
+        return cls(
+            str(trace.path),
+            trace.capture,
+            trace.gpu_observed,
+            gpu_missing_reason(trace),
+            StepFigures.of(analysis),
+            analysis.op_table(),
+            kernels,
+            ZoneFigures.of(analysis),
+        )

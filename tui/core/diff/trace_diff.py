@@ -1,0 +1,84 @@
+"""Two captures of the same window compared: steps, operators, data zone, kernels, comparability."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tui.core.analysis import Analysis
+from tui.core.diff.comparability import DiffWarning, comparability
+from tui.core.diff.side import CaptureSide, ZoneFigures
+from tui.core.diff.steps import StepsDiff
+from tui.core.diff.tables import KernelsDiff, OpsDiff
+from tui.core.vocab import ZoneSource
+from tui.core.zones import ZoneChoice
+
+
+@dataclass(frozen=True)
+class ZoneDiff:
+    """The data zone before and after, read with the same zone names on both sides."""
+
+    before: ZoneFigures
+    after: ZoneFigures
+
+
+@dataclass(frozen=True)
+class TraceDiff:
+    """Everything `steptrace diff` compares; a pure function of two captures' summaries."""
+
+    before: CaptureSide
+    after: CaptureSide
+    steps: StepsDiff
+    ops: OpsDiff
+    zone: ZoneDiff
+    kernels: KernelsDiff
+    warnings: tuple[DiffWarning, ...]
+
+    @property
+    def comparable(self) -> bool:
+        """Whether nothing that matters differs between the two captures."""
+        return not any(warning.breaks_comparability for warning in self.warnings)
+
+    @classmethod
+    def between(cls, before: CaptureSide, after: CaptureSide) -> TraceDiff:
+        """Compare two summarised captures (a run's ranks are diffed the same way)."""
+        return cls(
+            before,
+            after,
+            StepsDiff.between(before.steps, after.steps),
+            OpsDiff.of(before.ops, after.ops),
+            ZoneDiff(before.zone, after.zone),
+            KernelsDiff.of(before.kernels, after.kernels),
+            tuple(comparability(before, after)),
+        )
+
+    @classmethod
+    def of(cls, before: Analysis, after: Analysis) -> TraceDiff:
+        """Compare two analysed captures; both read the same data zone names."""
+        first, second = shared_zone(before, after)
+        return cls.between(CaptureSide.of(first), CaptureSide.of(second))
+
+
+def shared_zone(before: Analysis, after: Analysis) -> tuple[Analysis, Analysis]:
+    """Both analyses on the same data zone names, so zone figures compare like with like.
+
+    A zone chosen by the user on either side is used on both; otherwise the
+    names of both default zones together (a name absent on one side reads
+    no time there).
+    """
+    choices = (before.zone_choice, after.zone_choice)
+    chosen = [choice for choice in choices if choice.source is ZoneSource.CHOSEN]
+    if chosen:
+        shared = ZoneChoice(
+            tuple(dict.fromkeys(name for choice in chosen for name in choice.names)),
+            ZoneSource.CHOSEN,
+        )
+    else:
+        names = tuple(dict.fromkeys([*choices[0].names, *choices[1].names]))
+        source = next(
+            (choice.source for choice in choices if choice.names), ZoneSource.NONE
+        )
+        shared = ZoneChoice(names, source)
+    return (
+        before if before.zone_choice == shared else before.with_zones(shared),
+        after if after.zone_choice == shared else after.with_zones(shared),
+    )
