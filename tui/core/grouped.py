@@ -1,0 +1,49 @@
+"""Per-group statistics over columns (medians, counts), vectorised: no loop per row or event."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+Int64Array = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+def group_counts(
+    size: int, group: Int64Array, keep: BoolArray | None = None
+) -> Int64Array:
+    """How many members of each group (0..size-1) there are, counting only `keep` when given."""
+    chosen = group if keep is None else group[keep]
+    return np.bincount(chosen, minlength=size).astype(np.int64)[:size]
+
+
+def group_medians(
+    size: int, group: Int64Array, values: Int64Array, keep: BoolArray | None = None
+) -> FloatArray:
+    """The median of `values` per group (NaN for a group with no kept member).
+
+    The median of an even count is the mean of the two middle values, as
+    `statistics.median` and `numpy.median` give it.
+    """
+    if keep is not None:
+        group, values = group[keep], values[keep]
+    medians = np.full(size, np.nan, dtype=np.float64)
+    if group.size == 0:
+        return medians
+    order = np.lexsort((values, group))
+    ordered = values[order].astype(np.float64)
+    counts = np.bincount(group, minlength=size)[:size]
+    begins = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    present = np.flatnonzero(counts > 0)
+    low = begins[present] + (counts[present] - 1) // 2
+    high = begins[present] + counts[present] // 2
+    medians[present] = (ordered[low] + ordered[high]) / 2
+    return medians
+
+
+def median_or_none(values: Int64Array) -> float | None:
+    """The median of a column, None when it is empty."""
+    if values.size == 0:
+        return None
+    return float(np.median(values.astype(np.float64)))
