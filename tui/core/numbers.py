@@ -35,6 +35,9 @@ def parse_us_to_ns(
     slow per-item path; strings and non-numbers are invalid.
     """
     count = len(texts)
+    fixed = _parse_fixed_width(texts)  # type: ignore[arg-type]
+    if fixed is not None:
+        return fixed, np.ones(count, dtype=np.bool_)
     values = np.zeros(count, dtype=np.int64)
     valid = np.zeros(count, dtype=np.bool_)
     for begin in range(0, count, _CHUNK_NUMBERS):
@@ -51,6 +54,44 @@ def parse_us_to_ns(
 
 
 _MAX_WIDTH = 32
+# The most nanosecond digits a value may have and still fit int64 (with a
+# leading digit below 9).
+_MAX_NS_DIGITS = 19
+
+
+def _parse_fixed_width(texts: Sequence[bytes]) -> npt.NDArray[np.int64] | None:
+    """The usual case at C speed: every text as long as the others, all digits
+    but for a dot before exactly three decimals (Kineto's epoch nanoseconds) or
+    no dot at all (whole microseconds). None when the texts are anything else.
+    """
+    count = len(texts)
+    if not count:
+        return None
+    width = len(texts[0])
+    if not 0 < width <= _MAX_NS_DIGITS + 1:
+        return None
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=count)
+    if (lengths != width).any():
+        return None
+    matrix = np.frombuffer(b"".join(texts), dtype=np.uint8).reshape(count, width)
+    has_dot = width > 4 and bool((matrix[:, width - 4] == ord(".")).all())
+    columns = [column for column in range(width) if not has_dot or column != width - 4]
+    scale = 1 if has_dot else 1000
+    digits = len(columns) + (0 if has_dot else 3)
+    if digits > _MAX_NS_DIGITS:
+        return None
+    values = np.zeros(count, dtype=np.int64)
+    for column in columns:
+        digit = matrix[:, column] - np.uint8(ord("0"))  # not a digit: wraps past 9
+        if (digit > 9).any():
+            return None
+        if column == columns[0] and digits == _MAX_NS_DIGITS and (digit > 8).any():
+            return None  # 9 followed by 18 digits may not fit int64
+        values *= 10
+        values += digit
+    if scale != 1:
+        values *= scale
+    return values
 
 
 def _parse_chunk(
