@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.core.description import CaptureDescription
+from tui.core.results.summary import StepRow, SummaryResult, ZoneSummary
+from tui.core.steps import StepStats
+from tui.core.vocab import GapKind, StepPhase, ZoneSource
 from tui.notes.model import Anchor, Note, Result
 from tui.notes.report import md_cell, render_markdown, render_text
 
@@ -11,13 +15,14 @@ WHEN = "2024-05-01T12:00:00.000000+00:00"
 LATER = "2024-05-01T12:05:00.000000+00:00"
 
 
-def _summary() -> dict[str, Any]:
-    return {
-        "trace": "/data/run.pt.trace.json.gz",
-        "description": {
+def _summary(
+    description: dict[str, Any] | None = None, *, gpu_observed: bool = False
+) -> SummaryResult:
+    if description is None:
+        description = {
             "question": "Is compute waiting for data?",
             "scenario": {
-                "shapes": [[32, 3, 224, 224]],
+                "shapes": "32, 3, 224, 224",
                 "batch_size": 32,
                 "precision": "bf16",
                 "mode": "train",
@@ -28,23 +33,28 @@ def _summary() -> dict[str, Any]:
             },
             "unit": {"name": "samples/s", "samples_per_step": 32},
             "window": {"wait": 1, "warmup": 1, "active": 2},
-        },
-        "gpu_observed": False,
-        "gpu_missing_reason": "CPU-only capture",
-        "unit": "ms/step",
-        "steps": [
-            {"step": 0, "phase": "startup", "start_us": 0.0, "duration_ms": 812.4},
-            {"step": 2, "phase": "active", "start_us": 1.0, "duration_ms": 12.3},
-            {"step": 3, "phase": "active", "start_us": 2.0, "duration_ms": 12.714},
+        }
+    steps = [
+        (0, StepPhase.STARTUP, 812_400_000),
+        (2, StepPhase.ACTIVE, 12_300_000),
+        (3, StepPhase.ACTIVE, 12_714_000),
+    ]
+    return SummaryResult(
+        trace_path="/data/run.pt.trace.json.gz",
+        capture=CaptureDescription.parse(description or None),
+        gpu_observed=gpu_observed,
+        gpu_missing_reason=None if gpu_observed else "CPU-only capture",
+        events=10,
+        span_ns=900_000_000,
+        steps=[
+            StepRow(number, phase, 0, duration, None, [], None, 0, None)
+            for number, phase, duration in steps
         ],
-        "step_stats": {
-            "count": 2,
-            "median_ms": 12.507,
-            "min_ms": 12.3,
-            "max_ms": 12.714,
-        },
-        "warnings": ["clock \x1b[2Jskew"],
-    }
+        stats=StepStats.of([12_300_000, 12_714_000]),
+        device_busy_ns=None,
+        zone=ZoneSummary(GapKind.CPU_WAIT, (), ZoneSource.NONE, 0, None),
+        warnings=["clock \x1b[2Jskew"],
+    )
 
 
 def _notes() -> list[Note]:
@@ -148,7 +158,7 @@ def test_markdown_without_figures_still_lists_notes() -> None:
 
 
 def test_markdown_without_description_or_notes() -> None:
-    summary = _summary() | {"description": None, "gpu_observed": True}
+    summary = _summary({}, gpu_observed=True)
     report = render_markdown([], summary)
     assert report.startswith("# Notes — /data/run.pt.trace.json.gz\n")
     assert "question, scenario and unit were not recorded" in report

@@ -39,13 +39,16 @@ steptrace notes TRACE [--json | --md]
                  [--author NAME]
        steptrace notes set TRACE ID [--status STATUS] [--result TEXT]
                  [--before V,V,...] [--after V,V,...] [--unit UNIT]
-                 [any option of add]
+                 [--tested-by AFTER] [any option of add]
        steptrace notes rm TRACE ID"""
 
 DESCRIPTION = """\
 Notes are hypotheses about a capture (observation → hypothesis → next check),
 saved in TRACE.notes.json next to the trace. Without a verb, list them, or
-export them as JSON or as a Markdown report to paste in a ticket."""
+export them as JSON or as a Markdown report to paste in a ticket.
+`set --tested-by AFTER` links a hypothesis to the capture that tested it: the
+result records the verdict of `steptrace diff TRACE AFTER` (faster or slower
+only when the step-time ranges do not overlap, else inconclusive)."""
 
 
 class _UsageError(Exception):
@@ -102,6 +105,13 @@ def _verb_parser(verb: str) -> _Parser:
         parser.add_argument("--before", help="raw values before, comma-separated")
         parser.add_argument("--after", help="raw values after, comma-separated")
         parser.add_argument("--unit", help="unit of the before/after values")
+        parser.add_argument(
+            "--tested-by",
+            dest="tested_by",
+            metavar="AFTER",
+            help="the capture that tested the hypothesis: records the verdict of "
+            "steptrace diff TRACE AFTER",
+        )
     return parser
 
 
@@ -221,15 +231,15 @@ def _list(trace: Path, options: argparse.Namespace, args: argparse.Namespace) ->
     return 0
 
 
-def _capture_summary(trace: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """The core's summary of the capture, or None and why it is unavailable."""
+def _capture_summary(trace: Path) -> tuple[Any, str | None]:
+    """The core's summary of the capture (a SummaryResult), or None and why it is unavailable."""
     from tui.commands._common import load_for_cli
     from tui.core.analysis import Analysis
     from tui.core.errors import TraceLoadError
     from tui.core.results import SummaryResult
 
     try:
-        summary = SummaryResult.of(Analysis(load_for_cli(str(trace)))).to_json()
+        summary = SummaryResult.of(Analysis(load_for_cli(str(trace))))
     except TraceLoadError as error:
         return None, str(error)
     return summary, None
@@ -286,13 +296,23 @@ def _set(trace: Path, options: argparse.Namespace) -> int:
     result_given = options.result is not None or options.unit is not None
     if result_given or before is not None or after is not None:
         changes["result"] = None  # filled in once the note is known
-    if not changes:
+    tested_by = None
+    if options.tested_by is not None:
+        tested_by = _existing_trace(options.tested_by)
+    if not changes and tested_by is None:
         raise _UsageError(
             "nothing to change: give --status, --result, --before/--after, "
-            "--hypothesis, --observation, --next-check, --anchor or --author"
+            "--tested-by, --hypothesis, --observation, --next-check, --anchor "
+            "or --author"
         )
     store = _open_store(trace)
     note = store.resolve(options.id)
+    if tested_by is not None:
+        note = _record_tested_by(store, note.id, trace, tested_by)
+        if not changes:
+            _save(store)
+            print(note.id)
+            return 0
     if "result" in changes:
         current = note.result or Result()
         changes["result"] = Result(
@@ -300,11 +320,37 @@ def _set(trace: Path, options: argparse.Namespace) -> int:
             before=before if before is not None else current.before,
             after=after if after is not None else current.after,
             unit=options.unit if options.unit is not None else current.unit,
+            tested_by=current.tested_by,
         )
     updated = store.update(note.id, **changes)
     _save(store)
     print(updated.id)
     return 0
+
+
+def _record_tested_by(store: NotesStore, note_id: str, trace: Path, after: Path) -> Any:
+    """Diff the noted trace with AFTER and put the verdict in the note's result."""
+    from tui.commands._common import load_for_cli
+    from tui.core.analysis import Analysis
+    from tui.core.diff import TraceDiff
+    from tui.notes.hashing import sha256_file
+    from tui.notes.tested_by import record_tested_by
+
+    diff = TraceDiff.of(
+        Analysis(load_for_cli(str(trace))), Analysis(load_for_cli(str(after)))
+    )
+    sha256 = None
+    if after.stat().st_size <= HASH_LIMIT_BYTES:
+        try:
+            sha256 = sha256_file(after)
+        except OSError as error:
+            _warn(f"cannot hash {after}: {error.strerror or error}")
+    if not diff.comparable:
+        _warn(
+            "the two captures are not comparable: "
+            + "; ".join(w.message for w in diff.warnings if w.breaks_comparability)
+        )
+    return record_tested_by(store, note_id, diff, after, after_sha256=sha256)
 
 
 def _rm(trace: Path, options: argparse.Namespace) -> int:

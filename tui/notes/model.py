@@ -17,13 +17,19 @@ from typing import Any, Literal, cast
 
 import orjson
 
-SCHEMA_VERSION = 2
-"""The notes-file schema this code writes; it reads this one and older, and
-leaves a newer one alone.
+SCHEMA_VERSION = 3
+"""The newest notes-file schema this code writes; it reads this one and older,
+and leaves a newer one alone.
 
 1: anchor times as float microseconds (`start_us`, `end_us`);
-2: anchor times as integer nanoseconds (`start_ns`, `end_ns`), exact.
+2: anchor times as integer nanoseconds (`start_ns`, `end_ns`), exact;
+3: a result may name the capture that tested it (`result.tested_by`).
+
+A file is written with the oldest schema that holds its notes (2 unless a
+note has `tested_by`), so a steptrace that knows only schema 2 still reads
+it; one that would drop `tested_by` sees schema 3 and leaves the file alone.
 """
+BASE_SCHEMA = 2
 
 Status = Literal["open", "confirmed", "refuted", "dropped"]
 STATUSES: tuple[Status, ...] = ("open", "confirmed", "refuted", "dropped")
@@ -309,55 +315,183 @@ _ANCHOR_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _figures(values: object, what: str) -> tuple[float, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise InvalidNoteError(f"{what} must be a list of numbers")
+    return tuple(_finite(v, f"{what} value") for v in values)
+
+
+VERDICTS = ("faster", "slower", "inconclusive")
+"""A diff's verdicts (tui.core.vocab.Verdict values)."""
+
+
+@dataclass(frozen=True)
+class TestedBy:
+    """The capture that tested a hypothesis, and what `steptrace diff` said.
+
+    `path` leads to that capture from the noted trace's folder; `before_ms`
+    and `after_ms` are the raw step times of both windows (ms per step), so
+    the median and range are shown with the values they come from. The
+    verdict is the diff's: faster or slower only when the ranges do not
+    overlap.
+    """
+
+    __test__ = False  # not a pytest class, whatever its name
+
+    path: str
+    name: str
+    verdict: str
+    comparable: bool
+    before_ms: tuple[float, ...] = ()
+    after_ms: tuple[float, ...] = ()
+    change_pct: float | None = None
+    warnings: tuple[str, ...] = ()
+    size: int | None = None
+    sha256: str | None = None
+    diffed: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("path", "name"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise InvalidNoteError(f"tested_by {name} must be non-empty text")
+        if self.verdict not in VERDICTS:
+            raise InvalidNoteError(
+                f"unknown verdict {self.verdict!r} (expected one of: "
+                f"{', '.join(VERDICTS)})"
+            )
+        if not isinstance(self.comparable, bool):
+            raise InvalidNoteError("tested_by comparable must be true or false")
+        for name in ("before_ms", "after_ms"):
+            object.__setattr__(
+                self, name, _figures(getattr(self, name), f"tested_by {name}")
+            )
+        if self.change_pct is not None:
+            object.__setattr__(
+                self, "change_pct", _finite(self.change_pct, "tested_by change_pct")
+            )
+        warnings = self.warnings
+        if isinstance(warnings, (str, bytes)) or not isinstance(warnings, Sequence):
+            raise InvalidNoteError("tested_by warnings must be a list of text")
+        for warning in warnings:
+            if not isinstance(warning, str):
+                raise InvalidNoteError("tested_by warnings must be a list of text")
+        object.__setattr__(self, "warnings", tuple(warnings))
+        if self.size is not None and (
+            isinstance(self.size, bool)
+            or not isinstance(self.size, int)
+            or self.size < 0
+        ):
+            raise InvalidNoteError("tested_by size must be a whole number")
+        if self.sha256 is not None and (
+            not isinstance(self.sha256, str)
+            or re.fullmatch("[0-9a-f]{64}", self.sha256) is None
+        ):
+            raise InvalidNoteError("tested_by sha256 must be 64 hex digits")
+        if self.diffed is not None:
+            try:
+                datetime.fromisoformat(self.diffed)
+            except (TypeError, ValueError):
+                raise InvalidNoteError(
+                    f"tested_by diffed is not an ISO time: {self.diffed!r}"
+                ) from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "path": self.path,
+            "name": self.name,
+            "size": self.size,
+            "sha256": self.sha256,
+            "verdict": self.verdict,
+            "comparable": self.comparable,
+            "before_ms": list(self.before_ms),
+            "after_ms": list(self.after_ms),
+            "change_pct": self.change_pct,
+            "warnings": list(self.warnings),
+            "diffed": self.diffed,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: object) -> TestedBy:
+        """Validate and build a link from its JSON form."""
+        if not isinstance(raw, Mapping):
+            raise InvalidNoteError("tested_by must be an object")
+        return cls(
+            path=raw.get("path", ""),
+            name=raw.get("name", ""),
+            verdict=raw.get("verdict", ""),
+            comparable=raw.get("comparable", False),
+            before_ms=raw.get("before_ms", ()),
+            after_ms=raw.get("after_ms", ()),
+            change_pct=raw.get("change_pct"),
+            warnings=raw.get("warnings", ()),
+            size=raw.get("size"),
+            sha256=raw.get("sha256"),
+            diffed=raw.get("diffed"),
+        )
+
+
 @dataclass(frozen=True)
 class Result:
     """What the next check gave: text, plus the raw figures when there are some.
 
     `before`/`after` are raw values (e.g. per-run times of a bench compare), not
     a ratio: the report shows them with their range, and never claims a speed-up.
+    `tested_by` names the capture a diff compared the trace with, and its verdict.
     """
 
     text: str = ""
     before: tuple[float, ...] = ()
     after: tuple[float, ...] = ()
     unit: str | None = None
+    tested_by: TestedBy | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
             raise InvalidNoteError("result text must be text")
         for name in ("before", "after"):
-            values = getattr(self, name)
-            if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-                raise InvalidNoteError(f"result {name} must be a list of numbers")
             object.__setattr__(
-                self, name, tuple(_finite(v, f"result {name} value") for v in values)
+                self, name, _figures(getattr(self, name), f"result {name}")
             )
         _optional_text(self.unit, "result unit")
+        if self.tested_by is not None and not isinstance(self.tested_by, TestedBy):
+            raise InvalidNoteError("result tested_by must be a TestedBy")
 
     @property
     def is_empty(self) -> bool:
-        """Whether nothing was recorded (no text and no figures)."""
-        return not self.text and not self.before and not self.after
+        """Whether nothing was recorded (no text, no figures, no tested-by link)."""
+        return (
+            not self.text
+            and not self.before
+            and not self.after
+            and self.tested_by is None
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form."""
-        return {
+        """The JSON form (`tested_by` only when there is one: schema 2 has none)."""
+        out: dict[str, Any] = {
             "text": self.text,
             "before": list(self.before),
             "after": list(self.after),
             "unit": self.unit,
         }
+        if self.tested_by is not None:
+            out["tested_by"] = self.tested_by.to_dict()
+        return out
 
     @classmethod
     def from_dict(cls, raw: object) -> Result:
         """Validate and build a result from its JSON form."""
         if not isinstance(raw, Mapping):
             raise InvalidNoteError("result must be an object")
+        tested_by = raw.get("tested_by")
         return cls(
             text=raw.get("text", ""),
             before=raw.get("before", ()),
             after=raw.get("after", ()),
             unit=raw.get("unit"),
+            tested_by=None if tested_by is None else TestedBy.from_dict(tested_by),
         )
 
 
@@ -552,10 +686,18 @@ def parse_document(data: bytes) -> NotesDocument:
     return NotesDocument(trace=trace, notes=notes)
 
 
+def schema_for(notes: Sequence[Note]) -> int:
+    """The oldest schema that holds these notes: 3 only when a result names its test."""
+    tested = any(
+        note.result is not None and note.result.tested_by is not None for note in notes
+    )
+    return SCHEMA_VERSION if tested else BASE_SCHEMA
+
+
 def dump_document(document: NotesDocument) -> bytes:
     """The bytes of a notes file: indented UTF-8 JSON ending with a newline."""
     payload = {
-        "schema": SCHEMA_VERSION,
+        "schema": schema_for(document.notes),
         "trace": document.trace.to_dict(),
         "notes": [note.to_dict() for note in document.notes],
     }

@@ -3,52 +3,41 @@
 Note text and trace strings are untrusted: control characters become visible
 escapes (`printable`), and in Markdown tables `|` and line breaks are escaped
 so a note cannot break the table. Figures are raw values with their range;
-nothing here computes or claims a speed-up.
+nothing here computes or claims a speed-up: a tested hypothesis shows the
+verdict of its diff, and a change in % only when that verdict is an order.
 """
 
 from __future__ import annotations
 
-import re
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
+from tui.core.results.markdown import (
+    capture_lines,
+    md_cell,
+    md_inline,
+    md_link,
+    window_lines,
+)
+from tui.core.results.summary import SummaryResult
 from tui.core.textsafe import printable
-from tui.notes.model import Note, Result
+from tui.core.units import duration_text
+from tui.notes.model import Note, Result, TestedBy
+
+__all__ = [
+    "NOTES_COLUMNS",
+    "format_figures",
+    "format_result",
+    "md_cell",
+    "md_inline",
+    "notes_section",
+    "notes_table",
+    "render_markdown",
+    "render_text",
+    "tested_by_text",
+]
 
 NOTES_COLUMNS = ("observation", "hypothesis", "next check", "status", "result")
-
-_SCENARIO_KEYS = (
-    ("shapes", "shapes"),
-    ("batch_size", "batch size"),
-    ("precision", "precision"),
-    ("mode", "mode"),
-    ("compiled", "compiled"),
-    ("data_source", "data source"),
-)
-
-
-def md_inline(text: str) -> str:
-    """Untrusted text made safe for one Markdown line (line breaks → spaces)."""
-    return printable(" ".join(text.splitlines()))
-
-
-def md_cell(text: str) -> str:
-    """Untrusted text made safe for one Markdown table cell.
-
-    Line breaks become `<br>`, `|` becomes `\\|` (backslashes right before it
-    are doubled, so a typed `\\|` cannot end the cell), control characters
-    are escaped; an empty cell stays empty.
-    """
-    lines = [printable(line) for line in text.splitlines()]
-    return _PIPE.sub(_escape_pipe, "<br>".join(lines))
-
-
-_PIPE = re.compile(r"(\\*)\|")
-
-
-def _escape_pipe(match: re.Match[str]) -> str:
-    return match.group(1) * 2 + "\\|"
 
 
 def _number(value: float) -> str:
@@ -69,8 +58,46 @@ def format_figures(values: Sequence[float], unit: str | None = None) -> str:
     )
 
 
+def _ms(values: Sequence[float]) -> tuple[str, str, str]:
+    """Median, min and max of step times in ms, each with its unit."""
+    return tuple(  # type: ignore[return-value]
+        duration_text(value * 1e6)
+        for value in (statistics.median(values), min(values), max(values))
+    )
+
+
+def tested_by_text(tested: TestedBy) -> str:
+    """The verdict of the diff that tested a hypothesis, with both windows' median and range.
+
+    A change in % is shown only with a verdict of faster or slower: an
+    inconclusive diff never reads as a speed-up.
+    """
+    parts = [tested.verdict]
+    if tested.verdict == "inconclusive":
+        parts[0] += " (the ranges of step times overlap)"
+    sides = []
+    for word, values in (("before", tested.before_ms), ("after", tested.after_ms)):
+        if values:
+            median, low, high = _ms(values)
+            count = len(values)
+            sides.append(
+                f"{word} median {median} per step, range {low}–{high}, "
+                f"{count} step{'s' if count != 1 else ''}"
+            )
+        else:
+            sides.append(f"{word}: no step in the window")
+    parts.append("; ".join(sides))
+    if tested.verdict != "inconclusive" and tested.change_pct is not None:
+        parts.append(f"median {tested.change_pct:+.1f}%")
+    text = " — ".join(parts)
+    if not tested.comparable:
+        reasons = "; ".join(tested.warnings) or "see steptrace diff"
+        text += f"; the captures are not comparable: {reasons}"
+    return text
+
+
 def format_result(result: Result | None) -> str:
-    """A result as one plain line: its text, then before/after raw figures."""
+    """A result as one plain line: its text, the before/after raw figures, the diff's verdict."""
     if result is None or result.is_empty:
         return ""
     parts = [result.text] if result.text else []
@@ -78,7 +105,24 @@ def format_result(result: Result | None) -> str:
         parts.append(f"before: {format_figures(result.before, result.unit)}")
     if result.after:
         parts.append(f"after: {format_figures(result.after, result.unit)}")
+    if result.tested_by is not None:
+        parts.append(
+            f"tested by {result.tested_by.name}: {tested_by_text(result.tested_by)}"
+        )
     return "; ".join(parts)
+
+
+def _result_cell(result: Result | None) -> str:
+    """The result cell of the notes table: a tested-by capture becomes a link to it."""
+    if result is None or result.tested_by is None:
+        return md_cell(format_result(result))
+    tested = result.tested_by
+    plain = format_result(Result(result.text, result.before, result.after, result.unit))
+    link = (
+        f"tested by {md_link(tested.name, tested.path)}: "
+        f"{md_cell(tested_by_text(tested))}"
+    )
+    return f"{md_cell(plain)}; {link}" if plain else link
 
 
 def _status_label(note: Note) -> str:
@@ -104,153 +148,60 @@ def notes_table(notes: Iterable[Note]) -> list[str]:
         "|" + "---|" * len(NOTES_COLUMNS),
     ]
     for note in notes:
-        cells = (
-            _observation(note),
-            note.hypothesis,
-            note.next_check,
-            _status_label(note),
-            format_result(note.result),
-        )
-        lines.append("| " + " | ".join(md_cell(cell) for cell in cells) + " |")
-    return lines
-
-
-def _value(value: object) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_value(item) for item in value)
-    if isinstance(value, Mapping):
-        return ", ".join(f"{key}: {_value(item)}" for key, item in value.items())
-    return str(value)
-
-
-def _capture_lines(description: Mapping[str, Any] | None, unit: str) -> list[str]:
-    if description is None:
-        return [
-            "- No capture description in this trace: its question, scenario and "
-            "unit were not recorded.",
-            f"- **Unit:** {md_inline(unit)}",
-        ]
-    lines = []
-    question = description.get("question")
-    lines.append(
-        f"- **Question:** {md_inline(_value(question))}"
-        if question
-        else "- **Question:** not recorded"
-    )
-    scenario = description.get("scenario")
-    if isinstance(scenario, Mapping):
-        parts = [
-            f"{label} {_value(scenario[key])}"
-            for key, label in _SCENARIO_KEYS
-            if scenario.get(key) is not None
-        ]
-        if parts:
-            lines.append(f"- **Scenario:** {md_inline('; '.join(parts))}")
-        if scenario.get("inputs_simplified"):
-            note = scenario.get("simplified_note")
-            detail = f" ({md_inline(_value(note))})" if note else ""
-            lines.append(
-                f"- **Inputs simplified:** yes{detail}. A simplified input isolates "
-                "behaviour but no longer represents the full load."
+        cells = [
+            md_cell(cell)
+            for cell in (
+                _observation(note),
+                note.hypothesis,
+                note.next_check,
+                _status_label(note),
             )
-    else:
-        lines.append("- **Scenario:** not recorded")
-    step_unit = description.get("unit")
-    step_unit = step_unit if isinstance(step_unit, Mapping) else {}
-    chosen = step_unit.get("name")
-    unit_line = f"- **Unit:** {md_inline(_value(chosen or unit))}"
-    samples = step_unit.get("samples_per_step")
-    if samples is not None:
-        unit_line += f"; one step = {md_inline(_value(samples))} samples"
-    if chosen and chosen != unit:
-        unit_line += f"; the figures below are in {md_inline(unit)}"
-    lines.append(unit_line)
+        ]
+        cells.append(_result_cell(note.result))
+        lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
-def _window_lines(summary: Mapping[str, Any]) -> list[str]:
-    lines: list[str] = []
-    steps = summary.get("steps") or []
-    if steps:
-        lines += ["| step | phase | time (ms) |", "|---:|---|---:|"]
-        for step in steps:
-            lines.append(
-                f"| {md_cell(_value(step.get('step')))} "
-                f"| {md_cell(_value(step.get('phase')))} "
-                f"| {float(step.get('duration_ms', 0.0)):.2f} |"
-            )
-        lines.append("")
-    stats = summary.get("step_stats")
-    if stats:
-        count = int(stats["count"])
-        lines.append(
-            f"Active window: {count} step{'s' if count != 1 else ''}, "
-            f"median {float(stats['median_ms']):.2f} ms/step, "
-            f"range {float(stats['min_ms']):.2f}–{float(stats['max_ms']):.2f} ms. "
-            "A few steps show the mechanism; they do not establish a distribution."
-        )
-    else:
-        lines.append("Active window: no complete step was recorded.")
-    if any(step.get("phase") == "startup" for step in steps):
-        lines.append("Start-up steps are kept apart and are not in these figures.")
-    if summary.get("gpu_observed"):
-        lines.append("GPU activity: observed.")
-    else:
-        reason = summary.get("gpu_missing_reason")
-        because = f" — {md_inline(str(reason))}" if reason else ""
-        lines.append(
-            f"GPU activity: not observed{because}. GPU figures read "
-            "“not observed”, never 0."
-        )
-    warnings = summary.get("warnings") or []
-    if warnings:
-        lines += ["", "Warnings:"]
-        lines += [f"- {md_inline(str(warning))}" for warning in warnings]
-    return lines
+def notes_section(notes: Sequence[Note]) -> list[str]:
+    """The live notes as Markdown: how many, how many open, then the table."""
+    live = [note for note in notes if not note.deleted]
+    if not live:
+        return ["No notes yet."]
+    open_count = sum(note.status == "open" for note in live)
+    return [
+        f"{len(live)} note{'s' if len(live) != 1 else ''}, {open_count} open.",
+        "",
+        *notes_table(live),
+    ]
 
 
 def render_markdown(
     notes: Sequence[Note],
-    summary: Mapping[str, Any] | None,
+    summary: SummaryResult | None,
     *,
     trace_name: str | None = None,
     figures_unavailable: str | None = None,
 ) -> str:
     """The notes report in Markdown: capture, window figures, then the table.
 
-    `summary` is `tui.core.report.summary_dict(trace)`; when it is None the
-    report says the figures are unavailable (with `figures_unavailable` as the
+    `summary` is the capture's `SummaryResult`; when it is None the report
+    says the figures are unavailable (with `figures_unavailable` as the
     reason) and still lists every note. Tombstones are left out.
     """
-    live = [note for note in notes if not note.deleted]
     name = trace_name
     if name is None and summary is not None:
-        name = str(summary.get("trace") or "")
+        name = summary.trace_path
     title = f"# Notes — {md_inline(name)}" if name else "# Notes"
     lines = [title, "", "## Capture", ""]
     if summary is None:
         reason = f" ({md_inline(figures_unavailable)})" if figures_unavailable else ""
         lines.append(f"Capture figures unavailable{reason}.")
     else:
-        description = summary.get("description")
-        unit = str(summary.get("unit") or "ms/step")
-        lines += _capture_lines(
-            description if isinstance(description, Mapping) else None, unit
-        )
+        lines += capture_lines(summary.capture)
         lines += ["", "## Window", ""]
-        lines += _window_lines(summary)
+        lines += window_lines(summary)
     lines += ["", "## Notes", ""]
-    if live:
-        open_count = sum(note.status == "open" for note in live)
-        lines.append(
-            f"{len(live)} note{'s' if len(live) != 1 else ''}, {open_count} open."
-        )
-        lines.append("")
-        lines += notes_table(live)
-    else:
-        lines.append("No notes yet.")
+    lines += notes_section(notes)
     return "\n".join(lines) + "\n"
 
 
@@ -280,5 +231,8 @@ def render_text(notes: Sequence[Note]) -> str:
         ):
             if text:
                 lines += _field_lines(label + ":", text)
+        tested = note.result.tested_by if note.result is not None else None
+        if tested is not None:
+            lines += _field_lines("tested by:", tested.path)
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + ("\n" if blocks else "")

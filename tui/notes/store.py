@@ -582,6 +582,11 @@ class NotesStore:
         return self._trace_changed
 
     @property
+    def clock(self) -> Callable[[], datetime]:
+        """The clock edits are timed by (injected in tests)."""
+        return self._clock
+
+    @property
     def dirty(self) -> bool:
         """Whether there are edits not saved yet."""
         return self._dirty
