@@ -121,3 +121,35 @@ class OpPresence(str, enum.Enum):
     BOTH = "both"
     ADDED = "added"
     REMOVED = "removed"
+
+
+class CopyDirection(str, enum.Enum):
+    """Which way a copy moves data (a set writes device memory)."""
+
+    HOST_TO_DEVICE = "htod"
+    DEVICE_TO_HOST = "dtoh"
+    DEVICE_TO_DEVICE = "dtod"
+    HOST_TO_HOST = "htoh"
+    SET = "set"
+    OTHER = "other"
+
+    @property
+    def label(self) -> str:
+        """How people read it."""
+        return {
+            CopyDirection.HOST_TO_DEVICE: "host→device",
+            CopyDirection.DEVICE_TO_HOST: "device→host",
+            CopyDirection.DEVICE_TO_DEVICE: "device→device",
+            CopyDirection.HOST_TO_HOST: "host→host",
+            CopyDirection.SET: "set",
+            CopyDirection.OTHER: "other",
+        }[self]
+
+
+class HostMemory(str, enum.Enum):
+    """The host side of a copy: pageable or pinned, when the trace says."""
+
+    PAGEABLE = "pageable"
+    PINNED = "pinned"
+    UNKNOWN = "unknown"
+
