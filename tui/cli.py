@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "zones",
     "diff",
     "notes",
+    "report",
     "scrub",
     "capture",
     "bench",

@@ -10,6 +10,7 @@ verdict of its diff, and a change in % only when that verdict is an order.
 from __future__ import annotations
 
 import statistics
+import textwrap
 from collections.abc import Iterable, Sequence
 
 from tui.core.results.markdown import (
@@ -20,6 +21,7 @@ from tui.core.results.markdown import (
     window_lines,
 )
 from tui.core.results.summary import SummaryResult
+from tui.core.results.text import TEXT_WIDTH
 from tui.core.textsafe import printable
 from tui.core.units import duration_text
 from tui.notes.model import Note, Result, TestedBy
@@ -206,9 +208,19 @@ def render_markdown(
 
 
 def _field_lines(label: str, text: str) -> list[str]:
-    parts = text.splitlines() or [""]
-    first = f"  {label:<12} {printable(parts[0])}"
-    return [first] + [f"  {'':<12} {printable(part)}" for part in parts[1:]]
+    """A labelled field: its own line breaks kept, long lines wrapped at 80 columns."""
+    lines: list[str] = []
+    for index, part in enumerate(text.splitlines() or [""]):
+        head = f"  {label if index == 0 else '':<12} "
+        lines += textwrap.wrap(
+            printable(part),
+            width=TEXT_WIDTH,
+            initial_indent=head,
+            subsequent_indent=" " * len(head),
+            break_long_words=True,
+            break_on_hyphens=False,
+        ) or [head.rstrip()]
+    return lines
 
 
 def render_text(notes: Sequence[Note]) -> str:

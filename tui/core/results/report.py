@@ -1,0 +1,538 @@
+"""`steptrace report`: one document in the method's order, from typed results.
+
+Question, scenario, unit; window and start-up; CPU time, GPU work and
+waiting kept apart; the findings (possible observation → hypothesis → next
+check, worded by `findings_text`); the notes with their verdicts; the
+instrumentation and its cost; and what the capture says — and cannot say —
+about resources. `markdown_report` is the one entry point that returns the
+Markdown (the CLI's `--md` and the app's export write it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tui.core.analysis import Analysis
+from tui.core.description import CaptureDescription
+from tui.core.findings import Finding, compute_findings
+from tui.core.findings_text import words
+from tui.core.results.markdown import (
+    SIMPLIFIED_MEANS,
+    capture_lines,
+    gpu_line,
+    md_cell,
+    md_inline,
+    scenario_parts,
+    startup_lines,
+    steps_table,
+    window_sentence,
+)
+from tui.core.results.summary import SummaryResult
+from tui.core.results.text import fill
+from tui.core.textsafe import printable
+from tui.core.time_split import TimeSplit
+from tui.core.units import NOT_OBSERVED, duration_text, ms, us
+from tui.core.vocab import FindingStatus, GapKind
+from tui.notes.model import Note
+from tui.notes.report import notes_section, render_text
+
+UNIT_RULE = (
+    "Step times are elapsed time. A sum of events is not elapsed time: nested "
+    "or concurrent activity counts once (a union of intervals), never added up."
+)
+SPLIT_RULE = (
+    "Three figures, kept apart and never added: the CPU launches work the GPU "
+    "runs later, and waiting is time in the data zone with nothing to run. "
+    "Each is a union of intervals inside the window's steps."
+)
+FINDINGS_RULE = (
+    "Possible observations, not proven causes: no speed-up is claimed from a "
+    "trace; the useful conclusion is the next check."
+)
+CANNOT_SAY = (
+    "A trace from one machine does not rank other machines or rented offers.",
+    "It does not prove a rented server's host CPU or network.",
+    "Comparing GPUs needs comparable load, conditions and results on the target "
+    "resource.",
+)
+SIMPLIFIED_CANNOT_SAY = (
+    "With simplified inputs it does not show the full load, even on this machine."
+)
+CPU_LABEL = "CPU time: some thread runs an operator or runtime call"
+GPU_LABEL = "GPU work: device busy (kernels, copies, sets)"
+OPTION_COSTS = (
+    ("record_shapes", "Shapes", "adds cost; recording shapes can keep tensors alive"),
+    ("with_stack", "Stacks", "adds cost; stacks carry code paths, which leak"),
+    ("profile_memory", "Memory", "adds cost"),
+)
+
+
+def _aside(finding: Finding) -> str:
+    """A reading that is not a possible observation: its title and why."""
+    said = words(finding)
+    label = "" if finding.missing is not None else f" ({said.status_label})"
+    return f"{said.title}{label}: {said.observation}"
+
+
+def _share(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
+
+
+def _on_off(value: bool | None) -> str:
+    return "not recorded" if value is None else "on" if value else "off"
+
+
+@dataclass(frozen=True)
+class SplitRow:
+    """One row of the CPU / GPU / waiting table: per-step median, window total, share."""
+
+    label: str
+    median_ns: float | None
+    total_ns: int | None
+    share: float | None
+    missing: str = NOT_OBSERVED
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """Everything the report says about a capture, from the core's typed results."""
+
+    summary: SummaryResult
+    split: TimeSplit
+    findings: tuple[Finding, ...]
+    notes: tuple[Note, ...]
+
+    @classmethod
+    def of(cls, analysis: Analysis, notes: Sequence[Note] = ()) -> ReportResult:
+        """The report of an analysed capture and its notes (tombstones left out)."""
+        return cls(
+            SummaryResult.of(analysis),
+            TimeSplit.of(analysis),
+            tuple(compute_findings(analysis)),
+            tuple(note for note in notes if not note.deleted),
+        )
+
+    @property
+    def capture(self) -> CaptureDescription:
+        """The capture description."""
+        return self.summary.capture
+
+    # -- shared figures ------------------------------------------------------------
+
+    def split_rows(self) -> list[SplitRow]:
+        """Step time, CPU time, GPU work, data zone and waiting, each apart."""
+        split = self.split
+        zone = self.summary.zone
+        names = ", ".join(zone.names) or "none"
+        zone_ns = split.zone_ns if split.wait_ns is not None else None
+        wait_label = (
+            "waiting: GPU idle in the data zone"
+            if split.wait_kind is GapKind.GPU_IDLE
+            else "waiting: CPU wait in the data zone (no GPU events)"
+        )
+        if split.step_ns.size == 0:
+            return [
+                SplitRow(label, None, None, None, "no step in the window")
+                for label in (
+                    "step time",
+                    CPU_LABEL,
+                    GPU_LABEL,
+                    f"data zone ({names})",
+                    wait_label,
+                )
+            ]
+        return [
+            SplitRow("step time", split.median(split.step_ns), split.window_ns, 1.0),
+            SplitRow(
+                CPU_LABEL,
+                split.median(split.cpu_ns),
+                split.total(split.cpu_ns),
+                split.share(split.cpu_ns),
+            ),
+            SplitRow(
+                GPU_LABEL,
+                split.median(split.gpu_ns),
+                split.total(split.gpu_ns),
+                split.share(split.gpu_ns),
+            ),
+            SplitRow(
+                f"data zone ({names})",
+                split.median(zone_ns),
+                split.total(zone_ns),
+                split.share(zone_ns),
+                "no data zone",
+            ),
+            SplitRow(
+                wait_label,
+                split.median(split.wait_ns),
+                split.total(split.wait_ns),
+                split.share(split.wait_ns),
+                "no data zone",
+            ),
+        ]
+
+    def resources_says(self) -> list[str]:
+        """What this capture says about resources, as sentences."""
+        split = self.split
+        if split.window_ns <= 0:
+            return ["No step in the window: no share of the step can be given."]
+        device = split.share(split.gpu_ns)
+        lines = [
+            f"The device was busy {_share(device)} of the window's step time "
+            "(union of kernels, copies and sets on every device)."
+            if device is not None
+            else "Device busy: not observed — "
+            f"{self.summary.gpu_missing_reason or 'no GPU events'}.",
+        ]
+        zone = split.share(split.zone_ns)
+        if self.summary.zone.total_gap_ns is None:
+            lines.append("Data zone: none in this capture (name one with --zone).")
+        else:
+            lines.append(
+                f"The data zone took {_share(zone)} of the window's step time."
+            )
+        lines.append(
+            f"Host CPU: some thread ran an operator or runtime call "
+            f"{_share(split.share(split.cpu_ns))} of the window's step time — a "
+            "share of elapsed time, not a utilisation of the host's cores."
+        )
+        return lines
+
+    def cannot_say(self) -> list[str]:
+        """What no single capture can say about resources."""
+        lines = list(CANNOT_SAY)
+        if self.capture.scenario.inputs_simplified:
+            lines.append(SIMPLIFIED_CANNOT_SAY)
+        return lines
+
+    def instrumentation(self) -> list[tuple[str, str]]:
+        """Each option used, and its cost; what the profiler was asked for and got."""
+        capture = self.capture
+        if not capture.present:
+            return []
+        options = capture.options
+        lines = [
+            (label, f"{_on_off(getattr(options, field))} ({cost})")
+            for field, label, cost in OPTION_COSTS
+        ]
+        activities = capture.activities
+        if activities.requested is not None or activities.observed is not None:
+            lines.append(
+                (
+                    "Activities",
+                    f"asked for {', '.join(activities.requested or ()) or 'unknown'}; "
+                    f"recorded {', '.join(activities.observed or ()) or 'unknown'}",
+                )
+            )
+        return lines
+
+    # -- Markdown ------------------------------------------------------------------
+
+    def to_markdown(self, trace_name: str | None = None) -> str:
+        """The report as Markdown (what `--md` prints and the app exports)."""
+        name = trace_name or self.summary.trace_path
+        capture = self.capture
+        lines = [f"# Report — {md_inline(name)}", ""]
+        lines += ["## Capture", "", *capture_lines(capture)]
+        if capture.step_contents:
+            lines.append(
+                f"- **One step contains:** {md_inline(', '.join(capture.step_contents))}"
+            )
+        lines += ["", UNIT_RULE]
+        lines += ["", "## Window and start-up", ""]
+        if capture.window is not None:
+            window = capture.window
+            lines += [
+                f"Schedule: wait {window.wait}, warmup {window.warmup}, "
+                f"active {window.active}.",
+                "",
+            ]
+        lines += steps_table(self.summary)
+        lines.append(window_sentence(self.summary))
+        lines += startup_lines(self.summary)
+        lines += ["", "## CPU time, GPU work and waiting", "", SPLIT_RULE, ""]
+        lines += [
+            "| per window step | median | window total | share of the window |",
+            "|---|---:|---:|---:|",
+        ]
+        for row in self.split_rows():
+            missing = row.missing if row.total_ns is None else None
+            lines.append(
+                f"| {md_cell(row.label)} "
+                f"| {missing or duration_text(row.median_ns)} "
+                f"| {missing or duration_text(row.total_ns)} "
+                f"| {_share(row.share)} |"
+            )
+        lines += ["", gpu_line(self.summary)]
+        lines += ["", "## Findings", "", FINDINGS_RULE]
+        lines += self._findings_markdown()
+        lines += ["", "## Notes", "", *notes_section(self.notes)]
+        lines += ["", "## Instrumentation", ""]
+        options = self.instrumentation()
+        if options:
+            lines += [f"- **{label}:** {md_inline(text)}" for label, text in options]
+        else:
+            lines.append(
+                "Not recorded (no capture description). Shapes, stacks and memory "
+                "add cost, and recording shapes can keep tensors alive."
+            )
+        lines += ["", "## Resources", "", "What this capture says:", ""]
+        lines += [f"- {md_inline(line)}" for line in self.resources_says()]
+        lines += ["", "What it cannot say:", ""]
+        lines += [f"- {line}" for line in self.cannot_say()]
+        if self.summary.warnings:
+            lines += ["", "## Warnings", ""]
+            lines += [f"- {md_inline(warning)}" for warning in self.summary.warnings]
+        return "\n".join(lines) + "\n"
+
+    def _findings_markdown(self) -> list[str]:
+        lines: list[str] = []
+        others = []
+        for finding in self.findings:
+            said = words(finding)
+            if finding.status is not FindingStatus.POSSIBLE:
+                others.append(f"- {md_inline(_aside(finding))}")
+                continue
+            lines += [
+                "",
+                f"### {md_inline(said.title)}",
+                "",
+                f"- **Possible observation:** {md_inline(said.observation)}",
+                f"- **Hypothesis:** {md_inline(said.hypothesis)}",
+                f"- **Next check:** {md_inline(said.next_check)}",
+            ]
+        if not lines:
+            lines += ["", "No reading stands out in this capture."]
+        if others:
+            lines += ["", "Not seen, or not observed in this capture:", "", *others]
+        return lines
+
+    # -- text ----------------------------------------------------------------------
+
+    def to_text(self) -> str:
+        """The report for a terminal, at most 80 columns."""
+        capture = self.capture
+        summary = self.summary
+        lines: list[str] = []
+        lines += fill(printable(summary.trace_path), "report    ")
+        lines += ["", "question"]
+        lines += fill(printable(capture.question or "not recorded"), "  ", "  ")
+        lines += ["", "scenario"]
+        parts = scenario_parts(capture.scenario)
+        lines += fill(printable("; ".join(parts) or "not recorded"), "  ", "  ")
+        if capture.scenario.inputs_simplified:
+            note = capture.scenario.simplified_note
+            detail = f" ({printable(note)})" if note else ""
+            lines += fill(f"inputs simplified{detail}. {SIMPLIFIED_MEANS}", "  ", "  ")
+        lines += ["", "unit"]
+        unit = printable(capture.unit_name)
+        if capture.samples_per_step:
+            unit += f" (one step = {capture.samples_per_step} samples)"
+        lines += fill(f"{unit}. {UNIT_RULE}", "  ", "  ")
+        lines += ["", "window and start-up"]
+        lines += self._window_text()
+        lines += ["", "CPU time, GPU work and waiting (kept apart, never added)"]
+        lines.append(f"  {'':<38} {'median':>11} {'total':>11} {'share':>6}")
+        for row in self.split_rows():
+            missing = "n/o" if row.missing == NOT_OBSERVED else "–"
+            median = missing if row.total_ns is None else duration_text(row.median_ns)
+            total = missing if row.total_ns is None else duration_text(row.total_ns)
+            label = row.label if len(row.label) <= 38 else row.label[:37] + "…"
+            lines.append(
+                f"  {printable(label):<38} {median:>11} {total:>11} "
+                f"{_share(row.share):>6}"
+            )
+        lines += ["", "findings (possible observation → hypothesis → next check)"]
+        for finding in self.findings:
+            said = words(finding)
+            lines += fill(
+                f"{printable(said.title)} — {said.status_label}", "  - ", "    "
+            )
+            lines += fill(printable(said.observation), "      ", "      ")
+            if finding.status is FindingStatus.POSSIBLE:
+                lines += fill(said.hypothesis, "      hypothesis: ", "      ")
+                lines += fill(said.next_check, "      next check: ", "      ")
+        lines += ["", "notes"]
+        notes_text = render_text(self.notes)
+        lines += notes_text.rstrip().splitlines() if notes_text else ["  no notes yet"]
+        lines += ["", "instrumentation"]
+        options = self.instrumentation()
+        for label, text in options:
+            lines += fill(printable(text), f"  {label.lower()}: ", "    ")
+        if not options:
+            lines.append("  not recorded (no capture description)")
+        lines += ["", "resources: what this capture says"]
+        for line in self.resources_says():
+            lines += fill(printable(line), "  - ", "    ")
+        lines += ["", "resources: what it cannot say"]
+        for line in self.cannot_say():
+            lines += fill(line, "  - ", "    ")
+        if summary.warnings:
+            lines += ["", "warnings"]
+            for warning in summary.warnings:
+                lines += fill(printable(warning), "  - ", "    ")
+        return "\n".join(lines)
+
+    def _window_text(self) -> list[str]:
+        summary = self.summary
+        lines: list[str] = []
+        window = self.capture.window
+        if window is not None:
+            lines.append(
+                f"  schedule: wait {window.wait}, warmup {window.warmup}, "
+                f"active {window.active}"
+            )
+        for row in summary.steps:
+            lines.append(
+                f"  step {row.number:>6} {row.phase.value:<8} "
+                f"{duration_text(row.duration_ns):>12}"
+            )
+        stats = summary.stats
+        if stats is None:
+            lines.append("  no complete step was recorded")
+        else:
+            lines += fill(
+                f"{stats.count} in the window: median "
+                f"{duration_text(stats.median_ns)}, range "
+                f"{duration_text(stats.min_ns)}–{duration_text(stats.max_ns)} per "
+                "step; a few steps show the mechanism, not a distribution",
+                "  ",
+                "  ",
+            )
+        startup = self.capture.startup
+        if startup.before_first_step_ms is not None or startup.steps:
+            parts = []
+            if startup.before_first_step_ms is not None:
+                parts.append(
+                    f"{duration_text(startup.before_first_step_ms * 1e6)} before the "
+                    "first step"
+                )
+            parts += [
+                f"step {entry.step} ({printable(entry.phase)}) "
+                f"{duration_text(entry.ms * 1e6)}"
+                for entry in startup.steps
+            ]
+            lines += fill("start-up, kept apart: " + ", ".join(parts), "  ", "  ")
+        return lines
+
+    # -- JSON ----------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """What `steptrace report --json` prints (documented in the README)."""
+        summary = self.summary
+        capture = self.capture
+        scenario = capture.scenario
+        split = self.split
+        startup = capture.startup
+
+        def column(values: Any) -> list[float] | None:
+            return None if values is None else [us(int(v)) for v in values.tolist()]
+
+        return {
+            "trace": summary.trace_path,
+            "question": capture.question,
+            "scenario": None
+            if not capture.present
+            else {
+                "shapes": scenario.shapes,
+                "batch_size": scenario.batch_size,
+                "precision": scenario.precision,
+                "mode": scenario.mode,
+                "compiled": scenario.compiled,
+                "data_source": scenario.data_source,
+                "inputs_simplified": scenario.inputs_simplified,
+                "simplified_note": scenario.simplified_note,
+                "step_contents": list(capture.step_contents),
+            },
+            "unit": {
+                "name": capture.unit_name,
+                "samples_per_step": capture.samples_per_step,
+            },
+            "window": {
+                "schedule": None
+                if capture.window is None
+                else {
+                    "wait": capture.window.wait,
+                    "warmup": capture.window.warmup,
+                    "active": capture.window.active,
+                },
+                "steps": [
+                    {
+                        "step": row.number,
+                        "phase": row.phase.value,
+                        "duration_ms": ms(row.duration_ns),
+                    }
+                    for row in summary.steps
+                ],
+                "step_stats": None
+                if summary.stats is None
+                else {
+                    "count": summary.stats.count,
+                    "median_ms": ms(summary.stats.median_ns),
+                    "min_ms": ms(summary.stats.min_ns),
+                    "max_ms": ms(summary.stats.max_ns),
+                },
+                "startup": {
+                    "before_first_step_ms": startup.before_first_step_ms,
+                    "steps": [
+                        {"step": entry.step, "phase": entry.phase, "ms": entry.ms}
+                        for entry in startup.steps
+                    ],
+                },
+            },
+            "time": {
+                "steps": list(split.step_numbers),
+                "step_us": column(split.step_ns),
+                "cpu_us": column(split.cpu_ns),
+                "gpu_us": column(split.gpu_ns),
+                "zone_us": column(split.zone_ns),
+                "wait_us": column(split.wait_ns),
+                "wait_kind": split.wait_kind.value,
+                "zones": list(summary.zone.names),
+            },
+            "gpu_observed": summary.gpu_observed,
+            "gpu_missing_reason": summary.gpu_missing_reason,
+            "findings": [
+                {
+                    "id": finding.id.value,
+                    "status": finding.status.value,
+                    "title": said.title,
+                    "observation": said.observation,
+                    "hypothesis": said.hypothesis,
+                    "next_check": said.next_check,
+                }
+                for finding in self.findings
+                for said in (words(finding),)
+            ],
+            "notes": [note.to_dict() for note in self.notes],
+            "instrumentation": None
+            if not capture.present
+            else {
+                "record_shapes": capture.options.record_shapes,
+                "with_stack": capture.options.with_stack,
+                "profile_memory": capture.options.profile_memory,
+                "activities_requested": None
+                if capture.activities.requested is None
+                else list(capture.activities.requested),
+                "activities_observed": None
+                if capture.activities.observed is None
+                else list(capture.activities.observed),
+            },
+            "resources": {
+                "device_busy_share": split.share(split.gpu_ns),
+                "data_zone_share": split.share(split.zone_ns),
+                "host_cpu_share": split.share(split.cpu_ns),
+                "says": self.resources_says(),
+                "cannot_say": self.cannot_say(),
+            },
+            "warnings": list(summary.warnings),
+        }
+
+
+def markdown_report(
+    analysis: Analysis, notes: Sequence[Note] = (), *, trace_name: str | None = None
+) -> str:
+    """The whole report as Markdown: the one entry point for the CLI and the app's export."""
+    return ReportResult.of(analysis, notes).to_markdown(trace_name)
