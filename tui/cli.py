@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "summary",
     "ops",
     "kernels",
+    "copies",
     "gaps",
     "zones",
     "diff",

@@ -94,6 +94,7 @@ class CopyColumns:
     """
 
     events: Int64Array
+    start_ns: Int64Array
     direction: UInt8Array
     host_memory: UInt8Array
     bytes: Int64Array
@@ -140,7 +141,17 @@ class CopyColumns:
             np.array([item.end_ns for item in steps], dtype=np.int64),
         )
         path, paths = _operator_paths(trace, analysis.parent, issuer)
-        return cls(events, direction, host, size, issuer, step, path, paths)
+        return cls(
+            events,
+            trace.start_ns[events],
+            direction,
+            host,
+            size,
+            issuer,
+            step,
+            path,
+            paths,
+        )
 
     def direction_of(self, position: int) -> CopyDirection:
         """The direction of the copy at `position`."""
@@ -360,11 +371,11 @@ class CopyReading:
         ]
 
     def first_in_window(self, group: CopyGroup) -> int:
-        """The event of the group's first copy issued in the window (else its first)."""
+        """The position (in `columns`) of the group's first copy issued in the window, else its first."""
         positions = group.positions
         in_window = {step.event for step in self.window}
         for position in positions.tolist():
             index = int(self.columns.step[position])
             if index >= 0 and self.steps[index].event in in_window:
-                return int(self.columns.events[position])
-        return int(self.columns.events[int(positions[0])])
+                return int(position)
+        return int(positions[0])
