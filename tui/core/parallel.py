@@ -137,21 +137,31 @@ def _decode_top(text: bytes) -> dict[str, msgspec.Raw] | None:
 def _find_trailer(
     data: Any, start: int, end: int
 ) -> tuple[int, dict[str, msgspec.Raw] | None]:
-    """The array's closing bracket and the keys after it, searched from the end."""
+    """The array's closing bracket and the keys after it, searched from the end.
+
+    A bracket after an event's "}" (or opening an empty array) is preferred: a
+    bracket inside a trailing key's value is not the end of the events. The
+    last range's decode proves the choice either way.
+    """
     lowest = max(start - 1, end - _TRAILER_LIMIT)
     close = end
+    fallback: tuple[int, dict[str, msgspec.Raw]] | None = None
     for _ in range(_TRAILER_TRIES):
         close = data.rfind(b"]", lowest, close)
         if close < start:
-            return -1, None
+            break
+        trailer = _decode_top(b'{"traceEvents":0' + bytes(data[close + 1 : end]))
+        if trailer is None:
+            continue
         before = close - 1
         while before >= start and data[before] in _SPACE:
             before -= 1
-        # The array ends after an event ("}") or is empty.
         if before == start - 1 or data[before] == ord("}"):
-            trailer = _decode_top(b'{"traceEvents":0' + bytes(data[close + 1 : end]))
-            if trailer is not None:
-                return close, trailer
+            return close, trailer
+        if fallback is None:
+            fallback = (close, trailer)
+    if fallback is not None:
+        return fallback
     return -1, None
 
 
@@ -187,6 +197,7 @@ class _RangeTask:
     slot: int
     scratch: str
     control: str
+    step: int
 
 
 @dataclass
@@ -234,6 +245,7 @@ def decode_range(
     end: int,
     on_step: Callable[[int], None] | None = None,
     reader: io.RawIOBase | None = None,
+    step: int | None = None,
 ) -> _Collector | None:
     """Columns of the events in data[start:end], or None if that is not whole events.
 
@@ -241,7 +253,7 @@ def decode_range(
     """
     collector = _Collector()
     for begin, stop in event_ranges(
-        data, start, end, math.ceil((end - start) / RANGE_STEP_BYTES)
+        data, start, end, math.ceil((end - start) / (step or RANGE_STEP_BYTES))
     ):
         text = _framed(data, reader, begin, stop)
         try:
@@ -300,7 +312,9 @@ def _run_task(task: _RangeTask) -> _RangeResult:
             open(task.source, "rb", buffering=0) as handle,
             mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
         ):
-            collector = decode_range(data, task.start, task.end, on_step, handle)
+            collector = decode_range(
+                data, task.start, task.end, on_step, handle, task.step
+            )
             if collector is None:
                 return _RangeResult(failure="not whole events")
             part = collector.export()
@@ -436,6 +450,7 @@ def _collect_in_workers(
         control_path = os.path.join(scratch, "control")
         control = _Control.create(control_path, len(ranges))
         sizes = [stop - begin for begin, stop in ranges]
+        total = sum(sizes)  # the commas between ranges are nobody's
         helper = _start_helper(path, ranges, scratch, control_path)
 
         def report() -> None:
@@ -483,6 +498,7 @@ def _start_helper(
         "scratch": scratch,
         "control": control,
         "parent": os.getpid(),
+        "step": RANGE_STEP_BYTES,
     }
     spec_path = os.path.join(scratch, "tasks.json")
     with open(spec_path, "w", encoding="utf-8") as handle:
@@ -527,7 +543,13 @@ def serve(arguments: list[str]) -> int:
         if slot == 0:
             continue
         task = _RangeTask(
-            spec["source"], start, end, slot, spec["scratch"], spec["control"]
+            spec["source"],
+            start,
+            end,
+            slot,
+            spec["scratch"],
+            spec["control"],
+            spec["step"],
         )
         pid = os.fork()
         if pid == 0:  # the worker
