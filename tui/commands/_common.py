@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import Any
 
@@ -29,31 +30,67 @@ def print_json(value: Any) -> None:
     sys.stdout.flush()
 
 
-def load_for_cli(path: str) -> Any:
-    """Load a trace, with a progress line on a terminal so big files never look hung."""
+def add_workers_option(parser: argparse.ArgumentParser) -> None:
+    """`--workers N`: how many processes decode a big trace."""
+    parser.add_argument(
+        "--workers",
+        type=_worker_count,
+        default=None,
+        metavar="N",
+        help="processes that decode a big trace (default: the machine's cores)",
+    )
+
+
+def _worker_count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return count
+
+
+def progress_line(step: Any) -> str:
+    """What a load is doing, in one line of at most 79 columns."""
+    if step.workers:
+        percent = 100 * step.bytes_read / max(step.bytes_total, 1)
+        shares = " ".join(
+            f"{100 * done / max(size, 1):.0f}%" for done, size in step.workers[:12]
+        )
+        more = " …" if len(step.workers) > 12 else ""
+        line = f"decoding {percent:5.1f}% ({len(step.workers)} workers: {shares}{more})"
+    elif step.bytes_total and step.phase in ("reading", "decompressing"):
+        line = f"{step.phase} {100 * step.bytes_read / step.bytes_total:5.1f}%"
+    elif step.events_total:
+        line = f"{step.phase} {step.events_done:,} of {step.events_total:,}"
+    else:
+        line = step.phase
+    return f"steptrace: {line}"[:79]
+
+
+def load_for_cli(path: str, workers: int | None = None) -> Any:
+    """Load a trace, with a progress line on a terminal so big files never look hung.
+
+    `workers` processes decode a big trace (default: the machine's cores).
+    """
     from tui.core.load import LoadProgress, load_trace
 
     show = sys.stderr.isatty()
-    last = {"phase": ""}
+    shown = {"line": ""}
 
     def progress(step: LoadProgress) -> None:
         if not show:
             return
-        if step.bytes_total and step.phase in ("reading", "decompressing"):
-            percent = 100 * step.bytes_read / step.bytes_total
-            sys.stderr.write(f"\rsteptrace: {step.phase} {percent:5.1f}%")
-        elif step.events_total:
-            sys.stderr.write(
-                f"\rsteptrace: {step.phase} {step.events_done:,} of {step.events_total:,}"
-            )
-        elif step.phase != last["phase"]:
-            sys.stderr.write(f"\rsteptrace: {step.phase:<30}")
-        last["phase"] = step.phase
-        sys.stderr.flush()
+        line = progress_line(step)
+        if line != shown["line"]:
+            sys.stderr.write("\r" + line.ljust(len(shown["line"])))
+            sys.stderr.flush()
+            shown["line"] = line
 
     try:
-        return load_trace(path, progress=progress, cache="auto")
+        return load_trace(path, progress=progress, cache="auto", workers=workers)
     finally:
         if show:
-            sys.stderr.write("\r" + " " * 60 + "\r")
+            sys.stderr.write("\r" + " " * 79 + "\r")
             sys.stderr.flush()

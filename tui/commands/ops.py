@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tui.commands._common import add_workers_option
+
 
 def register(subparsers: Any) -> None:
     """Add the `ops` subcommand."""
@@ -31,6 +33,7 @@ def register(subparsers: Any) -> None:
         "--step", type=int, default=None, metavar="N", help="only ProfilerStep#N"
     )
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    add_workers_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -45,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 0:
         print("steptrace: --limit must be 0 or more", file=sys.stderr)
         return 2
-    trace = load_for_cli(args.trace)
+    trace = load_for_cli(args.trace, args.workers)
     analysis = Analysis(trace)
     start = end = None
     scope = "whole trace"

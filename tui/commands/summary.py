@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tui.commands._common import add_workers_option
 from tui.commands._zones import add_zone_option
 
 
@@ -16,6 +17,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("trace", help="a .json or .json.gz Kineto/Chrome trace")
     add_zone_option(parser)
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    add_workers_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -25,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.commands._zones import analysis_for
     from tui.core.results import SummaryResult
 
-    trace = load_for_cli(args.trace)
+    trace = load_for_cli(args.trace, args.workers)
     analysis = analysis_for(trace, args.zone)
     if analysis is None:
         return 2
