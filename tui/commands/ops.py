@@ -32,6 +32,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--step", type=int, default=None, metavar="N", help="only ProfilerStep#N"
     )
+    parser.add_argument(
+        "--group-by",
+        choices=("name", "shape"),
+        default="name",
+        help="rows per operator name (default), or per name and input shapes "
+        "as key_averages(group_by_input_shape=True)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
     add_workers_option(parser)
     parser.set_defaults(func=run)
@@ -63,13 +70,26 @@ def run(args: argparse.Namespace) -> int:
             return 2
         start, end = matching[0].start_ns, matching[0].end_ns
         scope = f"step {args.step}"
-    result = OpsResult.of(
-        analysis.op_table(start, end),
-        sort=args.sort,
-        device=args.device,
-        limit=args.limit,
-        scope=scope,
-    )
+    if args.group_by == "shape":
+        from tui.core.shapes import shape_op_table, shapes_in_trace
+
+        recorded = shapes_in_trace(trace)
+        result = OpsResult.of(
+            shape_op_table(analysis, start, end),
+            sort=args.sort,
+            device=args.device,
+            limit=args.limit,
+            scope=scope,
+            shapes_recorded=recorded,
+        )
+    else:
+        result = OpsResult.of(
+            analysis.op_table(start, end),
+            sort=args.sort,
+            device=args.device,
+            limit=args.limit,
+            scope=scope,
+        )
     if args.json:
         print_json(result.to_json())
     else:

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from tui.core.optable import OpTable
-from tui.core.results.text import distinct_cuts, fill
+from tui.core.results.text import TEXT_WIDTH, cut_end, distinct_cuts, fill
+from tui.core.shapes import ShapeOpTable
 from tui.core.textsafe import printable
 from tui.core.units import duration_text, us
 from tui.core.vocab import SortKey, TimeDevice
@@ -24,6 +25,7 @@ def default_device(gpu_observed: bool) -> TimeDevice:
 
 
 DEFAULT_SORT = SortKey.SELF
+SHAPES_OFF = "record_shapes was off for this capture"
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,12 @@ class OpsResult:
     device: TimeDevice
     gpu_observed: bool
     scope: str
+    shapes_recorded: bool = True
+
+    @property
+    def by_shape(self) -> bool:
+        """Whether rows are (name, input shapes), as key_averages(group_by_input_shape=True)."""
+        return isinstance(self.table, ShapeOpTable)
 
     @classmethod
     def of(
@@ -46,18 +54,37 @@ class OpsResult:
         device: TimeDevice | str | None = None,
         limit: int | None = None,
         scope: str = "whole trace",
+        shapes_recorded: bool = True,
     ) -> OpsResult:
-        """Order (and cut) a table's rows."""
+        """Order (and cut) a table's rows; a ShapeOpTable gives rows by input shape."""
         gpu_observed = table.self_gpu_ns is not None
         chosen_device = TimeDevice(device) if device else default_device(gpu_observed)
         order = table.order(SortKey(sort), chosen_device)
         if limit is not None:
             order = order[:limit]
-        return cls(table, order, SortKey(sort), chosen_device, gpu_observed, scope)
+        return cls(
+            table,
+            order,
+            SortKey(sort),
+            chosen_device,
+            gpu_observed,
+            scope,
+            shapes_recorded,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """What `steptrace ops --json` prints."""
         table = self.table
+        if self.by_shape and not self.shapes_recorded:
+            return {
+                "gpu_observed": self.gpu_observed,
+                "sort": self.sort.value,
+                "device": self.device.value,
+                "group_by": "shape",
+                "shapes_recorded": False,
+                "message": SHAPES_OFF,
+                "ops": None,
+            }
         rows = []
         for row in self.rows.tolist():
             rows.append(
@@ -74,6 +101,17 @@ class OpsResult:
                     else None,
                 }
             )
+            if isinstance(table, ShapeOpTable):
+                rows[-1]["input_shapes"] = table.input_shapes[row]
+        if isinstance(table, ShapeOpTable):
+            return {
+                "gpu_observed": self.gpu_observed,
+                "sort": self.sort.value,
+                "device": self.device.value,
+                "group_by": "shape",
+                "shapes_recorded": True,
+                "ops": rows,
+            }
         return {
             "gpu_observed": self.gpu_observed,
             "sort": self.sort.value,
@@ -84,14 +122,24 @@ class OpsResult:
     def to_text(self) -> str:
         """A fixed-width table at 80 columns; names cut alike keep their distinguishing end."""
         table = self.table
+        if self.by_shape and not self.shapes_recorded:
+            return "\n".join(
+                fill(
+                    f"{SHAPES_OFF}: its trace holds no input shapes to group operators "
+                    "by. Capture again with shapes on (steptrace capture "
+                    "--record-shapes, or record_shapes=True): it adds cost to every "
+                    "operator and can keep tensors alive longer."
+                )
+            )
         width = OPS_NAME_WIDTH
         header = (
             f"{'name':<{width}} {'calls':>7} {'self CPU':>{_CELL}} "
             f"{'total CPU':>{_CELL}} {'self GPU':>{_CELL}} {'total GPU':>{_CELL}}"
         )
+        grouping = ", rows by input shape" if self.by_shape else ""
         lines = [
             f"operators by {self.sort.value} {self.device.value.upper()} time "
-            f"({self.scope})",
+            f"({self.scope}{grouping})",
             header,
             "-" * len(header),
         ]
@@ -109,6 +157,9 @@ class OpsResult:
                 f"{cell(table.self_gpu_ns, row):>{_CELL}} "
                 f"{cell(table.total_gpu_ns, row):>{_CELL}}"
             )
+            if isinstance(table, ShapeOpTable):
+                shapes = printable(table.shapes_text(row))
+                lines.append(cut_end(f"  shapes {shapes}", TEXT_WIDTH))
         if not self.gpu_observed:
             lines += fill(
                 "GPU time: not observed (no GPU events in this capture); "

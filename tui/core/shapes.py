@@ -1,0 +1,156 @@
+"""Operators by input shape: torch's `key_averages(group_by_input_shape=True)` as columns.
+
+torch keys a row by the operator's name and `str(input_shapes)`, the shapes
+it recorded (`record_shapes=True`), which the trace writes as the args'
+`Input Dims`. One difference in spelling: for a tensor-list input the trace
+writes every tensor's shape (`[[3, 4], [2, 4]]`) while torch's key holds an
+empty list for it, so rows are keyed by torch's spelling. Events without
+`Input Dims` (annotations, runtime calls) have the key `[]`, as in torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tui.core.analysis import Analysis
+from tui.core.model import Trace
+from tui.core.nesting import participants, sum_by_index
+from tui.core.optable import OpTable, group_name
+
+Int64Array = npt.NDArray[np.int64]
+
+INPUT_DIMS = "Input Dims"
+_INPUT_DIMS_BYTES = b'"Input Dims"'
+
+
+def shapes_in_trace(trace: Trace) -> bool:
+    """Whether any event of the trace carries recorded input shapes."""
+    return trace.args_blob.find(_INPUT_DIMS_BYTES) >= 0
+
+
+def shapes_flag(trace: Trace) -> bool | None:
+    """What the trace's header says about record_shapes (None when it says nothing)."""
+    value = trace.metadata.get("record_shapes") if trace.metadata else None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return bool(value)
+    return None
+
+
+def torch_input_shapes(dims: Any) -> list[list[int]]:
+    """The `input_shapes` torch's FunctionEvent holds for these `Input Dims`.
+
+    A tensor's shape is a list of ints; a tensor list (a list of lists) and
+    anything else torch does not record as a shape read as [].
+    """
+    if not isinstance(dims, list):
+        return []
+    shapes: list[list[int]] = []
+    for entry in dims:
+        if isinstance(entry, list) and all(
+            isinstance(size, int) and not isinstance(size, bool) for size in entry
+        ):
+            shapes.append(list(entry))
+        else:
+            shapes.append([])
+    return shapes
+
+
+@dataclass
+class ShapeOpTable(OpTable):
+    """An operator table whose rows are (name, input shapes); `input_shapes[row]` is torch's list."""
+
+    input_shapes: list[list[list[int]]]
+
+    def shapes_text(self, row: int) -> str:
+        """The shapes as torch prints them: `[[16, 32], [64, 32], [64]]`."""
+        return str(self.input_shapes[row])
+
+    def rows_of(self, name: str) -> list[int]:
+        """Every row of one operator name."""
+        return [row for row, item in enumerate(self.names) if item == name]
+
+
+def shape_op_table(
+    analysis: Analysis, start_ns: int | None = None, end_ns: int | None = None
+) -> ShapeOpTable:
+    """key_averages(group_by_input_shape=True) for events starting in [start, end)."""
+    trace = analysis.trace
+    events = np.flatnonzero(participants(trace, analysis.on_cpu))
+    if start_ns is not None:
+        events = events[trace.start_ns[events] >= start_ns]
+    if end_ns is not None:
+        events = events[trace.start_ns[events] < end_ns]
+    keys: dict[tuple[str, str], int] = {}
+    shapes_of_key: list[list[list[int]]] = []
+    names_of_key: list[str] = []
+    group = np.empty(events.size, dtype=np.int64)
+    for position, event in enumerate(events.tolist()):
+        shapes = _event_shapes(trace, event)
+        name = group_name(trace.event_name(event))
+        key = (name, str(shapes))
+        index = keys.get(key)
+        if index is None:
+            index = keys[key] = len(names_of_key)
+            names_of_key.append(name)
+            shapes_of_key.append(shapes)
+        group[position] = index
+    size = len(names_of_key)
+    gpu = trace.gpu_observed
+
+    def per_group(values: Int64Array) -> Int64Array:
+        return sum_by_index(size, group, values[events])
+
+    return ShapeOpTable(
+        names=names_of_key,
+        calls=np.bincount(group, minlength=size).astype(np.int64),
+        self_cpu_ns=per_group(analysis.self_cpu_ns),
+        total_cpu_ns=per_group(trace.duration_ns),
+        self_gpu_ns=per_group(analysis.self_gpu_ns) if gpu else None,
+        total_gpu_ns=per_group(analysis.total_gpu_ns) if gpu else None,
+        input_shapes=shapes_of_key,
+    )
+
+
+def _event_shapes(trace: Trace, event: int) -> list[list[int]]:
+    begin, end = int(trace.args_begin[event]), int(trace.args_end[event])
+    if end <= begin or trace.args_blob.find(_INPUT_DIMS_BYTES, begin, end) < 0:
+        return []
+    return torch_input_shapes(trace.event_args(event).get(INPUT_DIMS))
+
+
+@dataclass(frozen=True)
+class ShapeShare:
+    """How one operator's time splits over its input shapes: the dominant shape and its calls."""
+
+    name: str
+    shapes: list[list[int]]
+    calls: int
+    share: float
+    shape_count: int
+
+
+def dominant_shape(
+    table: ShapeOpTable, name: str, column: Int64Array
+) -> ShapeShare | None:
+    """The input shapes of `name` holding the most of `column` (self time), None without rows or time."""
+    rows = table.rows_of(name)
+    if not rows:
+        return None
+    values = np.array([int(column[row]) for row in rows], dtype=np.int64)
+    total = int(values.sum())
+    if total <= 0:
+        return None
+    best = rows[int(np.argmax(values))]
+    return ShapeShare(
+        name=name,
+        shapes=table.input_shapes[best],
+        calls=int(table.calls[best]),
+        share=int(column[best]) / total,
+        shape_count=len(rows),
+    )
