@@ -1,4 +1,4 @@
-"""The layering holds: the core (and notes, scrub) import no textual and no
+"""The layering holds: the core (and notes, scrub, view) import no textual and no
 torch; the CLI, commands and app import no torch. Each check runs in a fresh
 interpreter so modules imported by other tests cannot hide a violation."""
 
@@ -49,7 +49,7 @@ def _imported_after(modules: list[str]) -> set[str]:
 
 HEADLESS = [
     name
-    for package in ("tui.core", "tui.notes", "tui.scrub")
+    for package in ("tui.core", "tui.notes", "tui.scrub", "tui.view")
     for name in _modules(package)
 ]
 FRONT = ["tui", "tui.cli", *_modules("tui.commands"), *_modules("tui.app")]
@@ -57,6 +57,7 @@ FRONT = ["tui", "tui.cli", *_modules("tui.commands"), *_modules("tui.app")]
 
 def test_headless_modules_found() -> None:
     assert "tui.core.findings" in HEADLESS
+    assert "tui.view.timeline_index" in HEADLESS and "tui.view.cells" in HEADLESS
     assert "tui.app.app" in FRONT and "tui.commands.open" in FRONT
     assert tui.__name__ == "tui"
 

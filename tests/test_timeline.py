@@ -21,10 +21,11 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 
 from tui.app.messages import EventActivated, EventSelected, ViewChanged
-from tui.app.widgets.timeline import GAP_GLYPH, Timeline, format_ns
+from tui.app.widgets.timeline import GAP_GLYPH, Timeline
 from tui.core.analysis import Analysis
 from tui.core.load import load_trace
 from tui.core.model import Flows, Kind, Trace, Track, TrackKind
+from tui.view.axis import compact_duration as format_ns
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 NS_TRACE = TRACES / "ns_resolution_trace-rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"

@@ -153,3 +153,50 @@ class HostMemory(str, enum.Enum):
     PINNED = "pinned"
     UNKNOWN = "unknown"
 
+
+class KernelType(str, enum.Enum):
+    """What a device op does, spelt as HTA spells its kernel types."""
+
+    COMPUTATION = "COMPUTATION"
+    COMMUNICATION = "COMMUNICATION"
+    MEMORY = "MEMORY"
+    OTHER = "OTHER"
+
+
+class IdleCause(str, enum.Enum):
+    """Why a stream was idle between two ops (HTA's idle time categories)."""
+
+    HOST_WAIT = "host_wait"
+    KERNEL_WAIT = "kernel_wait"
+    OTHER = "other"
+
+
+class BreakdownRules(str, enum.Enum):
+    """Whose definitions a GPU breakdown follows: HTA 0.5.0's, or steptrace's own."""
+
+    HTA = "hta"
+    STEPTRACE = "steptrace"
+
+
+class RankSource(str, enum.Enum):
+    """Where a run's file got its rank from."""
+
+    DISTRIBUTED_INFO = "distributed_info"
+    FILE_NAME = "file_name"
+    ORDER = "order"
+
+
+class CollectiveSide(str, enum.Enum):
+    """Where a rank's collectives were seen: communication kernels, or CPU ops (gloo, c10d)."""
+
+    GPU = "gpu"
+    CPU = "cpu"
+
+
+class RowRole(str, enum.Enum):
+    """What a line of the timeline shows."""
+
+    AXIS = "axis"
+    STEPS = "steps"
+    ZONES = "zones"
+    TRACK = "track"

@@ -1,0 +1,360 @@
+"""Drawing the timeline's lines: cells become styled segments, labels and the ruler.
+
+Pure drawing: given a row, its cells and the styles of the current theme, it
+builds the segments of one line. What the cells hold is decided in
+`tui.view.cells`; which rows exist in `tui.view.layout`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+
+from tui.core.model import Kind, Trace
+from tui.core.textsafe import printable
+from tui.core.units import duration_text
+from tui.core.vocab import RowRole, StepPhase
+from tui.view.axis import ruler
+from tui.view.cells import LaneCells, Viewport, covered_cells, row_cells
+from tui.view.labels import fit_end, fit_middle
+from tui.view.lanes import BoolArray, run_heads
+from tui.view.layout import GAP_GLYPH, Row, ZoneView
+from tui.view.navigation import row_contains
+from tui.view.timeline_index import TimelineIndex
+
+if TYPE_CHECKING:
+    from tui.app.widgets.timeline import Timeline
+
+OCCUPANCY_GLYPHS = "▁▂▃▄▅▆▇█"
+"""How much of a cell is busy when several short events share it."""
+BAR_GLYPH = "█"
+DATA_ZONE_GLYPH = "▓"
+"""Data zones (where gaps are looked for) are filled apart from other events."""
+
+_KIND_COLOURS: dict[int, str] = {
+    Kind.CPU_OTHER: "blue",
+    Kind.CPU_OP: "blue",
+    Kind.USER_ANNOTATION: "magenta",
+    Kind.PYTHON: "bright_black",
+    Kind.RUNTIME: "yellow",
+    Kind.DRIVER: "yellow",
+    Kind.KERNEL: "green",
+    Kind.MEMCPY: "cyan",
+    Kind.MEMSET: "cyan",
+    Kind.GPU_ANNOTATION: "magenta",
+    Kind.SYNC: "red",
+    Kind.DEVICE_OTHER: "green",
+    Kind.TRACE_SPAN: "bright_black",
+    Kind.DEVICE_RANGE: "magenta",
+}
+_DATA_ZONE_KEY = -1
+_STEP_KEYS = (-2, -3)
+_STARTUP_STEP_KEY = -4
+_OTHER_COLOURS: dict[int, str] = {
+    _DATA_ZONE_KEY: "bright_yellow",
+    -2: "blue",
+    -3: "cyan",
+    _STARTUP_STEP_KEY: "bright_black",
+}
+_TEXT_ON: dict[str, str] = {
+    "blue": "bright_white",
+    "magenta": "bright_white",
+    "bright_black": "bright_white",
+    "red": "bright_white",
+}
+
+
+class Painter:
+    """Styles of one theme and the names drawn, cached; builds line segments."""
+
+    def __init__(self, index: TimelineIndex, zone: ZoneView) -> None:
+        self.index = index
+        self.trace: Trace = index.trace
+        self.zone = zone
+        self.base = Style()
+        self._styles: dict[tuple[object, ...], Style] = {}
+        self._names: dict[int, str] = {}
+        self._step_of_event = {step.event: step for step in index.steps}
+
+    def set_base(self, base: Style) -> None:
+        """A new theme or focus: every style is rebuilt from the widget's own."""
+        self.base = base
+        self._styles.clear()
+
+    def style(self, *key: object) -> Style:
+        """Styles built once per theme: (what, colour key, selected, marked)."""
+        style = self._styles.get(key)
+        if style is not None:
+            return style
+        base = self.base
+        what = key[0]
+        if what == "plain":
+            style = base
+        elif what == "label":
+            style = base + Style(bold=bool(key[1]))
+        elif what == "cursor_label":
+            style = base + Style(reverse=True, bold=True)
+        elif what == "rule":
+            style = base + Style(dim=True)
+        elif what == "gap":
+            style = base + Style(color="bright_yellow", bold=True)
+        elif what == "range":
+            style = base + Style(reverse=True)
+        elif what == "cursor":
+            style = base + Style(bold=True, color="bright_red")
+        else:
+            colour_key = int(key[1])  # type: ignore[call-overload]
+            colour = _KIND_COLOURS.get(colour_key) or _OTHER_COLOURS.get(
+                colour_key, "white"
+            )
+            if what == "text":
+                style = base + Style(
+                    color=_TEXT_ON.get(colour, "black"), bgcolor=colour
+                )
+            else:
+                style = base + Style(color=colour)
+            if key[2]:
+                style += Style(reverse=True, bold=True)
+            if key[3]:
+                style += Style(underline=True, bold=True)
+        self._styles[key] = style
+        return style
+
+    # -- the left column --------------------------------------------------------
+
+    def label(self, row: Row, text: str, width: int, on_cursor: bool) -> Segment:
+        """The left column: what the row is; reversed on the cursor's row."""
+        fitted = fit_middle(text, width)
+        fitted += " " * (width - cell_len(fitted))
+        if on_cursor:
+            return Segment(fitted, self.style("cursor_label"))
+        return Segment(
+            fitted,
+            self.style("label", row.first_of_track or row.role is not RowRole.TRACK),
+        )
+
+    # -- the axis -----------------------------------------------------------------
+
+    def axis(
+        self,
+        start_ns: int,
+        end_ns: int,
+        width: int,
+        cursor_cell: int,
+        in_range: BoolArray | None,
+    ) -> list[Segment]:
+        """Ticks with times from the trace start, and the cursor mark."""
+        line = ruler(start_ns, end_ns, width, cursor_cell)
+        cursor_cell = min(max(cursor_cell, 0), width - 1)
+        rule = self.style("rule")
+        segments = [
+            Segment(line[:cursor_cell], rule),
+            Segment(line[cursor_cell], self.style("cursor")),
+            Segment(line[cursor_cell + 1 :], rule),
+        ]
+        if in_range is not None and in_range.any():
+            strip = Strip(segments, width)
+            a = int(np.argmax(in_range))
+            b = a + int(in_range[a:].sum())
+            parts = strip.divide([a, b, width])
+            highlighted = parts[1].apply_style(self.style("range"))
+            return [*parts[0], *highlighted, *parts[2]]
+        return segments
+
+    @staticmethod
+    def span_label(span_ns: int) -> str:
+        """The axis row's label: how long the view is."""
+        return f"span {duration_text(span_ns)}"
+
+    # -- event rows -------------------------------------------------------------------
+
+    def colour_key(self, row: Row, event: int) -> int:
+        """Colour by kind; steps alternate (start-up dimmed); data zones stand apart."""
+        if row.role is RowRole.STEPS:
+            step = self._step_of_event.get(event)
+            if step is not None and step.phase is not StepPhase.ACTIVE:
+                return _STARTUP_STEP_KEY
+            return _STEP_KEYS[(step.number if step else 0) % 2]
+        if self.zone.data_zone_mask[event]:
+            return _DATA_ZONE_KEY
+        return int(self.trace.kind[event])
+
+    def event_name(self, row: Row, event: int, width: int) -> str:
+        """The escaped name fitted to `width` cells (a step falls back to #N)."""
+        name_id = int(self.trace.name_id[event])
+        name = self._names.get(name_id)
+        if name is None:
+            name = printable(self.trace.names[name_id])
+            self._names[name_id] = name
+        if row.role is RowRole.STEPS and cell_len(name) > width:
+            step = self._step_of_event.get(event)
+            if step is not None:
+                name = f"#{step.number}"
+        return fit_end(name, width)
+
+    def row_segments(
+        self,
+        row: Row,
+        cells: LaneCells,
+        marked: BoolArray,
+        gap: BoolArray,
+        selected: int | None,
+        in_range: BoolArray | None,
+    ) -> list[Segment]:
+        """Turn cells into segments, one per run of cells drawn alike."""
+        owner = cells.owner
+        width = owner.size
+        selected_cells = (
+            owner == selected if selected is not None else np.zeros(width, bool)
+        )
+        change = run_heads(owner)
+        # Cells of short events are drawn one by one (their glyph says how busy).
+        short = ~cells.wide & (owner >= 0)
+        change[1:] |= (
+            (gap[1:] != gap[:-1]) | (marked[1:] != marked[:-1]) | short[1:] | short[:-1]
+        )
+        if in_range is not None:
+            change[1:] |= in_range[1:] != in_range[:-1]
+        run_starts = np.flatnonzero(change).tolist()
+        run_ends = [*run_starts[1:], width]
+        owner_list = owner.tolist()
+        gap_list = gap.tolist()
+        marked_list = marked.tolist()
+        wide_list = cells.wide.tolist()
+        occupancy_list = cells.occupancy.tolist()
+        selected_list = selected_cells.tolist()
+        range_list = in_range.tolist() if in_range is not None else None
+        segments: list[Segment] = []
+        named: set[int] = set()
+        zones_row = row.role is RowRole.ZONES
+        for a, b in zip(run_starts, run_ends, strict=True):
+            event = owner_list[a]
+            length = b - a
+            highlighted = range_list is not None and range_list[a]
+            if event < 0:
+                if gap_list[a]:
+                    style, text = self.style("gap"), GAP_GLYPH * length
+                else:
+                    style, text = self.style("plain"), " " * length
+                if highlighted:
+                    style = style + self.style("range")
+                segments.append(Segment(text, style))
+                continue
+            colour = self.colour_key(row, event)
+            is_selected = selected_list[a]
+            is_marked = marked_list[a]
+            # On the zones row the gap is drawn over the zone itself.
+            over_gap = zones_row and gap_list[a]
+            if over_gap:
+                fill, bar_style = GAP_GLYPH, self.style("gap")
+                if is_selected:
+                    bar_style = bar_style + Style(reverse=True)
+            else:
+                fill = DATA_ZONE_GLYPH if colour == _DATA_ZONE_KEY else BAR_GLYPH
+                bar_style = self.style("bar", colour, is_selected, is_marked)
+            if highlighted:
+                bar_style = bar_style + Style(underline=True)
+            if not wide_list[a]:
+                if over_gap:
+                    glyph = GAP_GLYPH
+                else:
+                    level = math.ceil(occupancy_list[a] * 8) - 1
+                    glyph = OCCUPANCY_GLYPHS[min(7, max(0, level))]
+                segments.append(Segment(glyph, bar_style))
+                continue
+            if length >= 3 and event not in named:
+                named.add(event)
+                name = self.event_name(row, event, length)
+                text_style = self.style("text", colour, is_selected, is_marked)
+                if highlighted:
+                    text_style = text_style + Style(underline=True)
+                segments.append(Segment(name, text_style))
+                rest = length - cell_len(name)
+                if rest > 0:
+                    segments.append(Segment(fill * rest, bar_style))
+            else:
+                segments.append(Segment(fill * length, bar_style))
+        return segments
+
+
+def row_label(timeline: Timeline, row: Row, width: int) -> str:
+    if row.role is RowRole.AXIS:
+        return timeline.painter.span_label(
+            timeline.view_end_ns - timeline.view_start_ns
+        )
+    if row.role is not RowRole.TRACK:
+        return row.label
+    if row.first_of_track and row.track is not None:
+        return timeline.rows_layout.track_labels(width).get(row.track, row.label)
+    if row.deeper:
+        return f"  +{row.deeper} deeper"
+    return f"  · {row.depth}"
+
+
+def draw_line(timeline: Timeline, row: Row, index: int, total_width: int) -> Strip:
+    """Label, rule, then the row's time lane."""
+    painter = timeline.painter
+    label_width = timeline._label_width()
+    view = Viewport(
+        timeline.view_start_ns,
+        timeline.view_end_ns,
+        max(1, total_width - label_width - 1),
+    )
+    segments = [
+        painter.label(
+            row,
+            row_label(timeline, row, label_width),
+            label_width,
+            index == timeline._cursor_row,
+        ),
+        Segment("│", painter.style("rule")),
+    ]
+    selected_range = timeline.selected_range
+    in_range = view.range_cells(*selected_range) if selected_range else None
+    if row.role is RowRole.AXIS:
+        cursor_cell = min(view.width - 1, int(timeline._cursor_fraction * view.width))
+        segments += painter.axis(
+            view.start_ns, view.end_ns, view.width, cursor_cell, in_range
+        )
+    else:
+        cells = row_cells_with_selection(timeline, row, view)
+        gap = (
+            view.paint_sorted(*row.gaps)
+            if row.gaps is not None
+            else np.zeros(view.width, dtype=np.bool_)
+        )
+        marked = covered_cells(timeline._marks_of(row), view)
+        segments += painter.row_segments(
+            row,
+            cells,
+            marked,
+            gap,
+            timeline.selected_event,
+            in_range if row.role is not RowRole.TRACK else None,
+        )
+    return Strip(segments).adjust_cell_length(total_width, painter.style("plain"))
+
+
+def row_cells_with_selection(timeline: Timeline, row: Row, view: Viewport) -> LaneCells:
+    """The row's cells, with the selected event drawn over whatever it shares."""
+    cells, examined = row_cells(row.lanes, view, timeline.drawing)
+    timeline.events_examined += examined
+    selected = timeline.selected_event
+    if selected is not None and row_contains(timeline.index, row, selected):
+        start = int(timeline.trace.start_ns[selected])
+        end = start + int(timeline.trace.duration_ns[selected])
+        if end >= view.start_ns and start <= view.end_ns:
+            first, last = view.cell_bounds(
+                np.array([start], dtype=np.int64), np.array([end], dtype=np.int64)
+            )
+            a, b = int(first[0]), int(last[0])
+            cells.owner[a:b] = selected
+            cells.wide[a:b] = b - a > 1
+            cells.occupancy[a:b] = 1.0
+    return cells
