@@ -36,8 +36,12 @@ COMMAND_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser with every registered subcommand."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand, or `only` that one.
+
+    One command's parser is enough to run it, and importing only its module
+    keeps start-up to what the command needs.
+    """
     parser = argparse.ArgumentParser(
         prog="steptrace",
         description="Explore PyTorch profiler traces in the terminal.",
@@ -46,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--version", action="version", version=f"steptrace {__version__}"
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
+    for module_name in COMMAND_MODULES if only is None else (only,):
         module = importlib.import_module(f"tui.commands.{module_name}")
         module.register(subparsers)
     return parser
@@ -81,7 +85,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tui.core.textsafe import printable
 
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
     # `steptrace TRACE` is short for `steptrace open TRACE`.
     first = args_list[0] if args_list else ""
     if first and not first.startswith("-") and first not in COMMAND_MODULES:
@@ -101,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
             return 2
         args_list.insert(0, "open")
+    command = args_list[0] if args_list else ""
+    parser = build_parser(command if command in COMMAND_MODULES else None)
     args = parser.parse_args(args_list)
     if getattr(args, "func", None) is None:
         parser.print_help()
