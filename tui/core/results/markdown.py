@@ -150,9 +150,11 @@ def startup_lines(summary: SummaryResult) -> list[str]:
         lines.append("Start-up steps are kept apart and are not in these figures.")
     startup = summary.capture.startup
     if startup.before_first_step_ms is not None or startup.steps:
-        lines.append(
-            "Start-up timed by the collector (kept apart, not in these figures):"
-        )
+        lines += [
+            "",
+            "Start-up timed by the collector (kept apart, not in these figures):",
+            "",
+        ]
         if startup.before_first_step_ms is not None:
             lines.append(
                 f"- before the first step: {startup.before_first_step_ms:.2f} ms"
@@ -188,6 +190,8 @@ def window_lines(summary: SummaryResult) -> list[str]:
     lines = steps_table(summary)
     lines.append(window_sentence(summary))
     lines += startup_lines(summary)
+    if lines[-1].startswith("- "):
+        lines.append("")  # a line right after a list would join its last item
     lines.append(gpu_line(summary))
     lines += warning_lines(summary.warnings)
     return lines

@@ -251,7 +251,10 @@ class ReportResult:
             ]
         lines += steps_table(self.summary)
         lines.append(window_sentence(self.summary))
-        lines += startup_lines(self.summary)
+        startup = startup_lines(self.summary)
+        if startup and startup[0]:
+            lines.append("")
+        lines += startup
         lines += ["", "## CPU time, GPU work and waiting", "", SPLIT_RULE, ""]
         lines += [
             "| per window step | median | window total | share of the window |",
