@@ -32,7 +32,7 @@ def _bounds(intervals: Intervals) -> Bounds:
     return intervals.starts, intervals.ends
 
 
-@dataclass
+@dataclass(eq=False)
 class Row:
     """One line of the timeline."""
 
