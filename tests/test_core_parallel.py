@@ -324,3 +324,34 @@ def test_a_script_without_a_main_guard_runs_once(tmp_path: Path) -> None:
     )
     assert marker.read_text() == "x"
     assert int(result.stdout) == 400
+
+
+GZIP_DAMAGE = {
+    "good": lambda data: data,
+    "cut": lambda data: data[: len(data) // 2],
+    "corrupt": lambda data: data[:300] + b"\x00" * 50 + data[350:],
+    "bad-checksum": lambda data: data[:-8] + b"\x00" * 4 + data[-4:],
+    "two-members": lambda data: data + data,
+    "trailing-bytes": lambda data: data + b"junk",
+}
+
+
+@pytest.mark.parametrize("damage", sorted(GZIP_DAMAGE))
+def test_fast_inflate_reads_exactly_what_zlib_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    zlib_ng = pytest.importorskip("zlib_ng.zlib_ng")
+    from tui.core import source
+
+    path = tmp_path / "t.json.gz"
+    original = SHARED_TRACES[0].parent / "trace_file_list-inference_rank_1.json.gz"
+    path.write_bytes(GZIP_DAMAGE[damage](original.read_bytes()))
+    assert source.inflate_module() is zlib_ng
+    fast = source.read_trace_bytes(path)
+    monkeypatch.setitem(sys.modules, "zlib_ng", None)  # as if not installed
+    import zlib
+
+    assert source.inflate_module() is zlib
+    plain = source.read_trace_bytes(path)
+    assert bytes(fast.data) == bytes(plain.data)
+    assert fast.warnings == plain.warnings

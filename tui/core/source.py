@@ -26,6 +26,16 @@ GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 8 * 1024 * 1024
 
 
+def inflate_module() -> Any:
+    """zlib-ng when installed (`pip install 'steptrace[fast]'`: inflates about 1.7x
+    faster, same API and output), the standard zlib otherwise."""
+    try:
+        from zlib_ng import zlib_ng
+    except ImportError:
+        return zlib
+    return zlib_ng
+
+
 @dataclass(frozen=True)
 class ReadProgress:
     """How far reading has come, for a progress bar."""
@@ -165,7 +175,12 @@ def _over_limit(trace_path: Path, limit: int) -> TraceLoadError:
 _SALVAGE_STEP = 4096
 
 
-def _salvage(decompressor: Any, chunk: bytes, max_length: int) -> bytes:
+def _salvage(
+    decompressor: Any,
+    chunk: bytes,
+    max_length: int,
+    errors: tuple[type[Exception], ...],
+) -> bytes:
     """What `chunk` decompresses to before its first corrupt byte.
 
     4 kB steps, and the failing step again one byte at a time from a copy of
@@ -178,11 +193,11 @@ def _salvage(decompressor: Any, chunk: bytes, max_length: int) -> bytes:
         saved = decompressor.copy()
         try:
             pieces.append(decompressor.decompress(step))
-        except zlib.error:
+        except errors:
             for offset in range(len(step)):
                 try:
                     pieces.append(saved.decompress(step[offset : offset + 1]))
-                except zlib.error:
+                except errors:
                     break
             break
         produced += len(pieces[-1])
@@ -232,7 +247,9 @@ def _read_gzip(
     # Grown in place (large reallocations are remapped, not copied).
     out = bytearray()
     out_size = 0
-    decompressor = zlib.decompressobj(wbits=31)
+    inflate = inflate_module()
+    errors: tuple[type[Exception], ...] = (zlib.error, inflate.error)
+    decompressor = inflate.decompressobj(wbits=31)
     member_open = False
     pending = b""
     while True:
@@ -248,10 +265,10 @@ def _read_gzip(
             piece = decompressor.decompress(
                 chunk, max(1, min(limit - out_size + 1, _INFLATE_STEP))
             )
-        except zlib.error as error:
+        except errors as error:
             # zlib drops the whole call's output on an error (a bad checksum at
             # the very end included): replay the chunk in small steps to keep it.
-            salvaged = _salvage(before, chunk, max(1, limit - out_size + 1))
+            salvaged = _salvage(before, chunk, max(1, limit - out_size + 1), errors)
             out += salvaged
             out_size += len(salvaged)
             if out_size == 0:
@@ -273,7 +290,7 @@ def _read_gzip(
             pending = decompressor.unconsumed_tail
         elif decompressor.eof:
             rest = decompressor.unused_data
-            decompressor = zlib.decompressobj(wbits=31)
+            decompressor = inflate.decompressobj(wbits=31)
             member_open = False
             if rest[:2] == GZIP_MAGIC:
                 pending = rest
