@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tui.commands._common import add_workers_option
 from tui.commands._zones import add_zone_option
 
 
@@ -46,7 +47,15 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="at most N operator and kernel rows (default: all in JSON, 20 in text)",
     )
+    parser.add_argument(
+        "--group-by",
+        choices=("name", "shape"),
+        default="name",
+        help="match operators by name (default), or by name and input shapes when "
+        "both captures recorded them",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    add_workers_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -64,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
         print("steptrace: --limit must be 0 or more", file=sys.stderr)
         return 2
     zones = [zone_group(name) for name in args.zone] or None
-    before = Analysis(load_for_cli(args.before), zones)
-    after = Analysis(load_for_cli(args.after), zones)
+    before = Analysis(load_for_cli(args.before, args.workers), zones)
+    after = Analysis(load_for_cli(args.after, args.workers), zones)
     if zones:
         nowhere = [
             name
@@ -81,7 +90,12 @@ def run(args: argparse.Namespace) -> int:
         if nowhere:
             return 2
     result = DiffResult.of(
-        before, after, sort=args.sort, device=args.device, limit=args.limit
+        before,
+        after,
+        sort=args.sort,
+        device=args.device,
+        limit=args.limit,
+        by_shape=args.group_by == "shape",
     )
     if args.json:
         print_json(result.to_json())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tui.commands._common import add_workers_option
 from tui.commands._zones import add_zone_option
 
 
@@ -27,6 +28,7 @@ def register(subparsers: Any) -> None:
         "--md", action="store_true", help="print Markdown (to paste in a ticket)"
     )
     output.add_argument("--json", action="store_true", help="print JSON (see README)")
+    add_workers_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -41,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.core.textsafe import printable
     from tui.notes.store import NotesStore
 
-    trace = load_for_cli(args.trace)
+    trace = load_for_cli(args.trace, args.workers)
     analysis = analysis_for(trace, args.zone)
     if analysis is None:
         return 2

@@ -104,6 +104,7 @@ class DiffCheck(str, enum.Enum):
     NO_DESCRIPTION = "no_description"
     FEW_STEPS = "few_steps"
     NO_STEPS = "no_steps"
+    SHAPES = "shapes"
 
     @property
     def breaks_comparability(self) -> bool:
@@ -112,6 +113,7 @@ class DiffCheck(str, enum.Enum):
             DiffCheck.NO_DESCRIPTION,
             DiffCheck.FEW_STEPS,
             DiffCheck.NO_STEPS,
+            DiffCheck.SHAPES,
         )
 
 

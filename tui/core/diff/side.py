@@ -19,6 +19,7 @@ from tui.core.kernels import kernel_events, kernel_table
 from tui.core.optable import OpTable
 from tui.core.results.observed import gpu_missing_reason
 from tui.core.results.summary import ZoneSummary
+from tui.core.shapes import shape_op_table, shapes_in_trace
 from tui.core.zones import StepZone, ZoneReading, default_zone_choice
 
 
@@ -89,8 +90,12 @@ class CaptureSide:
     zone: ZoneFigures
 
     @classmethod
-    def of(cls, analysis: Analysis) -> CaptureSide:
-        """Summarise an analysed capture: whole-trace operators and kernels, window steps, zone."""
+    def of(cls, analysis: Analysis, *, by_shape: bool = False) -> CaptureSide:
+        """Summarise an analysed capture: whole-trace operators and kernels, window steps, zone.
+
+        `by_shape` keys operator rows by name and input shapes (as
+        key_averages(group_by_input_shape=True)) when the trace recorded them.
+        """
         trace = analysis.trace
         kernels = (
             KernelTotals.of(kernel_table(trace, kernel_events(trace)))
@@ -103,7 +108,9 @@ class CaptureSide:
             trace.gpu_observed,
             gpu_missing_reason(trace),
             StepFigures.of(analysis),
-            analysis.op_table(),
+            shape_op_table(analysis)
+            if by_shape and shapes_in_trace(trace)
+            else analysis.op_table(),
             kernels,
             ZoneFigures.of(analysis),
         )

@@ -13,7 +13,9 @@ import numpy as np
 import numpy.typing as npt
 
 from tui.core.kernels import KernelTable
+from tui.core.nesting import sum_by_index
 from tui.core.optable import OpTable
+from tui.core.shapes import ShapeOpTable
 from tui.core.vocab import OpPresence, SortKey, TimeDevice
 
 Int64Array = npt.NDArray[np.int64]
@@ -50,28 +52,81 @@ def _presence(names: list[str], before: set[str], after: set[str]) -> list[OpPre
     ]
 
 
+def _by_name(table: OpTable) -> OpTable:
+    """A table keyed by name only (a shape table's rows of one name summed)."""
+    if not isinstance(table, ShapeOpTable):
+        return table
+    names = list(dict.fromkeys(table.names))
+    rows = {name: index for index, name in enumerate(names)}
+    group = np.array([rows[name] for name in table.names], dtype=np.int64)
+
+    def summed(values: Int64Array) -> Int64Array:
+        return sum_by_index(len(names), group, values)
+
+    return OpTable(
+        names,
+        summed(table.calls),
+        summed(table.self_cpu_ns),
+        summed(table.total_cpu_ns),
+        None if table.self_gpu_ns is None else summed(table.self_gpu_ns),
+        None if table.total_gpu_ns is None else summed(table.total_gpu_ns),
+    )
+
+
 def _order_by_change(names: list[str], delta: Int64Array) -> Int64Array:
     """Rows by largest absolute change first; ties in name order."""
     by_name = np.array(sorted(range(len(names)), key=names.__getitem__), dtype=np.int64)
     return by_name[np.argsort(-np.abs(delta[by_name]), kind="stable")]
 
 
+def _row_keys(table: OpTable) -> list[str]:
+    """What matches a row across sides: its name, or its name and input shapes."""
+    if isinstance(table, ShapeOpTable):
+        return [
+            f"{name}\x00{table.shapes_text(row)}"
+            for row, name in enumerate(table.names)
+        ]
+    return list(table.names)
+
+
 @dataclass(frozen=True)
 class OpsDiff:
-    """The operator tables of both sides on one list of names (torch's key_averages() rows)."""
+    """The operator tables of both sides on one list of rows (torch's key_averages() rows).
+
+    Rows are operator names, or (name, input shapes) when both tables are
+    `ShapeOpTable`s; `input_shapes` is then each row's shapes, else None.
+    """
 
     names: list[str]
     presence: list[OpPresence]
     before: OpTable
     after: OpTable
+    input_shapes: list[list[list[int]]] | None = None
+
+    @property
+    def by_shape(self) -> bool:
+        """Whether rows are matched by name and input shapes."""
+        return self.input_shapes is not None
 
     @classmethod
     def of(cls, before: OpTable, after: OpTable) -> OpsDiff:
-        """Align two operator tables by name."""
-        names = union_names(before.names, after.names)
+        """Align two operator tables by name (by name and shapes when both have them)."""
+        by_shape = isinstance(before, ShapeOpTable) and isinstance(after, ShapeOpTable)
+        if not by_shape:
+            before, after = _by_name(before), _by_name(after)
+        keys_before, keys_after = _row_keys(before), _row_keys(after)
+        keys = union_names(keys_before, keys_after)
+        name_of = dict(zip(keys_before, before.names, strict=True))
+        name_of.update(zip(keys_after, after.names, strict=True))
+        names = [name_of[key] for key in keys]
+        input_shapes = None
+        if isinstance(before, ShapeOpTable) and isinstance(after, ShapeOpTable):
+            shapes_of = dict(zip(keys_before, before.input_shapes, strict=True))
+            shapes_of.update(zip(keys_after, after.input_shapes, strict=True))
+            input_shapes = [shapes_of[key] for key in keys]
 
-        def aligned(table: OpTable) -> OpTable:
-            take = _rows_of(names, table.names)
+        def aligned(table: OpTable, table_keys: list[str]) -> OpTable:
+            take = _rows_of(keys, table_keys)
             calls = _aligned(table.calls, take)
             self_cpu = _aligned(table.self_cpu_ns, take)
             total_cpu = _aligned(table.total_cpu_ns, take)
@@ -87,9 +142,10 @@ class OpsDiff:
 
         return cls(
             names,
-            _presence(names, set(before.names), set(after.names)),
-            aligned(before),
-            aligned(after),
+            _presence(keys, set(keys_before), set(keys_after)),
+            aligned(before, keys_before),
+            aligned(after, keys_after),
+            input_shapes,
         )
 
     def __len__(self) -> int:

@@ -9,7 +9,8 @@ from tui.core.diff.comparability import DiffWarning, comparability
 from tui.core.diff.side import CaptureSide, ZoneFigures
 from tui.core.diff.steps import StepsDiff
 from tui.core.diff.tables import KernelsDiff, OpsDiff
-from tui.core.vocab import ZoneSource
+from tui.core.shapes import shapes_in_trace
+from tui.core.vocab import DiffCheck, ZoneSource
 from tui.core.zones import ZoneChoice
 
 
@@ -39,23 +40,46 @@ class TraceDiff:
         return not any(warning.breaks_comparability for warning in self.warnings)
 
     @classmethod
-    def between(cls, before: CaptureSide, after: CaptureSide) -> TraceDiff:
-        """Compare two summarised captures (a run's ranks are diffed the same way)."""
+    def between(
+        cls, before: CaptureSide, after: CaptureSide, *, by_shape: bool = False
+    ) -> TraceDiff:
+        """Compare two summarised captures (a run's ranks are diffed the same way).
+
+        With `by_shape`, operators are matched by name and input shapes when
+        both sides recorded shapes, else by name with a caveat saying so.
+        """
+        ops = OpsDiff.of(before.ops, after.ops)
+        warnings = comparability(before, after)
+        if by_shape and not ops.by_shape:
+            warnings.append(
+                DiffWarning(
+                    DiffCheck.SHAPES,
+                    "input shapes were not recorded on both sides "
+                    "(record_shapes): operators are matched by name",
+                )
+            )
         return cls(
             before,
             after,
             StepsDiff.between(before.steps, after.steps),
-            OpsDiff.of(before.ops, after.ops),
+            ops,
             ZoneDiff(before.zone, after.zone),
             KernelsDiff.of(before.kernels, after.kernels),
-            tuple(comparability(before, after)),
+            tuple(warnings),
         )
 
     @classmethod
-    def of(cls, before: Analysis, after: Analysis) -> TraceDiff:
+    def of(
+        cls, before: Analysis, after: Analysis, *, by_shape: bool = False
+    ) -> TraceDiff:
         """Compare two analysed captures; both read the same data zone names."""
         first, second = shared_zone(before, after)
-        return cls.between(CaptureSide.of(first), CaptureSide.of(second))
+        both = by_shape and all(shapes_in_trace(side.trace) for side in (first, second))
+        return cls.between(
+            CaptureSide.of(first, by_shape=both),
+            CaptureSide.of(second, by_shape=both),
+            by_shape=by_shape,
+        )
 
 
 def shared_zone(before: Analysis, after: Analysis) -> tuple[Analysis, Analysis]:

@@ -27,7 +27,7 @@ Int64Array = npt.NDArray[np.int64]
 
 # Rows the text shows when no limit is given (JSON lists every row).
 TEXT_ROWS = 20
-_NAME = 27
+_NAME = 33
 _CELL = 10
 
 VERDICT_WORDS = {
@@ -78,10 +78,14 @@ class DiffResult:
         sort: SortKey | str = SortKey.SELF,
         device: TimeDevice | str | None = None,
         limit: int | None = None,
+        by_shape: bool = False,
     ) -> DiffResult:
-        """Compare two analysed captures."""
+        """Compare two analysed captures (operators by name and input shapes with `by_shape`)."""
         return cls.from_diff(
-            TraceDiff.of(before, after), sort=sort, device=device, limit=limit
+            TraceDiff.of(before, after, by_shape=by_shape),
+            sort=sort,
+            device=device,
+            limit=limit,
         )
 
     @classmethod
@@ -142,6 +146,7 @@ class DiffResult:
                 },
             },
             "sort": {"column": self.sort.value, "device": self.device.value},
+            "group_by": "shape" if diff.ops.by_shape else "name",
             "ops": self._ops_json(),
             "zone": {
                 "before": _zone_json(diff.zone.before),
@@ -158,6 +163,8 @@ class DiffResult:
                 "name": ops.names[row],
                 "status": ops.presence[row].value,
             }
+            if ops.input_shapes is not None:
+                entry["input_shapes"] = ops.input_shapes[row]
             for word, table in (("before", ops.before), ("after", ops.after)):
                 entry[f"calls_{word}"] = int(table.calls[row])
             for column in ("self_cpu", "total_cpu", "self_gpu", "total_gpu"):
@@ -328,13 +335,20 @@ class DiffResult:
             f"{'after':>{_CELL}} {'change':>{_CELL + 1}}"
         )
         lines = [
-            f"operators {order} {column} (whole trace; + added, - removed)",
+            f"operators{' and input shapes' if ops.by_shape else ''} {order} {column} "
+            "(whole trace; + added, - removed)",
             header,
             "  " + "-" * (len(header) - 2),
         ]
         before = ops.before.column(key, self.device)
         after = ops.after.column(key, self.device)
-        names = distinct_cuts([printable(ops.names[row]) for row in rows], _NAME)
+        shown = [printable(ops.names[row]) for row in rows]
+        if ops.input_shapes is not None:
+            shown = [
+                f"{name} {ops.input_shapes[row]}"
+                for name, row in zip(shown, rows, strict=True)
+            ]
+        names = distinct_cuts(shown, _NAME)
         for name, row in zip(names, rows, strict=True):
             calls = f"{int(ops.before.calls[row])}→{int(ops.after.calls[row])}"
             if key is SortKey.CALLS:
