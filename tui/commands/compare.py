@@ -15,8 +15,10 @@ def register(subparsers: Any) -> None:
     """Add the `compare` subcommand."""
     parser = subparsers.add_parser(
         "compare",
-        help="compare two bench results (inconclusive when ranges overlap)",
-        description="Compare two `steptrace bench` results: raw values, medians and ranges side by side.",
+        help="compare two bench results (inconclusive when ranges overlap; two "
+        "traces: diff)",
+        description="Compare two `steptrace bench` results: raw values, medians and "
+        "ranges side by side. For two traces (captures), use `steptrace diff`.",
     )
     parser.add_argument("before", help="RESULT.json before the change")
     parser.add_argument("after", help="RESULT.json after the change")
