@@ -652,6 +652,11 @@ class NotesDocument:
 
     trace: TraceIdentity
     notes: tuple[Note, ...] = field(default_factory=tuple)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Other top-level keys (the explorer's `zone`, or a newer writer's), kept as they are."""
+
+
+_DOCUMENT_KEYS = ("schema", "trace", "notes")
 
 
 def parse_document(data: bytes) -> NotesDocument:
@@ -683,7 +688,8 @@ def parse_document(data: bytes) -> NotesDocument:
         if note.id in seen:
             raise NotesFormatError(f"note id {note.id} appears twice")
         seen.add(note.id)
-    return NotesDocument(trace=trace, notes=notes)
+    extra = {key: value for key, value in raw.items() if key not in _DOCUMENT_KEYS}
+    return NotesDocument(trace=trace, notes=notes, extra=extra)
 
 
 def schema_for(notes: Sequence[Note]) -> int:
@@ -699,6 +705,7 @@ def dump_document(document: NotesDocument) -> bytes:
     payload = {
         "schema": schema_for(document.notes),
         "trace": document.trace.to_dict(),
+        **{k: v for k, v in document.extra.items() if k not in _DOCUMENT_KEYS},
         "notes": [note.to_dict() for note in document.notes],
     }
     return orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)

@@ -29,10 +29,11 @@ import re
 import secrets
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -55,6 +56,13 @@ from tui.notes.model import (
     parse_document,
     parse_status,
     utc_now,
+)
+from tui.notes.zone_memory import (
+    ZONE_KEY,
+    ZoneMemory,
+    latest,
+    merge_zone,
+    read_zone,
 )
 
 NOTES_SUFFIX = ".notes.json"
@@ -473,6 +481,8 @@ class _Snapshot:
 
     digest: str
     notes: dict[str, Note]
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """The file's other top-level keys (the zone chosen in the explorer...)."""
 
 
 def _digest(data: bytes) -> str:
@@ -518,6 +528,8 @@ class NotesStore:
         if trace_sha256 is not None:
             self._trace_sha256 = _checked_sha256(trace_sha256)
         self._location = self._primary
+        self._zone: ZoneMemory | None = None
+        self._extra: dict[str, Any] = {}
 
     @classmethod
     def open(
@@ -638,6 +650,17 @@ class NotesStore:
         self._trace_sha256 = _checked_sha256(sha256)
         self._check_trace_identity()
         return self._trace_changed
+
+    @property
+    def zone(self) -> ZoneMemory | None:
+        """The data zone chosen in the explorer for this trace (None: never chosen)."""
+        return self._zone
+
+    def set_zone(self, names: Sequence[str]) -> ZoneMemory:
+        """Remember a data zone (no names: back to the automatic one); call `save`."""
+        self._zone = ZoneMemory(tuple(dict.fromkeys(names)), iso_utc(self._clock()))
+        self._dirty = True
+        return self._zone
 
     # --- editing -------------------------------------------------------------
 
@@ -774,9 +797,14 @@ class NotesStore:
         base = snapshot.notes if snapshot is not None else {}
         merged, conflicts, from_disk = merge_notes(base, self._notes, theirs)
         self._notes = merged
-        self._snapshots[path] = _Snapshot(digest, theirs)
+        their_zone = read_zone(document.extra)
+        base_zone = read_zone(snapshot.extra) if snapshot is not None else None
+        zone = merge_zone(base_zone, self._zone, their_zone)
+        self._zone = zone
+        self._extra = dict(document.extra)
+        self._snapshots[path] = _Snapshot(digest, theirs, document.extra)
         self._recorded[path] = document.trace
-        self._dirty = self._dirty or merged != theirs
+        self._dirty = self._dirty or merged != theirs or zone != their_zone
         return RefreshResult(conflicts, from_disk)
 
     def _save_chain(self, notes_path: Path, *, fell_back: bool) -> SaveResult:
@@ -805,10 +833,12 @@ class NotesStore:
                 return None
             snapshot = self._snapshots.get(path)
             base = snapshot.notes if snapshot is not None else {}
+            base_extra = snapshot.extra if snapshot is not None else {}
             if data is None:
                 theirs: dict[str, Note] = {}
+                their_extra: Mapping[str, Any] = self._extra
             elif snapshot is not None and snapshot.digest == _digest(data):
-                theirs = snapshot.notes
+                theirs, their_extra = snapshot.notes, snapshot.extra
             else:
                 try:
                     document = parse_document(data)
@@ -816,14 +846,23 @@ class NotesStore:
                     self._mark_unreadable(path, str(error))
                     return None
                 theirs = {note.id: note for note in document.notes}
+                their_extra = document.extra
             merged, conflicts, from_disk = merge_notes(base, self._notes, theirs)
+            zone = merge_zone(read_zone(base_extra), self._zone, read_zone(their_extra))
+            extra = dict(their_extra)
+            if zone is not None:
+                extra[ZONE_KEY] = zone.to_dict()
             identity = self.trace_identity
-            payload = dump_document(NotesDocument(identity, tuple(merged.values())))
+            payload = dump_document(
+                NotesDocument(identity, tuple(merged.values()), extra)
+            )
             written = payload != data
             if written:
                 write_atomic(path, payload)
         self._notes = merged
-        self._snapshots[path] = _Snapshot(_digest(payload), merged)
+        self._zone = zone
+        self._extra = extra
+        self._snapshots[path] = _Snapshot(_digest(payload), merged, extra)
         self._recorded[path] = identity
         self._location = path
         self._dirty = False
@@ -849,6 +888,7 @@ class NotesStore:
                 f"cannot read the trace {self.trace_path}: {_reason(error)}"
             )
         sources: list[tuple[str, Mapping[str, Note]]] = []
+        zones: list[ZoneMemory | None] = []
         fallback_used = False
         for path in [*_variants(self._primary), *_variants(self._fallback)]:
             try:
@@ -864,11 +904,15 @@ class NotesStore:
                 self._mark_unreadable(path, str(error))
                 continue
             notes = {note.id: note for note in document.notes}
-            self._snapshots[path] = _Snapshot(_digest(data), notes)
+            self._snapshots[path] = _Snapshot(_digest(data), notes, document.extra)
             self._recorded[path] = document.trace
             sources.append((str(path), notes))
+            zones.append(read_zone(document.extra))
+            if not self._extra:
+                self._extra = dict(document.extra)
             fallback_used = fallback_used or path.parent == self._fallback.parent
         self._notes, conflicts = merge_sources(sources)
+        self._zone = latest(zones)
         for conflict in conflicts:
             self._add_problem(conflict.message)
         if fallback_used:
