@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import enum
 import statistics
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tui.core.analysis import Analysis
-from tui.core.model import Kind
+from tui.core.copies import CopyGroup, CopyReading
+from tui.core.intervals import Intervals
+from tui.core.kernels import kernel_events
+from tui.core.launches import SHORT_KERNEL_NS, issued_at
 from tui.core.results.observed import gpu_missing_reason
+from tui.core.shapes import operator_shape_split, shapes_in_trace
 from tui.core.steps import Step
-from tui.core.vocab import FindingId, FindingStatus, GapKind
+from tui.core.vocab import CopyDirection, FindingId, FindingStatus, GapKind, HostMemory
 
 # A data zone where the device idles for at least this share of it is worth a look.
 IDLE_SHARE_WORTH_A_LOOK = 0.10
@@ -67,9 +72,10 @@ class ShowOperator:
 
 @dataclass(frozen=True)
 class ShowEvents:
-    """Mark every event with this name on the timeline."""
+    """Mark every event with this name on the timeline; select event `select` when given."""
 
     name: str
+    select: int | None = None
 
 
 @dataclass(frozen=True)
@@ -79,7 +85,15 @@ class ShowStep:
     number: int
 
 
-Anchor = ShowGap | ShowOperator | ShowEvents | ShowStep
+@dataclass(frozen=True)
+class ShowKernel:
+    """Show the kernels of one name (in step `step` when given): the Kernels view's row."""
+
+    name: str
+    step: int | None = None
+
+
+Anchor = ShowGap | ShowOperator | ShowEvents | ShowStep | ShowKernel
 
 
 # -- figures of each reading ---------------------------------------------------
@@ -99,8 +113,25 @@ class IdleFigures:
 
 
 @dataclass(frozen=True)
+class RepeatedCopy:
+    """One host-to-device copy issued in every window step, with its cost per step."""
+
+    name: str
+    bytes: int | None
+    host_memory: HostMemory | None
+    path: tuple[str, ...]
+    count_per_step: float
+    ns_per_step: float
+    event: int  # its first occurrence in the window
+
+
+@dataclass(frozen=True)
 class CopyFigures:
-    """Host-to-device copies of the same name and size found in every step."""
+    """Host-to-device copies of the same size from the same operator path in every step.
+
+    `name`, `bytes` and `per_step` (copies per step) describe the costliest
+    one, `copies` lists them all, costliest per step first.
+    """
 
     steps: int
     distinct_copies: int
@@ -108,22 +139,42 @@ class CopyFigures:
     name: str | None = None
     bytes: int | None = None
     per_step: int | None = None
+    copies: tuple[RepeatedCopy, ...] = ()
+
+    @property
+    def ns_per_step(self) -> float | None:
+        """Time per step of all repeated copies together (sum of their per-step medians)."""
+        return sum(copy.ns_per_step for copy in self.copies) if self.copies else None
 
 
 @dataclass(frozen=True)
 class LaunchFigures:
-    """How many kernels a step launches and how long they run."""
+    """How many kernels a step launches, how long they run, what launching costs.
+
+    Shares are medians over the steps: the share of a step's device time
+    (busy, a union) when a kernel under 10 µs runs, and the share of its wall
+    time when a call that launched a kernel runs on the host (a union over
+    threads). None when there are no steps or no device time.
+    """
 
     kernels: int
     kernels_per_step: list[int]
     median_kernels_per_step: float
     median_kernel_ns: float
     steps: int
+    short_kernels: int = 0
+    short_share: float | None = None
+    launch_share: float | None = None
+    kernel: str | None = None  # the kernel name launched most often
 
 
 @dataclass(frozen=True)
 class DominantFigures:
-    """The operator holding the largest share of self time."""
+    """The operator holding the largest share of self time.
+
+    With recorded shapes: its input shapes holding most of its time, how
+    many calls had them, their share of its time, how many shapes it had.
+    """
 
     operator: str
     share: float
@@ -131,6 +182,11 @@ class DominantFigures:
     total_ns: int
     calls: int
     unit: str  # "GPU" or "CPU": the clock the share is taken on
+    shapes_recorded: bool = False
+    input_shapes: str | None = None
+    shape_calls: int | None = None
+    shape_share: float | None = None
+    shape_count: int | None = None
 
 
 Figures = IdleFigures | CopyFigures | LaunchFigures | DominantFigures
@@ -192,7 +248,7 @@ def idle_in_data_zone(analysis: Analysis) -> Finding:
 
 
 def repeated_copy(analysis: Analysis) -> Finding:
-    """The same host-to-device copy (same name and bytes) in every step."""
+    """The same host-to-device copy (direction, size, operator path) in every window step."""
     trace = analysis.trace
     if not trace.gpu_observed:
         return _no_gpu(FindingId.REPEATED_COPY, analysis)
@@ -204,86 +260,148 @@ def repeated_copy(analysis: Analysis) -> Finding:
             CopyFigures(len(steps), 0, 0),
             missing=Missing(MissingReason.TOO_FEW_STEPS, str(len(steps))),
         )
-    copies = np.flatnonzero(trace.kind == Kind.MEMCPY)
-    owner = analysis.gpu_owner
-    step_starts = np.array([step.start_ns for step in steps], dtype=np.int64)
-    step_ends = np.array([step.end_ns for step in steps], dtype=np.int64)
-    seen: dict[tuple[str, int], dict[int, int]] = {}
-    for event in copies.tolist():
-        name = trace.event_name(event)
-        if "HtoD" not in name and "Host -> Device" not in name:
-            continue
-        launch = int(owner[event])
-        at = int(trace.start_ns[launch if launch >= 0 else event])
-        step = int(np.searchsorted(step_starts, at, side="right")) - 1
-        if step < 0 or at >= step_ends[step]:
-            continue
-        raw_bytes = trace.event_args(event).get("bytes")
-        size = int(raw_bytes) if isinstance(raw_bytes, (int, float)) else -1
-        per_step = seen.setdefault((name, size), {})
-        per_step[step] = per_step.get(step, 0) + 1
-    repeated = [
-        (key, counts) for key, counts in seen.items() if len(counts) == len(steps)
+    reading = CopyReading.of(analysis)
+    host_to_device = [
+        group
+        for group in reading.groups
+        if group.direction is CopyDirection.HOST_TO_DEVICE
     ]
+    repeated = [group for group in host_to_device if group.repeated]
     if not repeated:
         return Finding(
             FindingId.REPEATED_COPY,
             FindingStatus.NOT_SEEN,
-            CopyFigures(len(steps), len(seen), 0),
+            CopyFigures(len(steps), len(host_to_device), 0),
         )
-    repeated.sort(key=lambda item: -item[0][1])
-    (name, size), counts = repeated[0]
+    repeated.sort(key=lambda group: (-group.median_ns_per_step, -(group.bytes or 0)))
+    copies = tuple(_repeated_copy(reading, group) for group in repeated)
+    costliest = copies[0]
     return Finding(
         FindingId.REPEATED_COPY,
         FindingStatus.POSSIBLE,
         CopyFigures(
             len(steps),
-            len(seen),
+            len(host_to_device),
             len(repeated),
-            name,
-            size if size >= 0 else None,
-            min(counts.values()),
+            costliest.name,
+            costliest.bytes,
+            int(min(repeated[0].per_step_count.tolist())),
+            copies,
         ),
-        ShowEvents(name),
+        ShowEvents(costliest.name, select=costliest.event),
+    )
+
+
+def _repeated_copy(reading: CopyReading, group: CopyGroup) -> RepeatedCopy:
+    position = reading.first_in_window(group)
+    return RepeatedCopy(
+        name=group.name,
+        bytes=group.bytes,
+        host_memory=group.host_memory,
+        path=group.path,
+        count_per_step=group.median_count_per_step,
+        ns_per_step=group.median_ns_per_step,
+        event=int(reading.columns.events[position]),
     )
 
 
 def many_small_launches(analysis: Analysis) -> Finding:
-    """Many short kernels per step."""
+    """Many short kernels per step, and what launching them costs the host."""
     trace = analysis.trace
     if not trace.gpu_observed:
         return _no_gpu(FindingId.SMALL_LAUNCHES, analysis)
-    kernels = np.flatnonzero(trace.kind == Kind.KERNEL)
+    kernels = kernel_events(trace)
     if kernels.size == 0:
         return Finding(
             FindingId.SMALL_LAUNCHES,
             FindingStatus.NOT_OBSERVED,
             missing=Missing(MissingReason.NO_KERNELS),
         )
-    median_ns = float(np.median(trace.duration_ns[kernels]))
+    durations = trace.duration_ns[kernels]
+    median_ns = float(np.median(durations))
     steps: list[Step] = analysis.window_steps
-    owner = analysis.gpu_owner[kernels]
-    launched_at = np.where(
-        owner >= 0, trace.start_ns[np.maximum(owner, 0)], trace.start_ns[kernels]
-    )
-    launched_at = np.sort(launched_at)
+    launched_at = issued_at(trace, kernels, analysis.launch_call, analysis.gpu_owner)
+    order = np.argsort(launched_at, kind="stable")
+    sorted_at = launched_at[order]
+    short = durations < SHORT_KERNEL_NS
+    short_share: float | None = None
+    launch_share: float | None = None
     if steps:
         starts = np.array([step.start_ns for step in steps], dtype=np.int64)
         ends = np.array([step.end_ns for step in steps], dtype=np.int64)
-        counts = (
-            np.searchsorted(launched_at, ends, side="left")
-            - np.searchsorted(launched_at, starts, side="left")
-        ).tolist()
+        first = np.searchsorted(sorted_at, starts, side="left")
+        last = np.searchsorted(sorted_at, ends, side="left")
+        counts = (last - first).tolist()
+        in_window = np.zeros(kernels.size, dtype=bool)
+        for begin, end in zip(first.tolist(), last.tolist(), strict=True):
+            in_window[order[begin:end]] = True
+        short_share, launch_share = _launch_shares(
+            analysis, kernels, short, starts, ends
+        )
     else:
         counts = [int(kernels.size)]
+        in_window = np.ones(kernels.size, dtype=bool)
     per_step = float(statistics.median(counts))
-    biggest_step = ShowStep(steps[int(np.argmax(counts))].number) if steps else None
+    busiest = int(np.argmax(counts))
+    names = Counter(trace.name_id[kernels[in_window]].tolist())
+    kernel = trace.names[names.most_common(1)[0][0]] if names else None
+    anchor: Anchor | None = None
+    if kernel is not None:
+        anchor = ShowKernel(kernel, steps[busiest].number if steps else None)
+    elif steps:
+        anchor = ShowStep(steps[busiest].number)
     return Finding(
         FindingId.SMALL_LAUNCHES,
         _status(per_step >= MANY_KERNELS_PER_STEP and median_ns < SMALL_KERNEL_NS),
-        LaunchFigures(int(kernels.size), counts, per_step, median_ns, len(steps)),
-        biggest_step,
+        LaunchFigures(
+            int(kernels.size),
+            counts,
+            per_step,
+            median_ns,
+            len(steps),
+            short_kernels=int((short & in_window).sum()),
+            short_share=short_share,
+            launch_share=launch_share,
+            kernel=kernel,
+        ),
+        anchor,
     )
+
+
+def _launch_shares(
+    analysis: Analysis,
+    kernels: np.ndarray,
+    short: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+) -> tuple[float | None, float | None]:
+    """Medians over steps: short kernels' share of device time, and the share of wall
+    time when a call that launched a kernel runs on the host."""
+    trace = analysis.trace
+    short_events = kernels[short]
+    short_time = Intervals.union_of(
+        trace.start_ns[short_events], trace.end_ns[short_events]
+    ).covered_in(starts, ends)
+    busy = analysis.busy_all_devices.covered_in(starts, ends)
+    with_busy = busy > 0
+    short_share = (
+        float(np.median(short_time[with_busy] / busy[with_busy]))
+        if with_busy.any()
+        else None
+    )
+    launched_by = analysis.launch_call[kernels]
+    calls = np.unique(launched_by[launched_by >= 0])
+    launch_time = Intervals.union_of(
+        trace.start_ns[calls], trace.end_ns[calls]
+    ).covered_in(starts, ends)
+    walls = ends - starts
+    with_wall = walls > 0
+    launch_share = (
+        float(np.median(launch_time[with_wall] / walls[with_wall]))
+        if with_wall.any()
+        else None
+    )
+    return short_share, launch_share
 
 
 def dominant_operator(analysis: Analysis) -> Finding:
@@ -309,11 +427,23 @@ def dominant_operator(analysis: Analysis) -> Finding:
     top = int(np.argmax(values))
     share = int(values[top]) / total
     name = table.names[top]
+    per_event = analysis.self_gpu_ns if unit == "GPU" else analysis.self_cpu_ns
+    split = operator_shape_split(analysis, name, per_event, start, end)
     return Finding(
         FindingId.DOMINANT_OP,
         _status(share >= DOMINANT_SHARE),
         DominantFigures(
-            name, share, int(values[top]), total, int(table.calls[top]), unit
+            name,
+            share,
+            int(values[top]),
+            total,
+            int(table.calls[top]),
+            unit,
+            shapes_recorded=shapes_in_trace(analysis.trace),
+            input_shapes=None if split is None else str(split.shapes),
+            shape_calls=None if split is None else split.calls,
+            shape_share=None if split is None else split.share,
+            shape_count=None if split is None else split.shape_count,
         ),
         ShowOperator(name),
     )

@@ -16,7 +16,10 @@ from tui.core.findings import (
     LaunchFigures,
     MissingReason,
 )
-from tui.core.units import duration_text
+from tui.core.kernels import readable_kernel_name
+from tui.core.results.text import cut_middle
+from tui.core.textsafe import printable
+from tui.core.units import duration_text, size_text
 from tui.core.vocab import FindingId, FindingStatus, GapKind
 from tui.core.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
 
@@ -100,34 +103,88 @@ def observation(finding: Finding) -> str:
     if isinstance(figures, IdleFigures):
         return _idle_text(figures, finding.observed)
     if isinstance(figures, CopyFigures):
-        if not finding.observed:
-            return (
-                "no host-to-device copy with the same name and size in all "
-                f"{figures.steps} steps ({figures.distinct_copies} distinct copies seen)"
-            )
-        plural = "y" if figures.repeated_copies == 1 else "ies"
-        size = "unknown" if figures.bytes is None else f"{figures.bytes}"
-        return (
-            f"{figures.repeated_copies} host-to-device cop{plural} of the same size"
-            f" in each of the {figures.steps} steps; largest: {size} bytes"
-        )
+        return _copy_text(figures, finding.observed)
     if isinstance(figures, LaunchFigures):
-        scope = (
-            f"per step (median of {figures.steps})"
-            if figures.steps
-            else "in the capture (no steps)"
-        )
-        return (
-            f"{figures.median_kernels_per_step:.0f} kernels {scope}, median kernel"
-            f" duration {duration_text(figures.median_kernel_ns)}"
-        )
+        return _launch_text(figures)
     if isinstance(figures, DominantFigures):
-        return (
-            f"{figures.operator} holds {figures.share:.0%} of the self {figures.unit}"
-            f" time of operators ({duration_text(figures.self_ns)} of"
-            f" {duration_text(figures.total_ns)}, {figures.calls} calls)"
-        )
+        return _dominant_text(figures)
     return ""
+
+
+def _copy_text(figures: CopyFigures, observed: bool) -> str:
+    if not observed or not figures.copies:
+        return (
+            "no host-to-device copy of the same size from the same operator in all "
+            f"{figures.steps} steps ({figures.distinct_copies} distinct copies seen)"
+        )
+    first = figures.copies[0]
+    size = "unknown size" if first.bytes is None else size_text(first.bytes)
+    memory = "" if first.host_memory is None else f", {first.host_memory.value}"
+    issuer = printable(" > ".join(first.path[-2:])) if first.path else "no operator"
+    copy = (
+        f"{size}{memory} from {issuer}, ×{first.count_per_step:g}"
+        f" and {duration_text(first.ns_per_step)} per step"
+    )
+    if figures.repeated_copies == 1:
+        return (
+            f"the same host-to-device copy in each of the {figures.steps} steps: {copy}"
+        )
+    return (
+        f"{figures.repeated_copies} host-to-device copies of the same size from the"
+        f" same operator in each of the {figures.steps} steps,"
+        f" {duration_text(figures.ns_per_step)} per step in all; costliest: {copy}"
+    )
+
+
+def _launch_text(figures: LaunchFigures) -> str:
+    scope = (
+        f"per step (median of {figures.steps})"
+        if figures.steps
+        else "in the capture (no steps)"
+    )
+    text = (
+        f"{figures.median_kernels_per_step:.0f} kernels {scope}, median kernel"
+        f" duration {duration_text(figures.median_kernel_ns)}"
+    )
+    if figures.short_share is not None:
+        text += (
+            f"; kernels under 10 µs fill {_percent(figures.short_share)} of a step's"
+            " device time"
+        )
+    if figures.launch_share is not None:
+        text += f", launch calls {_percent(figures.launch_share)} of its host time"
+    if figures.kernel is not None:
+        name = cut_middle(readable_kernel_name(figures.kernel), 60)
+        text += f"; most launched: {printable(name)}"
+    return text
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage; small ones keep a decimal so they do not read 0%."""
+    return f"{share:.1%}" if share < 0.1 else f"{share:.0%}"
+
+
+def _dominant_text(figures: DominantFigures) -> str:
+    text = (
+        f"{printable(figures.operator)} holds {figures.share:.0%} of the self"
+        f" {figures.unit} time of operators ({duration_text(figures.self_ns)} of"
+        f" {duration_text(figures.total_ns)}, {figures.calls} calls)"
+    )
+    if figures.input_shapes is not None and figures.shape_share is not None:
+        others = (figures.shape_count or 1) - 1
+        rest = (
+            "its only shapes"
+            if others == 0
+            else f"{others} other shape{'' if others == 1 else 's'}"
+        )
+        text += (
+            f"; input shapes {printable(figures.input_shapes)} in"
+            f" {figures.shape_calls} calls hold {figures.shape_share:.0%} of it"
+            f" ({rest})"
+        )
+    elif not figures.shapes_recorded:
+        text += "; input shapes not recorded (record_shapes was off)"
+    return text
 
 
 def _idle_text(figures: IdleFigures, observed: bool) -> str:

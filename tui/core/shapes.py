@@ -135,22 +135,41 @@ class ShapeShare:
     shape_count: int
 
 
-def dominant_shape(
-    table: ShapeOpTable, name: str, column: Int64Array
+def operator_shape_split(
+    analysis: Analysis,
+    name: str,
+    values: Int64Array,
+    start_ns: int | None = None,
+    end_ns: int | None = None,
 ) -> ShapeShare | None:
-    """The input shapes of `name` holding the most of `column` (self time), None without rows or time."""
-    rows = table.rows_of(name)
-    if not rows:
+    """The input shapes of operator `name` (a table row name) holding most of `values`
+    (a per-event column, e.g. self time) among its events starting in [start, end).
+
+    Only that operator's args are read, so it is cheap on a big trace. None when
+    the trace holds no shapes, or the operator no time.
+    """
+    trace = analysis.trace
+    if not shapes_in_trace(trace):
         return None
-    values = np.array([int(column[row]) for row in rows], dtype=np.int64)
-    total = int(values.sum())
-    if total <= 0:
-        return None
-    best = rows[int(np.argmax(values))]
-    return ShapeShare(
-        name=name,
-        shapes=table.input_shapes[best],
-        calls=int(table.calls[best]),
-        share=int(column[best]) / total,
-        shape_count=len(rows),
+    ids = np.array(
+        [i for i, item in enumerate(trace.names) if group_name(item) == name] or [-1],
+        dtype=np.int32,
     )
+    events = np.flatnonzero(
+        participants(trace, analysis.on_cpu) & np.isin(trace.name_id, ids)
+    )
+    if start_ns is not None:
+        events = events[trace.start_ns[events] >= start_ns]
+    if end_ns is not None:
+        events = events[trace.start_ns[events] < end_ns]
+    by_key: dict[str, tuple[list[list[int]], int, int]] = {}
+    for event in events.tolist():
+        shapes = _event_shapes(trace, event)
+        key = str(shapes)
+        _, calls, total = by_key.get(key, (shapes, 0, 0))
+        by_key[key] = (shapes, calls + 1, total + int(values[event]))
+    grand = sum(total for _, _, total in by_key.values())
+    if grand <= 0:
+        return None
+    shapes, calls, total = max(by_key.values(), key=lambda item: item[2])
+    return ShapeShare(name, shapes, calls, total / grand, len(by_key))

@@ -43,7 +43,14 @@ from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.core.analysis import Analysis, Gap, OpTable, Step, group_name
-from tui.core.findings import Finding, ShowEvents, ShowGap, ShowOperator, ShowStep
+from tui.core.findings import (
+    Finding,
+    ShowEvents,
+    ShowGap,
+    ShowKernel,
+    ShowOperator,
+    ShowStep,
+)
 from tui.core.findings_text import words
 from tui.core.model import Trace
 from tui.core.textsafe import printable
@@ -502,6 +509,20 @@ class MainScreen(Screen[None]):
             self.ops.select_name(anchor.name)
         elif isinstance(anchor, ShowEvents):
             self.search(anchor.name)
+            if anchor.select is not None and anchor.select < self.trace.event_count:
+                self.timeline.select_event(anchor.select)
+        elif isinstance(anchor, ShowKernel):
+            ids = self.trace.name_ids_matching({anchor.name})
+            self._set_marks(
+                np.flatnonzero(np.isin(self.trace.name_id, ids)).astype(np.int64),
+                f"{printable(anchor.name)}:",
+            )
+            step = next((s for s in self._steps() if s.number == anchor.step), None)
+            if step is not None:  # the first occurrence from that step on
+                starts = self.trace.start_ns[self.marks]
+                self.mark_index = int(np.searchsorted(starts, step.start_ns)) - 1
+            if self.marks.size:
+                self.action_mark(1)
         elif isinstance(anchor, ShowStep):
             for index, step in enumerate(self._steps()):
                 if step.number == anchor.number:
