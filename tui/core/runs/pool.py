@@ -1,0 +1,335 @@
+"""Summarise the ranks of a run in parallel worker processes, within the machine's memory.
+
+Each worker maps `rank_summary.summarise_file` over rank files and sends
+back a small JSON summary, so the parent holds summaries, never traces.
+There are as many workers as cores by default, fewer when the largest
+ranks would not fit in the available memory together: peak memory stays
+that of the few ranks in flight, not of the whole run. Workers are spawned
+(safe beside threads), ignore Ctrl+C, and are ended by the parent when it is
+interrupted or cancelled, so none outlives it. Each rank reports its loading
+phases through a callback the CLI and the app share.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import signal
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tui.core.errors import LoadCancelled, TraceLoadError
+from tui.core.runs.rank_summary import RankSummary, summarise_file
+from tui.core.source import GZIP_MAGIC
+
+# A loading rank's peak memory: the interpreter with numpy, plus a multiple
+# of its JSON (bench_load.py: 2.1 GB of peak for 1.1 GB of JSON, 315 MB for 87 MB).
+BASE_PEAK_BYTES = 128 * 1024 * 1024
+PEAK_PER_JSON_BYTE = 2.5
+# Share of the available memory the workers may plan to use together.
+MEMORY_SHARE = 0.8
+_PROGRESS_SECONDS = 0.2
+_POLL_SECONDS = 0.1
+
+
+@dataclass(frozen=True)
+class RankProgress:
+    """Where one rank's loading stands, and how many ranks are finished."""
+
+    path: str
+    phase: str  # a loading phase, "done" or "failed"
+    fraction: float | None
+    finished: int
+    total: int
+
+
+ProgressCallback = Callable[[RankProgress], None]
+
+
+@dataclass(frozen=True)
+class RankOutcome:
+    """One rank file's summary, or why it has none."""
+
+    path: str
+    summary: RankSummary | None
+    error: str | None
+    seconds: float
+
+
+def json_bytes_of(path: Path) -> int:
+    """The size of a trace's JSON: the file, or a gzip file's recorded size (its last 4 bytes)."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            if handle.read(2) != GZIP_MAGIC or size < 18:
+                return size
+            handle.seek(size - 4)
+            recorded = int.from_bytes(handle.read(4), "little")
+    except OSError:
+        return 0
+    # The field holds the size modulo 4 GiB: never believe less than the file.
+    return recorded if recorded >= size else size * 10
+
+
+def peak_bytes_of(json_bytes: int) -> int:
+    """Estimated peak memory of a worker loading a trace of this much JSON."""
+    return BASE_PEAK_BYTES + int(PEAK_PER_JSON_BYTE * json_bytes)
+
+
+def available_memory() -> int | None:
+    """Memory this process may still use: MemAvailable, capped by a cgroup v2 limit."""
+    found: list[int] = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as handle:
+            limit = handle.read().strip()
+        with open("/sys/fs/cgroup/memory.current", encoding="ascii") as handle:
+            used = int(handle.read().strip())
+        if limit != "max":
+            found.append(max(int(limit) - used, 0))
+    except (OSError, ValueError):
+        pass
+    if not found:
+        try:
+            return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+        except (OSError, ValueError, AttributeError):
+            return None
+    return min(found)
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def plan_workers(
+    json_sizes: Sequence[int],
+    requested: int | None = None,
+    *,
+    core_count: int | None = None,
+    memory: int | None = None,
+) -> int:
+    """How many ranks to load at once: cores (or `requested`), no more than the files,
+    and few enough that the largest ranks in flight fit in the available memory."""
+    if not json_sizes:
+        return 1
+    wanted = requested if requested is not None else (core_count or cores())
+    workers = max(1, min(int(wanted), len(json_sizes)))
+    budget = memory if memory is not None else available_memory()
+    if budget is None:
+        return workers
+    largest = sorted(json_sizes, reverse=True)
+    usable = MEMORY_SHARE * budget
+    fitting = 0
+    for size in largest[:workers]:
+        usable -= peak_bytes_of(size)
+        if usable < 0:
+            break
+        fitting += 1
+    return max(1, min(workers, fitting))
+
+
+# -- in the worker processes --------------------------------------------------
+
+_messages: Any = None
+
+
+def _start_worker(messages: Any) -> None:
+    """Worker initialiser: Ctrl+C is the parent's to handle; progress goes to `messages`."""
+    global _messages
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _messages = messages
+
+
+def _summarise_in_worker(
+    path: str, zones: Sequence[str] | None, decode_workers: int
+) -> tuple[dict[str, Any] | None, str | None, float]:
+    started = time.monotonic()
+    last = [0.0]
+
+    def report(step: Any) -> None:
+        now = time.monotonic()
+        if _messages is None or now - last[0] < _PROGRESS_SECONDS:
+            return
+        last[0] = now
+        fraction = (
+            step.bytes_read / step.bytes_total
+            if step.bytes_total
+            and step.phase in ("reading", "decompressing", "decoding")
+            else None
+        )
+        with contextlib.suppress(queue.Full, ValueError, OSError):
+            _messages.put_nowait((path, step.phase, fraction))
+
+    try:
+        summary = summarise_file(
+            path, zones, decode_workers=decode_workers, progress=report
+        )
+        return summary, None, time.monotonic() - started
+    except TraceLoadError as error:
+        return None, str(error), time.monotonic() - started
+    except MemoryError:
+        return None, f"{path}: not enough memory", time.monotonic() - started
+
+
+# -- in the parent --------------------------------------------------------------
+
+
+def summarise_files(
+    paths: Sequence[Path],
+    *,
+    workers: int | None = None,
+    zones: Sequence[str] | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+) -> list[RankOutcome]:
+    """Each file's summary (in the order given); `workers` 1 works in this process.
+
+    Raises LoadCancelled when `cancel` is set, KeyboardInterrupt on Ctrl+C,
+    after ending every worker.
+    """
+    sizes = [json_bytes_of(path) for path in paths]
+    count = plan_workers(sizes, workers)
+    if count <= 1:
+        return _summarise_here(paths, zones, progress, cancel)
+    return _summarise_in_pool(paths, sizes, count, zones, progress, cancel)
+
+
+def _summarise_here(
+    paths: Sequence[Path],
+    zones: Sequence[str] | None,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+) -> list[RankOutcome]:
+    outcomes: list[RankOutcome] = []
+    for path in paths:
+        started = time.monotonic()
+        name = str(path)
+
+        def report(step: Any, name: str = name, finished: int = len(outcomes)) -> None:
+            if progress is not None:
+                fraction = (
+                    step.bytes_read / step.bytes_total if step.bytes_total else None
+                )
+                progress(RankProgress(name, step.phase, fraction, finished, len(paths)))
+
+        try:
+            data = summarise_file(name, zones, progress=report, cancel=cancel)
+            outcome = RankOutcome(
+                name, RankSummary.from_json(data), None, time.monotonic() - started
+            )
+        except TraceLoadError as error:
+            outcome = RankOutcome(name, None, str(error), time.monotonic() - started)
+        outcomes.append(outcome)
+        _report_end(progress, outcome, len(outcomes), len(paths))
+    return outcomes
+
+
+def _report_end(
+    progress: ProgressCallback | None, outcome: RankOutcome, finished: int, total: int
+) -> None:
+    if progress is not None:
+        phase = "done" if outcome.summary is not None else "failed"
+        progress(RankProgress(outcome.path, phase, None, finished, total))
+
+
+def _summarise_in_pool(
+    paths: Sequence[Path],
+    sizes: list[int],
+    workers: int,
+    zones: Sequence[str] | None,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+) -> list[RankOutcome]:
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    messages = context.Queue()
+    decode_workers = max(1, cores() // workers)
+    executor = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_start_worker,
+        initargs=(messages,),
+    )
+    outcomes: dict[str, RankOutcome] = {}
+    finished_cleanly = False
+    try:
+        # Largest first: the run ends sooner, and big ranks never meet at the end.
+        order = sorted(range(len(paths)), key=lambda index: -sizes[index])
+        pending: dict[Future[Any], str] = {
+            executor.submit(
+                _summarise_in_worker, str(paths[index]), zones, decode_workers
+            ): str(paths[index])
+            for index in order
+        }
+        while pending:
+            done, _ = wait(pending, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
+            if cancel is not None and cancel.is_set():
+                raise LoadCancelled()
+            _relay(messages, progress, len(outcomes), len(paths))
+            for future in done:
+                name = pending.pop(future)
+                outcome = _outcome_of(name, future)
+                outcomes[name] = outcome
+                _report_end(progress, outcome, len(outcomes), len(paths))
+        finished_cleanly = True
+    finally:
+        if not finished_cleanly:
+            _end_workers(executor)
+        executor.shutdown(wait=True, cancel_futures=True)
+        messages.close()
+        messages.cancel_join_thread()
+    return [outcomes[str(path)] for path in paths]
+
+
+def _outcome_of(name: str, future: Future[Any]) -> RankOutcome:
+    try:
+        data, error, seconds = future.result()
+    except Exception as failure:  # a worker that died (out of memory?) breaks the pool
+        reason = f"{name}: {type(failure).__name__}: {failure}"
+        return RankOutcome(name, None, reason, 0.0)
+    summary = None if data is None else RankSummary.from_json(data)
+    return RankOutcome(name, summary, error, seconds)
+
+
+def _relay(
+    messages: Any, progress: ProgressCallback | None, finished: int, total: int
+) -> None:
+    """Pass the workers' progress messages on to the callback."""
+    while True:
+        try:
+            path, phase, fraction = messages.get_nowait()
+        except (queue.Empty, OSError, ValueError, EOFError):
+            return
+        if progress is not None:
+            progress(RankProgress(path, phase, fraction, finished, total))
+
+
+def _end_workers(executor: ProcessPoolExecutor) -> None:
+    """Stop every worker now (Ctrl+C, cancel): none may outlive the command."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=5)
