@@ -21,6 +21,7 @@ import numpy as np
 
 from tui.core.decode import _NOT_AN_OBJECT, DecodedTrace, EventSource, RawEvent
 from tui.core.errors import TraceLoadError
+from tui.core.memory_events import MemoryCollector
 from tui.core.model import Flows, Kind, Trace, Track, TrackKind
 from tui.core.numbers import (
     MAX_TIMESTAMP_NS,
@@ -587,6 +588,7 @@ def finish_trace(
         compressed=compressed,
         instant_count=instant_count,
         counter_count=counter_count,
+        memory=collector.memory.finish(origin),
     )
 
 
@@ -797,6 +799,7 @@ class CollectedPart:
     columns: dict[str, np.ndarray[Any, Any]]
     flow_columns: dict[str, np.ndarray[Any, Any]]
     args_blob: bytes | bytearray | memoryview
+    memory: dict[str, np.ndarray[Any, Any]] = field(default_factory=dict)
 
 
 # Phases of trace events, as small codes for sorting a batch at C speed.
@@ -847,6 +850,7 @@ class _Collector:
         self.begin_end: list[RawEvent] = []
         self.instant_count = 0
         self.counter_count = 0
+        self.memory = MemoryCollector()
         self.start: list[np.ndarray[Any, Any]] = []
         self.duration: list[np.ndarray[Any, Any]] = []
         self.name_id: list[np.ndarray[Any, Any]] = []
@@ -870,7 +874,10 @@ class _Collector:
         except TypeError:  # an unhashable phase
             self._add_batch_slowly(events)
             return
-        self.instant_count += int((phases == _INSTANT).sum())
+        instants = phases == _INSTANT
+        self.instant_count += int(instants.sum())
+        if instants.any():
+            self.memory.add(_take(events, instants))
         self.counter_count += int((phases == _COUNTER).sum())
         odd = np.flatnonzero(phases >= _NOT_EVENT)
         for index in odd.tolist():
@@ -894,6 +901,7 @@ class _Collector:
         complete: list[RawEvent] = []
         metadata_events: list[RawEvent] = []
         flow_events: list[RawEvent] = []
+        instants: list[RawEvent] = []
         for event in events:
             phase = event.ph
             if phase == "X":
@@ -906,10 +914,12 @@ class _Collector:
                 self.begin_end.append(event)
             elif phase in ("i", "I", "n"):
                 self.instant_count += 1
+                instants.append(event)
             elif phase == "C":
                 self.counter_count += 1
             else:
                 self._count_odd(phase)
+        self.memory.add(instants)
         self.metadata.add(metadata_events)
         self.flows.add(flow_events, self.flow_categories)
         self.add_complete(complete)
@@ -1003,6 +1013,7 @@ class _Collector:
             columns=columns,
             flow_columns=flow_columns,
             args_blob=memoryview(self.args_blob)[1:],
+            memory=self.memory.export(),
         )
 
     def absorb(self, part: CollectedPart) -> None:
@@ -1015,6 +1026,7 @@ class _Collector:
         self.column_counts.update(part.column_counts)
         self.metadata.update(part.metadata)
         self.begin_end.extend(part.begin_end)
+        self.memory.absorb(part.memory)
         columns = part.columns
         if columns["start"].size:
             self.start.append(columns["start"])

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import orjson
 
-from tui.core.model import Flows, Trace, Track, TrackKind
+from tui.core.model import Flows, MemoryColumns, Trace, Track, TrackKind
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -180,6 +180,11 @@ def save(trace: Trace, root: Path | None = None) -> Path | None:
                 staging / f"flows.{column}.npy",
                 np.ascontiguousarray(getattr(trace.flows, column)),
             )
+        for column in MemoryColumns.COLUMNS:
+            np.save(
+                staging / f"memory.{column}.npy",
+                np.ascontiguousarray(getattr(trace.memory, column)),
+            )
         (staging / "args.bin").write_bytes(trace.args_blob)
         tables = {
             "key": key,
@@ -238,6 +243,12 @@ def load(trace_path: str | os.PathLike[str], root: Path | None = None) -> Trace 
                 for column in _FLOW_COLUMNS
             )
         )
+        memory = MemoryColumns(
+            **{
+                column: np.load(entry / f"memory.{column}.npy", mmap_mode="r")
+                for column in MemoryColumns.COLUMNS
+            }
+        )
         args_blob = _map_bytes(entry / "args.bin")
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -271,6 +282,7 @@ def load(trace_path: str | os.PathLike[str], root: Path | None = None) -> Trace 
         compressed=bool(tables["compressed"]),
         instant_count=int(tables["instant_count"]),
         counter_count=int(tables["counter_count"]),
+        memory=memory,
         **columns,
     )
 

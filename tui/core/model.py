@@ -95,6 +95,42 @@ class Flows:
 
 
 @dataclass
+class MemoryColumns:
+    """The `[memory]` events of a profile_memory capture, in time order (ns from origin).
+
+    `bytes` is what one allocation (> 0) or free (< 0) moved; the totals are
+    the allocator's after it (-1 when not written); `device_type` is torch's
+    c10 DeviceType (0 CPU, 1 CUDA…), `device_id` -1 for the CPU.
+    """
+
+    time_ns: Int64Array
+    bytes: Int64Array
+    total_allocated: Int64Array
+    total_reserved: Int64Array
+    device_type: npt.NDArray[np.int16]
+    device_id: npt.NDArray[np.int16]
+
+    COLUMNS = (
+        "time_ns",
+        "bytes",
+        "total_allocated",
+        "total_reserved",
+        "device_type",
+        "device_id",
+    )
+
+    @classmethod
+    def empty(cls) -> MemoryColumns:
+        """No memory event."""
+        none = np.zeros(0, dtype=np.int64)
+        small = np.zeros(0, dtype=np.int16)
+        return cls(none, none, none, none, small, small)
+
+    def __len__(self) -> int:
+        return int(self.time_ns.size)
+
+
+@dataclass
 class Trace:
     """A loaded trace: columns of complete events plus what the file told us."""
 
@@ -126,6 +162,7 @@ class Trace:
     compressed: bool = False
     instant_count: int = 0
     counter_count: int = 0
+    memory: MemoryColumns = field(default_factory=MemoryColumns.empty)
 
     @property
     def end_ns(self) -> Int64Array:
