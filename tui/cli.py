@@ -28,7 +28,6 @@ COMMAND_MODULES = (
     "gaps",
     "zones",
     "diff",
-    "ranks",
     "notes",
     "report",
     "scrub",
