@@ -7,7 +7,7 @@ The issue's goal: `steptrace kernels` on the 85 MB shared MTIA trace in under
 (`python -m tui COMMAND TRACE --json`, output discarded), and the median,
 min and max wall times are printed. An in-process breakdown of one kernels
 run (load from the cache, analysis, the result, its JSON) says where the
-time goes. See benchmarks/README.md.
+time goes.
 """
 
 from __future__ import annotations
