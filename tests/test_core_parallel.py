@@ -54,6 +54,7 @@ def _tiny_ranges(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Every file goes the parallel way, cut into ranges of a few kB."""
     monkeypatch.setattr(load_module, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(parallel, "RANGE_STEP_BYTES", 4096)
+    monkeypatch.setattr(parallel, "MIN_RANGE_BYTES", 1)
     monkeypatch.setenv("STEPTRACE_SCRATCH_DIR", str(tmp_path))
 
 
@@ -309,7 +310,9 @@ def test_a_script_without_a_main_guard_runs_once(tmp_path: Path) -> None:
     script = tmp_path / "script.py"
     script.write_text(
         "import tui.core.load as load\n"
+        "import tui.core.parallel as parallel\n"
         "load.PARALLEL_MIN_BYTES = 0\n"
+        "parallel.MIN_RANGE_BYTES = 1\n"
         f"with open({str(marker)!r}, 'a') as f: f.write('x')\n"
         f"trace = load.load_trace({str(trace)!r}, workers=2)\n"
         "print(trace.event_count)\n"

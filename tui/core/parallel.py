@@ -51,6 +51,8 @@ _EVENT_SEPARATOR = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
 _SPACE = b" \t\r\n"
 # Each worker decodes its range this much at a time (bounds its memory, paces progress).
 RANGE_STEP_BYTES = 8 * 1024 * 1024
+# Below this much JSON per worker, starting one costs more than it saves.
+MIN_RANGE_BYTES = 48 * 1024 * 1024
 # How far past a wanted cut to look for an event boundary.
 _SEARCH_WINDOW = 4 * 1024 * 1024
 # The header (before "traceEvents") and the trailer (after it) are small in Kineto files.
@@ -390,6 +392,7 @@ def collect_parallel(
     written to a scratch file for the workers). One worker decodes in this
     process.
     """
+    workers = min(workers, max(1, (layout.end - layout.start) // MIN_RANGE_BYTES))
     if isinstance(source, (bytes, bytearray)) and workers <= 1:
         return _collect_here(source, layout, progress, cancel)
     scratch = tempfile.mkdtemp(prefix="steptrace-", dir=_scratch_root())
