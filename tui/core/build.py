@@ -172,6 +172,19 @@ class _Interner:
         local = np.searchsorted(firsts, positions)
         return np.array(found, dtype=np.int32)[local]
 
+    def codes_of(
+        self, items: Sequence[Any], value_of: Callable[[Any], Any]
+    ) -> np.ndarray[Any, np.dtype[np.int32]]:
+        """`codes` of each item's value, without a list of the values when all are known."""
+        try:
+            return np.fromiter(
+                map(self.ids.get, map(value_of, items)),
+                dtype=np.int32,
+                count=len(items),
+            )
+        except TypeError:
+            return self.codes(list(map(value_of, items)))
+
     def strings(self) -> list[str]:
         table = [""] * len(self.ids)
         for value, code in self.ids.items():
@@ -736,7 +749,7 @@ class _FlowColumns:
         )
         self.flow_id.append(_id_column(id_values))
         self.category.append(categories.codes(category_values))
-        self.thread.append(self.threads.codes(list(map(_PID_TID, events))))
+        self.thread.append(self.threads.codes_of(events, _PID_TID))
         stamps, valid = parse_us_to_ns(list(map(_TS, events)))
         self.stamp.append(stamps)
         self.valid.append(valid & _in_time_range(stamps))
@@ -953,9 +966,9 @@ class _Collector:
                 return
         self.start.append(start_abs)
         self.duration.append(duration)
-        self.name_id.append(self.names.codes(list(map(_NAME, complete))))
-        self.category_id.append(self.categories.codes(list(map(_CAT, complete))))
-        self.track.append(self.track_keys.codes(list(map(_PID_TID, complete))))
+        self.name_id.append(self.names.codes_of(complete, _NAME))
+        self.category_id.append(self.categories.codes_of(complete, _CAT))
+        self.track.append(self.track_keys.codes_of(complete, _PID_TID))
         pieces = [event.args if len(event.args) else b"{}" for event in complete]
         lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
         offsets = np.zeros(len(pieces), dtype=np.int64)
