@@ -7,7 +7,6 @@ reported as unreadable and never overwritten.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -16,6 +15,49 @@ from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any, Literal, cast
 
 import orjson
+
+from tui.notes.errors import (
+    AmbiguousNoteError,
+    InvalidNoteError,
+    NotesError,
+    NotesFormatError,
+    NotesLockTimeout,
+    NotesSaveError,
+    NotesSchemaError,
+    UnknownNoteError,
+)
+from tui.notes.link import VERDICTS, TestedBy, figures
+
+__all__ = [
+    "ANCHOR_KINDS",
+    "EDITABLE_FIELDS",
+    "SCHEMA_VERSION",
+    "STATUSES",
+    "VERDICTS",
+    "AmbiguousNoteError",
+    "Anchor",
+    "InvalidNoteError",
+    "Note",
+    "NotesDocument",
+    "NotesError",
+    "NotesFormatError",
+    "NotesLockTimeout",
+    "NotesSaveError",
+    "NotesSchemaError",
+    "Result",
+    "Status",
+    "TestedBy",
+    "TraceIdentity",
+    "UnknownNoteError",
+    "dump_document",
+    "iso_utc",
+    "parse_document",
+    "parse_status",
+    "schema_for",
+    "us_text",
+    "us_to_ns",
+    "utc_now",
+]
 
 SCHEMA_VERSION = 3
 """The newest notes-file schema this code writes; it reads this one and older,
@@ -43,38 +85,6 @@ EDITABLE_FIELDS = frozenset(
 """The note fields a user may change through `NotesStore.update`."""
 
 
-class NotesError(Exception):
-    """A notes problem the user can act on; the message is one line."""
-
-
-class InvalidNoteError(NotesError, ValueError):
-    """A value given for a note (status, anchor, field) is not valid."""
-
-
-class NotesFormatError(NotesError):
-    """The bytes of a notes file cannot be read as notes."""
-
-
-class NotesSchemaError(NotesFormatError):
-    """The notes file was written with a newer schema than this code knows."""
-
-
-class UnknownNoteError(NotesError):
-    """No note has the given id (or id prefix)."""
-
-
-class AmbiguousNoteError(NotesError):
-    """An id prefix matches more than one note."""
-
-
-class NotesLockTimeout(NotesError):
-    """Another session held the notes lock for longer than the timeout."""
-
-
-class NotesSaveError(NotesError):
-    """Neither the trace's folder nor the per-user data folder could be written."""
-
-
 def utc_now() -> datetime:
     """The current time in UTC; the store's default clock."""
     return datetime.now(timezone.utc)
@@ -96,15 +106,6 @@ def parse_status(text: str) -> Status:
     raise InvalidNoteError(
         f"unknown status {text!r} (expected one of: {', '.join(STATUSES)})"
     )
-
-
-def _finite(value: object, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidNoteError(f"{what} must be a number")
-    number = float(value)
-    if not math.isfinite(number):
-        raise InvalidNoteError(f"{what} must be a finite number")
-    return number
 
 
 def _optional_text(value: object, what: str) -> str | None:
@@ -315,123 +316,6 @@ _ANCHOR_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _figures(values: object, what: str) -> tuple[float, ...]:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise InvalidNoteError(f"{what} must be a list of numbers")
-    return tuple(_finite(v, f"{what} value") for v in values)
-
-
-VERDICTS = ("faster", "slower", "inconclusive")
-"""A diff's verdicts (tui.core.vocab.Verdict values)."""
-
-
-@dataclass(frozen=True)
-class TestedBy:
-    """The capture that tested a hypothesis, and what `steptrace diff` said.
-
-    `path` leads to that capture from the noted trace's folder; `before_ms`
-    and `after_ms` are the raw step times of both windows (ms per step), so
-    the median and range are shown with the values they come from. The
-    verdict is the diff's: faster or slower only when the ranges do not
-    overlap.
-    """
-
-    __test__ = False  # not a pytest class, whatever its name
-
-    path: str
-    name: str
-    verdict: str
-    comparable: bool
-    before_ms: tuple[float, ...] = ()
-    after_ms: tuple[float, ...] = ()
-    change_pct: float | None = None
-    warnings: tuple[str, ...] = ()
-    size: int | None = None
-    sha256: str | None = None
-    diffed: str | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("path", "name"):
-            value = getattr(self, name)
-            if not isinstance(value, str) or not value:
-                raise InvalidNoteError(f"tested_by {name} must be non-empty text")
-        if self.verdict not in VERDICTS:
-            raise InvalidNoteError(
-                f"unknown verdict {self.verdict!r} (expected one of: "
-                f"{', '.join(VERDICTS)})"
-            )
-        if not isinstance(self.comparable, bool):
-            raise InvalidNoteError("tested_by comparable must be true or false")
-        for name in ("before_ms", "after_ms"):
-            object.__setattr__(
-                self, name, _figures(getattr(self, name), f"tested_by {name}")
-            )
-        if self.change_pct is not None:
-            object.__setattr__(
-                self, "change_pct", _finite(self.change_pct, "tested_by change_pct")
-            )
-        warnings = self.warnings
-        if isinstance(warnings, (str, bytes)) or not isinstance(warnings, Sequence):
-            raise InvalidNoteError("tested_by warnings must be a list of text")
-        for warning in warnings:
-            if not isinstance(warning, str):
-                raise InvalidNoteError("tested_by warnings must be a list of text")
-        object.__setattr__(self, "warnings", tuple(warnings))
-        if self.size is not None and (
-            isinstance(self.size, bool)
-            or not isinstance(self.size, int)
-            or self.size < 0
-        ):
-            raise InvalidNoteError("tested_by size must be a whole number")
-        if self.sha256 is not None and (
-            not isinstance(self.sha256, str)
-            or re.fullmatch("[0-9a-f]{64}", self.sha256) is None
-        ):
-            raise InvalidNoteError("tested_by sha256 must be 64 hex digits")
-        if self.diffed is not None:
-            try:
-                datetime.fromisoformat(self.diffed)
-            except (TypeError, ValueError):
-                raise InvalidNoteError(
-                    f"tested_by diffed is not an ISO time: {self.diffed!r}"
-                ) from None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form."""
-        return {
-            "path": self.path,
-            "name": self.name,
-            "size": self.size,
-            "sha256": self.sha256,
-            "verdict": self.verdict,
-            "comparable": self.comparable,
-            "before_ms": list(self.before_ms),
-            "after_ms": list(self.after_ms),
-            "change_pct": self.change_pct,
-            "warnings": list(self.warnings),
-            "diffed": self.diffed,
-        }
-
-    @classmethod
-    def from_dict(cls, raw: object) -> TestedBy:
-        """Validate and build a link from its JSON form."""
-        if not isinstance(raw, Mapping):
-            raise InvalidNoteError("tested_by must be an object")
-        return cls(
-            path=raw.get("path", ""),
-            name=raw.get("name", ""),
-            verdict=raw.get("verdict", ""),
-            comparable=raw.get("comparable", False),
-            before_ms=raw.get("before_ms", ()),
-            after_ms=raw.get("after_ms", ()),
-            change_pct=raw.get("change_pct"),
-            warnings=raw.get("warnings", ()),
-            size=raw.get("size"),
-            sha256=raw.get("sha256"),
-            diffed=raw.get("diffed"),
-        )
-
-
 @dataclass(frozen=True)
 class Result:
     """What the next check gave: text, plus the raw figures when there are some.
@@ -452,7 +336,7 @@ class Result:
             raise InvalidNoteError("result text must be text")
         for name in ("before", "after"):
             object.__setattr__(
-                self, name, _figures(getattr(self, name), f"result {name}")
+                self, name, figures(getattr(self, name), f"result {name}")
             )
         _optional_text(self.unit, "result unit")
         if self.tested_by is not None and not isinstance(self.tested_by, TestedBy):

@@ -19,24 +19,20 @@ from tui.core.description import CaptureDescription
 from tui.core.findings import Finding, compute_findings
 from tui.core.findings_text import words
 from tui.core.results.markdown import (
-    SIMPLIFIED_MEANS,
     capture_lines,
     gpu_line,
     md_cell,
     md_inline,
-    scenario_parts,
     startup_lines,
     steps_table,
     window_sentence,
 )
 from tui.core.results.summary import SummaryResult
-from tui.core.results.text import fill
-from tui.core.textsafe import printable
 from tui.core.time_split import TimeSplit
 from tui.core.units import NOT_OBSERVED, duration_text, ms, us
 from tui.core.vocab import FindingStatus, GapKind
 from tui.notes.model import Note
-from tui.notes.report import notes_section, render_text
+from tui.notes.report import notes_section
 
 UNIT_RULE = (
     "Step times are elapsed time. A sum of events is not elapsed time: nested "
@@ -76,7 +72,8 @@ def _aside(finding: Finding) -> str:
     return f"{said.title}{label}: {said.observation}"
 
 
-def _share(value: float | None) -> str:
+def share_text(value: float | None) -> str:
+    """A share as a whole percentage; – when there is none."""
     return "–" if value is None else f"{value:.0%}"
 
 
@@ -180,7 +177,7 @@ class ReportResult:
             return ["No step in the window: no share of the step can be given."]
         device = split.share(split.gpu_ns)
         lines = [
-            f"The device was busy {_share(device)} of the window's step time "
+            f"The device was busy {share_text(device)} of the window's step time "
             "(union of kernels, copies and sets on every device)."
             if device is not None
             else "Device busy: not observed — "
@@ -191,11 +188,11 @@ class ReportResult:
             lines.append("Data zone: none in this capture (name one with --zone).")
         else:
             lines.append(
-                f"The data zone took {_share(zone)} of the window's step time."
+                f"The data zone took {share_text(zone)} of the window's step time."
             )
         lines.append(
             f"Host CPU: some thread ran an operator or runtime call "
-            f"{_share(split.share(split.cpu_ns))} of the window's step time — a "
+            f"{share_text(split.share(split.cpu_ns))} of the window's step time — a "
             "share of elapsed time, not a utilisation of the host's cores."
         )
         return lines
@@ -266,7 +263,7 @@ class ReportResult:
                 f"| {md_cell(row.label)} "
                 f"| {missing or duration_text(row.median_ns)} "
                 f"| {missing or duration_text(row.total_ns)} "
-                f"| {_share(row.share)} |"
+                f"| {share_text(row.share)} |"
             )
         lines += ["", gpu_line(self.summary)]
         lines += ["", "## Findings", "", FINDINGS_RULE]
@@ -316,109 +313,9 @@ class ReportResult:
 
     def to_text(self) -> str:
         """The report for a terminal, at most 80 columns."""
-        capture = self.capture
-        summary = self.summary
-        lines: list[str] = []
-        lines += fill(printable(summary.trace_path), "report    ")
-        lines += ["", "question"]
-        lines += fill(printable(capture.question or "not recorded"), "  ", "  ")
-        lines += ["", "scenario"]
-        parts = scenario_parts(capture.scenario)
-        lines += fill(printable("; ".join(parts) or "not recorded"), "  ", "  ")
-        if capture.scenario.inputs_simplified:
-            note = capture.scenario.simplified_note
-            detail = f" ({printable(note)})" if note else ""
-            lines += fill(f"inputs simplified{detail}. {SIMPLIFIED_MEANS}", "  ", "  ")
-        lines += ["", "unit"]
-        unit = printable(capture.unit_name)
-        if capture.samples_per_step:
-            unit += f" (one step = {capture.samples_per_step} samples)"
-        lines += fill(f"{unit}. {UNIT_RULE}", "  ", "  ")
-        lines += ["", "window and start-up"]
-        lines += self._window_text()
-        lines += ["", "CPU time, GPU work and waiting (kept apart, never added)"]
-        lines.append(f"  {'':<38} {'median':>11} {'total':>11} {'share':>6}")
-        for row in self.split_rows():
-            missing = "n/o" if row.missing == NOT_OBSERVED else "–"
-            median = missing if row.total_ns is None else duration_text(row.median_ns)
-            total = missing if row.total_ns is None else duration_text(row.total_ns)
-            label = row.label if len(row.label) <= 38 else row.label[:37] + "…"
-            lines.append(
-                f"  {printable(label):<38} {median:>11} {total:>11} "
-                f"{_share(row.share):>6}"
-            )
-        lines += ["", "findings (possible observation → hypothesis → next check)"]
-        for finding in self.findings:
-            said = words(finding)
-            lines += fill(
-                f"{printable(said.title)} — {said.status_label}", "  - ", "    "
-            )
-            lines += fill(printable(said.observation), "      ", "      ")
-            if finding.status is FindingStatus.POSSIBLE:
-                lines += fill(said.hypothesis, "      hypothesis: ", "      ")
-                lines += fill(said.next_check, "      next check: ", "      ")
-        lines += ["", "notes"]
-        notes_text = render_text(self.notes)
-        lines += notes_text.rstrip().splitlines() if notes_text else ["  no notes yet"]
-        lines += ["", "instrumentation"]
-        options = self.instrumentation()
-        for label, text in options:
-            lines += fill(printable(text), f"  {label.lower()}: ", "    ")
-        if not options:
-            lines.append("  not recorded (no capture description)")
-        lines += ["", "resources: what this capture says"]
-        for line in self.resources_says():
-            lines += fill(printable(line), "  - ", "    ")
-        lines += ["", "resources: what it cannot say"]
-        for line in self.cannot_say():
-            lines += fill(line, "  - ", "    ")
-        if summary.warnings:
-            lines += ["", "warnings"]
-            for warning in summary.warnings:
-                lines += fill(printable(warning), "  - ", "    ")
-        return "\n".join(lines)
+        from tui.core.results.report_text import report_text
 
-    def _window_text(self) -> list[str]:
-        summary = self.summary
-        lines: list[str] = []
-        window = self.capture.window
-        if window is not None:
-            lines.append(
-                f"  schedule: wait {window.wait}, warmup {window.warmup}, "
-                f"active {window.active}"
-            )
-        for row in summary.steps:
-            lines.append(
-                f"  step {row.number:>6} {row.phase.value:<8} "
-                f"{duration_text(row.duration_ns):>12}"
-            )
-        stats = summary.stats
-        if stats is None:
-            lines.append("  no complete step was recorded")
-        else:
-            lines += fill(
-                f"{stats.count} in the window: median "
-                f"{duration_text(stats.median_ns)}, range "
-                f"{duration_text(stats.min_ns)}–{duration_text(stats.max_ns)} per "
-                "step; a few steps show the mechanism, not a distribution",
-                "  ",
-                "  ",
-            )
-        startup = self.capture.startup
-        if startup.before_first_step_ms is not None or startup.steps:
-            parts = []
-            if startup.before_first_step_ms is not None:
-                parts.append(
-                    f"{duration_text(startup.before_first_step_ms * 1e6)} before the "
-                    "first step"
-                )
-            parts += [
-                f"step {entry.step} ({printable(entry.phase)}) "
-                f"{duration_text(entry.ms * 1e6)}"
-                for entry in startup.steps
-            ]
-            lines += fill("start-up, kept apart: " + ", ".join(parts), "  ", "  ")
-        return lines
+        return report_text(self)
 
     # -- JSON ----------------------------------------------------------------------
 

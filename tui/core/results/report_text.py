@@ -1,0 +1,122 @@
+"""`steptrace report` for a terminal: the same sections as the Markdown, at 80 columns."""
+
+from __future__ import annotations
+
+from tui.core.findings_text import words
+from tui.core.results.markdown import SIMPLIFIED_MEANS, scenario_parts
+from tui.core.results.report import (
+    UNIT_RULE,
+    ReportResult,
+    share_text,
+)
+from tui.core.results.text import fill
+from tui.core.textsafe import printable
+from tui.core.units import NOT_OBSERVED, duration_text
+from tui.core.vocab import FindingStatus
+from tui.notes.report import render_text
+
+
+def report_text(result: ReportResult) -> str:
+    """The report for a terminal, at most 80 columns."""
+    capture = result.capture
+    summary = result.summary
+    lines: list[str] = []
+    lines += fill(printable(summary.trace_path), "report    ")
+    lines += ["", "question"]
+    lines += fill(printable(capture.question or "not recorded"), "  ", "  ")
+    lines += ["", "scenario"]
+    parts = scenario_parts(capture.scenario)
+    lines += fill(printable("; ".join(parts) or "not recorded"), "  ", "  ")
+    if capture.scenario.inputs_simplified:
+        note = capture.scenario.simplified_note
+        detail = f" ({printable(note)})" if note else ""
+        lines += fill(f"inputs simplified{detail}. {SIMPLIFIED_MEANS}", "  ", "  ")
+    lines += ["", "unit"]
+    unit = printable(capture.unit_name)
+    if capture.samples_per_step:
+        unit += f" (one step = {capture.samples_per_step} samples)"
+    lines += fill(f"{unit}. {UNIT_RULE}", "  ", "  ")
+    lines += ["", "window and start-up"]
+    lines += _window_text(result)
+    lines += ["", "CPU time, GPU work and waiting (kept apart, never added)"]
+    lines.append(f"  {'':<38} {'median':>11} {'total':>11} {'share':>6}")
+    for row in result.split_rows():
+        missing = "n/o" if row.missing == NOT_OBSERVED else "–"
+        median = missing if row.total_ns is None else duration_text(row.median_ns)
+        total = missing if row.total_ns is None else duration_text(row.total_ns)
+        label = row.label if len(row.label) <= 38 else row.label[:37] + "…"
+        lines.append(
+            f"  {printable(label):<38} {median:>11} {total:>11} "
+            f"{share_text(row.share):>6}"
+        )
+    lines += ["", "findings (possible observation → hypothesis → next check)"]
+    for finding in result.findings:
+        said = words(finding)
+        lines += fill(f"{printable(said.title)} — {said.status_label}", "  - ", "    ")
+        lines += fill(printable(said.observation), "      ", "      ")
+        if finding.status is FindingStatus.POSSIBLE:
+            lines += fill(said.hypothesis, "      hypothesis: ", "      ")
+            lines += fill(said.next_check, "      next check: ", "      ")
+    lines += ["", "notes"]
+    notes_text = render_text(result.notes)
+    lines += notes_text.rstrip().splitlines() if notes_text else ["  no notes yet"]
+    lines += ["", "instrumentation"]
+    options = result.instrumentation()
+    for label, text in options:
+        lines += fill(printable(text), f"  {label.lower()}: ", "    ")
+    if not options:
+        lines.append("  not recorded (no capture description)")
+    lines += ["", "resources: what this capture says"]
+    for line in result.resources_says():
+        lines += fill(printable(line), "  - ", "    ")
+    lines += ["", "resources: what it cannot say"]
+    for line in result.cannot_say():
+        lines += fill(line, "  - ", "    ")
+    if summary.warnings:
+        lines += ["", "warnings"]
+        for warning in summary.warnings:
+            lines += fill(printable(warning), "  - ", "    ")
+    return "\n".join(lines)
+
+
+def _window_text(result: ReportResult) -> list[str]:
+    summary = result.summary
+    lines: list[str] = []
+    window = result.capture.window
+    if window is not None:
+        lines.append(
+            f"  schedule: wait {window.wait}, warmup {window.warmup}, "
+            f"active {window.active}"
+        )
+    for row in summary.steps:
+        lines.append(
+            f"  step {row.number:>6} {row.phase.value:<8} "
+            f"{duration_text(row.duration_ns):>12}"
+        )
+    stats = summary.stats
+    if stats is None:
+        lines.append("  no complete step was recorded")
+    else:
+        lines += fill(
+            f"{stats.count} in the window: median "
+            f"{duration_text(stats.median_ns)}, range "
+            f"{duration_text(stats.min_ns)}–{duration_text(stats.max_ns)} per "
+            "step; a few steps show the mechanism, not a distribution",
+            "  ",
+            "  ",
+        )
+    startup = result.capture.startup
+    if startup.before_first_step_ms is not None or startup.steps:
+        parts = []
+        if startup.before_first_step_ms is not None:
+            parts.append(
+                f"{duration_text(startup.before_first_step_ms * 1e6)} before the "
+                "first step"
+            )
+        parts += [
+            f"step {entry.step} ({printable(entry.phase)}) "
+            f"{duration_text(entry.ms * 1e6)}"
+            for entry in startup.steps
+        ]
+        lines += fill("start-up, kept apart: " + ", ".join(parts), "  ", "  ")
+    return lines
