@@ -28,8 +28,9 @@ def test_open_runs_the_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
     opened: list[Path] = []
 
-    def fake_open(path: Path) -> int:
+    def fake_open(path: Path, **options: object) -> int:
         opened.append(path)
+        assert options.get("zones", ()) == ()
         return 0
 
     monkeypatch.setattr(open_command, "open_in_app", fake_open)
@@ -102,7 +103,7 @@ def test_an_existing_file_named_like_a_typo_is_opened(
 
     opened: list[Path] = []
     monkeypatch.setattr(
-        open_command, "open_in_app", lambda path: opened.append(path) or 0
+        open_command, "open_in_app", lambda path, **_: opened.append(path) or 0
     )
     monkeypatch.chdir(tmp_path)
     Path("summry").write_text("{}")
@@ -141,3 +142,53 @@ def test_a_folder_reads_the_same_in_every_command(
         err = capsys.readouterr().err
         assert err.startswith(f"steptrace: {folder}: is a folder"), argv
         assert err.count("\n") == 1 and "directory" not in err, argv
+
+
+def test_without_a_terminal_open_says_so_and_exits_2_at_once(tmp_path: Path) -> None:
+    """stdin from /dev/null and output to a pipe, as in CI: one line, exit 2, no app."""
+    import subprocess
+    import sys
+    import time
+
+    from tests.fixtures_app import write_training_trace
+
+    trace = write_training_trace(tmp_path / "t.json")
+    began = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "tui", "open", str(trace)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith("steptrace: the explorer needs a terminal")
+    assert time.monotonic() - began < 30
+
+
+def test_open_returns_the_apps_exit_status_not_its_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The app's return code (2 after a load error or an unknown --zone) is the
+    command's status, and the lines it kept go to stderr after it ends."""
+    from tui.app import app as app_module
+    from tui.commands import open as open_command
+
+    class EndsWithTwo:
+        def __init__(self, path: Path, **options: object) -> None:
+            self.zones = options["zones"]
+            self.return_code = 2
+            self.exit_lines = ["steptrace: no range named 'x' in this capture"]
+
+        def run(self) -> None:
+            return None
+
+    monkeypatch.setattr(open_command, "has_terminal", lambda: True)
+    monkeypatch.setattr(app_module, "StepTraceApp", EndsWithTwo)
+    trace = tmp_path / "t.json"
+    trace.write_text("{}")
+    assert main(["open", str(trace), "--zone", "x"]) == 2
+    assert capsys.readouterr().err == "steptrace: no range named 'x' in this capture\n"

@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import Widget
 
-from tui.app.messages import LoadCancelled, LoadFailed, TraceLoaded
+from tui.app.messages import LoadCancelled, LoadFailed, TraceLoaded, ZoneRefused
 from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.loading import LoadingScreen, LoadOutcome
 from tui.app.screens.main import MainScreen
@@ -36,40 +36,44 @@ class StepTraceApp(App[int]):
     ]
 
     def __init__(
-        self, path: str | Path, *, served: bool = False, allow_capture: bool = False
+        self,
+        path: str | Path,
+        *,
+        served: bool = False,
+        allow_capture: bool = False,
+        zones: tuple[str, ...] = (),
     ) -> None:
         """`served`: running for a browser (`steptrace serve`), where launching
-        a capture is off unless `allow_capture`."""
+        a capture is off unless `allow_capture`; `zones`: the data zone named
+        on the command line (`--zone`, for the first trace opened)."""
         super().__init__()
         self.trace_path = Path(path)
         self.served = served
         self.capture_allowed = allow_capture or not served
+        self.zones = zones
+        self.exit_lines: list[str] = []
+        """Lines for stderr once the app has ended (why it exited 2)."""
 
     def on_mount(self) -> None:
-        self.open_trace(self.trace_path)
+        self.open_trace(self.trace_path, self.zones)
 
-    def open_trace(self, path: Path) -> None:
+    def open_trace(self, path: Path, zones: tuple[str, ...] = ()) -> None:
         """Load a trace; the main screen replaces the current one when it is ready."""
-        self.push_screen(LoadingScreen(path), self._loaded)
+        self.push_screen(LoadingScreen(path, zones), self._loaded)
 
     def _loaded(self, outcome: LoadOutcome | None) -> None:
         if isinstance(outcome, TraceLoaded):
             for screen in self.screen_stack[1:]:
                 if isinstance(screen, (MainScreen, LoadErrorScreen)):
                     self.pop_screen()
-            self.push_screen(
-                MainScreen(
-                    outcome.path,
-                    outcome.trace,
-                    outcome.analysis,
-                    outcome.findings,
-                    outcome.op_table,
-                )
-            )
+            self.push_screen(MainScreen(outcome))
             self.trace_path = outcome.path
             self.sub_title = outcome.path.name
         elif isinstance(outcome, LoadFailed):
             self.push_screen(LoadErrorScreen(outcome.path, outcome.reason))
+        elif isinstance(outcome, ZoneRefused):
+            self.exit_lines = outcome.lines
+            self.exit(return_code=2)
         elif isinstance(outcome, LoadCancelled) and len(self.screen_stack) <= 1:
             self.exit(return_code=130)
 

@@ -6,7 +6,7 @@ widget, and so a worker thread only ever posts one of these small dataclasses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from tui.core.findings import Finding
     from tui.core.load import LoadProgress
     from tui.core.model import Trace
+    from tui.notes import Note, NotesStore
     from tui.scrub import CheckReport, ScrubReport
+    from tui.view.layout import ZoneView
+    from tui.view.timeline_index import TimelineIndex
 
 
 @dataclass
@@ -67,13 +70,45 @@ class LoadProgressed(Message):
 
 @dataclass
 class TraceLoaded(Message):
-    """A loading worker finished: the trace and its analysis are ready."""
+    """A loading worker finished: the trace, its analysis, the timeline's index
+    and the notes store are ready (`notices`: lines to tell the user)."""
 
     path: Path
     trace: Trace
     analysis: Analysis
     findings: list[Finding]
     op_table: OpTable
+    index: TimelineIndex
+    zone_view: ZoneView
+    notes: NotesStore | None = None
+    notes_problem: str | None = None
+    notices: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ZoneRefused(Message):
+    """A zone named on the command line occurs nowhere in the trace (one line each)."""
+
+    path: Path
+    lines: list[str]
+
+
+@dataclass
+class ZoneApplied(Message):
+    """A worker recomputed everything that follows the data zone."""
+
+    analysis: Analysis
+    zone_view: ZoneView
+    findings: list[Finding]
+
+
+@dataclass
+class NotesUpdated(Message):
+    """A notes job ran (edit, save, hash): the notes now, and what to tell."""
+
+    notes: list[Note]
+    notice: str | None = None
+    error: str | None = None
 
 
 @dataclass
@@ -149,13 +184,6 @@ class NoteAction(Message):
 
     action: str
     note_id: str | None
-
-
-@dataclass
-class TraceHashed(Message):
-    """A worker finished hashing the trace file (for the notes' trace identity)."""
-
-    sha256: str
 
 
 @dataclass

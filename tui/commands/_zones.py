@@ -23,14 +23,25 @@ def add_zone_option(parser: argparse.ArgumentParser) -> None:
 def analysis_for(trace: Any, zones: list[str]) -> Any:
     """The analysis with the zones asked for; None (after one line on stderr) when a name occurs nowhere."""
     from tui.core.analysis import Analysis
-    from tui.core.textsafe import printable
-    from tui.core.zones import DATALOADER_PREFIX, zone_group
+    from tui.core.zones import zone_group
 
     analysis = Analysis(trace, [zone_group(name) for name in zones] or None)
-    missing = analysis.missing_zone_names() if zones else []
-    if not missing:
+    problems = unknown_zone_lines(analysis, zones)
+    if not problems:
         return analysis
+    for line in problems:
+        print(line, file=sys.stderr)
+    return None
+
+
+def unknown_zone_lines(analysis: Any, zones: list[str]) -> list[str]:
+    """One line per asked-for zone name that occurs nowhere, with the closest names."""
+    from tui.core.textsafe import printable
+    from tui.core.zones import DATALOADER_PREFIX
+
+    missing = analysis.missing_zone_names() if zones else []
     present = sorted(analysis.zone_names_present)
+    lines = []
     for name in missing:
         close = difflib.get_close_matches(name, present, n=3, cutoff=0.5)
         if not close:
@@ -41,13 +52,12 @@ def analysis_for(trace: Any, zones: list[str]) -> Any:
         hint = (
             "; closest: " + ", ".join(printable(candidate) for candidate in close)
             if close
-            else f"; `steptrace zones {printable(str(trace.path))}` lists the ranges"
+            else f"; `steptrace zones {printable(str(analysis.trace.path))}` lists the ranges"
             " that can be a data zone"
         )
         if name.startswith(DATALOADER_PREFIX):
             hint = "; this capture has no enumerate(DataLoader)#… range"
-        print(
-            f"steptrace: no range named '{printable(name)}' in this capture{hint}",
-            file=sys.stderr,
+        lines.append(
+            f"steptrace: no range named '{printable(name)}' in this capture{hint}"
         )
-    return None
+    return lines

@@ -7,6 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tui.commands._zones import add_zone_option
+
+NO_TERMINAL = (
+    "the explorer needs a terminal (its input or output is not one); "
+    "scripts and CI read the same figures with steptrace summary, ops, gaps"
+)
+
 
 def register(subparsers: Any) -> None:
     """Add the `open` subcommand."""
@@ -16,6 +23,7 @@ def register(subparsers: Any) -> None:
         description="Open a PyTorch profiler trace (.json or .json.gz) in the explorer.",
     )
     parser.add_argument("trace", help="trace file (Kineto / Chrome trace JSON)")
+    add_zone_option(parser)
     # Set by `steptrace serve` on the app process of each browser connection.
     parser.add_argument("--served", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--allow-capture", action="store_true", help=argparse.SUPPRESS)
@@ -35,18 +43,33 @@ def target_error(path: Path) -> str | None:
     return None
 
 
-def open_in_app(
-    path: Path, *, served: bool = False, allow_capture: bool = False
-) -> int:
-    """Run the explorer on `path`; its exit status (2 when the file could not be read).
+def has_terminal() -> bool:
+    """Whether keys can be read and the screen drawn (stdin and stdout are terminals)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
 
-    `served`: the app runs for a browser (`steptrace serve`): it says so, and
-    launching captures is off unless `allow_capture`."""
+
+def open_in_app(
+    path: Path,
+    *,
+    served: bool = False,
+    allow_capture: bool = False,
+    zones: tuple[str, ...] = (),
+) -> int:
+    """Run the explorer on `path`; its exit status: 2 when the file could not be
+    read, a `--zone` name occurs nowhere, or there is no terminal to run in.
+
+    `served`: the app runs for a browser (`steptrace serve`, through pipes):
+    it says so, and launching captures is off unless `allow_capture`."""
+    if not served and not has_terminal():
+        print(f"steptrace: {NO_TERMINAL}", file=sys.stderr)
+        return 2
     from tui.app.app import StepTraceApp
 
-    app = StepTraceApp(path, served=served, allow_capture=allow_capture)
-    status = app.run()
-    return int(status or 0)
+    app = StepTraceApp(path, served=served, allow_capture=allow_capture, zones=zones)
+    app.run()
+    for line in app.exit_lines:
+        print(line, file=sys.stderr)
+    return int(app.return_code or 0)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"steptrace: {printable(args.trace)}: {problem}", file=sys.stderr)
         return 2
+    zones = tuple(args.zone)
     if args.served:
-        return open_in_app(path, served=True, allow_capture=args.allow_capture)
-    return open_in_app(path)
+        return open_in_app(
+            path, served=True, allow_capture=args.allow_capture, zones=zones
+        )
+    return open_in_app(path, zones=zones)

@@ -75,7 +75,7 @@ def event_details(analysis: Analysis, event: int) -> Text:
     _row(text, "track", track.name)
     start = int(trace.start_ns[event])
     duration = int(trace.duration_ns[event])
-    _row(text, "start", f"{duration_text(start)} after the first event")
+    _row(text, "start", f"{duration_text(start)} after the trace start")
     _row(text, "duration", duration_text(duration))
     _row(text, "end", duration_text(start + duration))
     step = analysis.step_of(start)
@@ -115,8 +115,14 @@ def event_details(analysis: Analysis, event: int) -> Text:
     }
     if others:
         text.append("\nargs\n", style="bold underline")
+        # Names in full: a long one puts its value on the next line.
         for key, value in others.items():
-            _row(text, printable(str(key))[:13], _json(value))
+            name = printable(str(key))
+            if len(name) < 14:
+                _row(text, name, _json(value))
+            else:
+                text.append(name, style="bold")
+                text.append("\n" + " " * 14 + printable(_json(value)) + "\n")
     if is_device:
         text.append("\nlaunched by\n", style="bold underline")
         owner = int(analysis.gpu_owner[event])

@@ -90,3 +90,24 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-box"):
             yield Static(Text("steptrace keys", style="bold"), markup=False)
             yield Static(help_text(self.sections), markup=False)
+
+
+def timeline_keys(
+    screen_bindings: Iterable[BindingType], bindings: Iterable[BindingType]
+) -> list[BindingType]:
+    """The timeline's keys less those the screen takes first (its priority keys)."""
+    shadowed = {
+        key
+        for binding in screen_bindings
+        if isinstance(binding, Binding) and binding.priority
+        for key in binding.key.split(",")
+    }
+    kept: list[BindingType] = []
+    for binding in bindings:
+        if not isinstance(binding, Binding):
+            kept.append(binding)
+            continue
+        keys = [key for key in binding.key.split(",") if key not in shadowed]
+        if keys:
+            kept.append(Binding(",".join(keys), binding.action, binding.description))
+    return kept

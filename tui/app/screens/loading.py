@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -14,12 +14,18 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar, Static
 
-from tui.app.messages import LoadCancelled, LoadFailed, LoadProgressed, TraceLoaded
+from tui.app.messages import (
+    LoadCancelled,
+    LoadFailed,
+    LoadProgressed,
+    TraceLoaded,
+    ZoneRefused,
+)
 from tui.core.load import LoadProgress
 from tui.core.textsafe import printable
 from tui.core.units import size_text
 
-LoadOutcome = TraceLoaded | LoadFailed | LoadCancelled
+LoadOutcome = TraceLoaded | LoadFailed | LoadCancelled | ZoneRefused
 # The phases load_trace reports after reading, in order, then the analysis.
 BUILD_PHASES = (
     "decoding",
@@ -28,6 +34,7 @@ BUILD_PHASES = (
     "tracks",
     "sorting",
     "analysing",
+    "indexing",
 )
 
 
@@ -38,9 +45,11 @@ class LoadingScreen(Screen[LoadOutcome]):
         Binding("escape", "cancel", "Cancel loading"),
     ]
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, zones: tuple[str, ...] = ()) -> None:
+        """`zones`: data-zone names asked for on the command line (`--zone`)."""
         super().__init__()
         self.path = path
+        self.zones = zones
         self.cancel_event = threading.Event()
 
     def compose(self) -> ComposeResult:
@@ -62,45 +71,91 @@ class LoadingScreen(Screen[LoadOutcome]):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load(self) -> None:
-        """Load and analyse in a thread; only posts messages back."""
-        from tui.core.analysis import Analysis
+        """Load, analyse and index in a thread; only posts messages back. Every
+        failure becomes a one-line reason on the load-error screen."""
         from tui.core.errors import LoadCancelled as CoreCancelled
         from tui.core.errors import TraceLoadError
-        from tui.core.findings import compute_findings
-        from tui.core.load import load_trace
 
         try:
-            trace = load_trace(
-                self.path,
-                progress=self._progress,
-                cancel=self.cancel_event,
-                cache="auto",
-            )
-            self.post_message(
-                LoadProgressed(
-                    LoadProgress(
-                        f"analysing {trace.event_count:,} events",
-                        trace.file_size,
-                        trace.file_size,
-                    )
-                )
-            )
-            analysis = Analysis(trace)
-            # Figures the main screen shows at once are computed here, off the UI.
-            for figure in ("steps", "gaps", "self_cpu_ns", "self_gpu_ns"):
-                getattr(analysis, figure)
-            findings = compute_findings(analysis)
-            table = analysis.op_table()
-            if self.cancel_event.is_set():
-                raise CoreCancelled()
+            self.post_message(self._outcome())
         except CoreCancelled:
             self.post_message(LoadCancelled(self.path))
         except TraceLoadError as error:
             self.post_message(LoadFailed(self.path, str(error)))
-        except (OSError, MemoryError, ValueError) as error:
-            self.post_message(LoadFailed(self.path, f"{type(error).__name__}: {error}"))
-        else:
-            self.post_message(TraceLoaded(self.path, trace, analysis, findings, table))
+        except MemoryError:
+            self.post_message(
+                LoadFailed(self.path, "not enough memory to load this trace")
+            )
+        except Exception as error:  # any other failure must still leave this screen
+            self.post_message(
+                LoadFailed(
+                    self.path,
+                    f"unexpected {type(error).__name__} while loading: {error} "
+                    "(a steptrace bug: please report it)",
+                )
+            )
+
+    def _outcome(self) -> TraceLoaded | ZoneRefused:
+        """Everything the main screen shows at once, computed here, off the UI."""
+        from tui.commands._zones import unknown_zone_lines
+        from tui.core.analysis import Analysis
+        from tui.core.errors import LoadCancelled as CoreCancelled
+        from tui.core.findings import compute_findings
+        from tui.core.load import load_trace
+        from tui.core.zones import zone_group
+        from tui.notes.zone_memory import restore_choice
+        from tui.view.layout import ZoneView
+        from tui.view.timeline_index import TimelineIndex
+
+        trace = load_trace(
+            self.path, progress=self._progress, cancel=self.cancel_event, cache="auto"
+        )
+        self._phase(f"analysing {trace.event_count:,} events", trace.file_size)
+        analysis = Analysis(trace)
+        notices: list[str] = []
+        store, problem = self._open_notes()
+        if self.zones:
+            analysis = Analysis(trace, [zone_group(name) for name in self.zones])
+            refused = unknown_zone_lines(analysis, list(self.zones))
+            if refused:
+                return ZoneRefused(self.path, refused)
+        elif store is not None:
+            analysis, notice = restore_choice(analysis, store.zone)
+            if notice:
+                notices.append(notice)
+        for figure in ("steps", "gaps", "self_cpu_ns", "self_gpu_ns"):
+            getattr(analysis, figure)
+        findings = compute_findings(analysis)
+        table = analysis.op_table()
+        self._phase("indexing the timeline", trace.file_size)
+        index = TimelineIndex.build(trace, analysis, self.cancel_event.is_set)
+        zone_view = ZoneView.build(index, analysis)
+        if self.cancel_event.is_set():
+            raise CoreCancelled()
+        return TraceLoaded(
+            self.path,
+            trace,
+            analysis,
+            findings,
+            table,
+            index,
+            zone_view,
+            store,
+            problem,
+            notices,
+        )
+
+    def _open_notes(self) -> tuple[Any, str | None]:
+        """The capture's notes store (reading the sidecar is I/O: done here), or why not."""
+        from tui.notes import NotesError, NotesStore
+
+        try:
+            return NotesStore.open(self.path), None
+        except (NotesError, OSError) as error:
+            return None, str(error)
+
+    def _phase(self, phase: str, size: int) -> None:
+        self.post_message(LoadProgressed(LoadProgress(phase, size, size)))
 
     def _progress(self, progress: LoadProgress) -> None:
         self.post_message(LoadProgressed(progress))
@@ -148,6 +203,9 @@ class LoadingScreen(Screen[LoadOutcome]):
         self.dismiss(message)
 
     def on_load_cancelled(self, message: LoadCancelled) -> None:
+        self.dismiss(message)
+
+    def on_zone_refused(self, message: ZoneRefused) -> None:
         self.dismiss(message)
 
     def action_cancel(self) -> None:

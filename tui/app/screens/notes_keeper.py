@@ -1,13 +1,17 @@
-"""The main screen's notes: open the sidecar store, write, edit, change status,
-delete with confirmation, and save, keeping the notes pane in step.
+"""The main screen's notes: write, edit, change status, delete with confirmation,
+remember the data zone, and save, keeping the notes pane in step.
 
-Kept apart from the screen so navigation and note keeping stay readable; the
+Every touch of the store runs in a worker thread, one at a time (a save may
+wait for another session's lock and fsync); the pane shows the notes each job
+posts back. Kept apart from the screen so navigation stays readable; the
 screen still decides what a new note is anchored to and how to jump to it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,68 +20,116 @@ from textual.screen import Screen
 
 from tui.app.dialogs.confirm import ConfirmDialog
 from tui.app.dialogs.note_form import NoteDraft, NoteForm
+from tui.app.messages import NotesUpdated
 from tui.app.widgets.notes_pane import NotesPane
 from tui.core.textsafe import printable
 
 STATUS_CYCLE = ("open", "confirmed", "refuted", "dropped")
 EMPTY = "no notes yet: m writes one on the current selection (a in this list)"
 
+# A job changes the store and says what to tell the user (None: nothing).
+Job = Callable[[Any], str | None]
+
 
 class NotesKeeper:
     """Owns the capture's NotesStore for one main screen."""
 
-    def __init__(self, screen: Screen[Any], pane: NotesPane, trace_path: Path) -> None:
+    def __init__(
+        self,
+        screen: Screen[Any],
+        pane: NotesPane,
+        trace_path: Path,
+        store: Any,
+        problem: str | None,
+    ) -> None:
         self.screen = screen
         self.pane = pane
         self.trace_path = trace_path
-        self.store: Any = None
+        self.store = store
+        self.problem = problem
+        self.notes: dict[str, Any] = {}
+        self._lock = threading.Lock()
 
-    def open(self) -> bool:
-        """Load the notes; False (and a line in the pane) when they cannot be read."""
-        from tui.notes import NotesError, NotesStore
-
-        try:
-            self.store = NotesStore.open(self.trace_path)
-        except (NotesError, OSError) as error:
-            self.store = None
-            self.pane.show_notes([], f"notes unavailable: {printable(str(error))}")
-            return False
+    def open(self) -> None:
+        """Show the notes read by the load worker, say what was wrong, hash the trace."""
+        if self.store is None:
+            self.pane.show_notes(
+                [], f"notes unavailable: {printable(self.problem or 'unknown')}"
+            )
+            return
         for problem in self.store.problems:
             self.screen.notify(printable(problem), severity="warning", markup=False)
-        self.refresh()
-        return True
+        self._show(list(self.store.notes))
+        self.screen.run_worker(
+            self._hash, thread=True, group="notes-hash", exit_on_error=False
+        )
 
-    def trace_hashed(self, sha256: str) -> None:
-        """Warn when the trace changed since the notes were written."""
-        if self.store is not None and self.store.set_trace_sha256(sha256):
+    def _hash(self) -> None:
+        """Hash the trace file so the notes can tell if it changed (off the UI)."""
+        digest = hashlib.sha256()
+        try:
+            with open(self.trace_path, "rb") as handle:
+                for chunk in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(chunk)
+        except OSError:
+            return
+        sha256 = digest.hexdigest()
+
+        def record(store: Any) -> str | None:
+            if store.set_trace_sha256(sha256):
+                return "The trace changed since these notes were written."
+            return None
+
+        self._job(record, save=False)
+
+    def run(self, job: Job, *, save: bool = True) -> None:
+        """Run `job` on the store then save, in a worker, after any job before it."""
+        if self.store is None:
             self.screen.notify(
-                "The trace changed since these notes were written.",
-                severity="warning",
+                "Notes are unavailable for this capture.", severity="warning"
             )
+            return
+        self.screen.run_worker(
+            lambda: self._job(job, save=save),
+            thread=True,
+            group="notes",
+            exit_on_error=False,
+        )
 
-    def refresh(self) -> None:
-        """Show the live notes in the pane."""
-        if self.store is not None:
-            self.pane.show_notes(self.store.notes, EMPTY)
-
-    def save(self) -> None:
-        """Merge and write the sidecar; say where when it had to fall back."""
+    def _job(self, job: Job, *, save: bool) -> None:
         from tui.notes import NotesError
 
-        try:
-            result = self.store.save()
-        except (NotesError, OSError) as error:
-            self.screen.notify(
-                f"notes not saved: {printable(str(error))}",
-                severity="error",
-                markup=False,
-            )
-        else:
-            if result.fell_back:
-                self.screen.notify(
-                    f"notes saved to {printable(str(result.path))}", markup=False
-                )
-        self.refresh()
+        store = self.store
+        notice: str | None = None
+        error: str | None = None
+        with self._lock:
+            try:
+                notice = job(store)
+                if save:
+                    result = store.save()
+                    if result.fell_back:
+                        notice = f"notes saved to {result.path}"
+            except (NotesError, OSError) as failure:
+                error = f"notes not saved: {failure}"
+            notes = list(store.notes)
+        self.screen.post_message(NotesUpdated(notes, notice, error))
+
+    def updated(self, message: NotesUpdated) -> None:
+        """A job ended: show the notes, and what it had to say."""
+        self._show(message.notes)
+        if message.error:
+            self.screen.notify(printable(message.error), severity="error", markup=False)
+        elif message.notice:
+            self.screen.notify(printable(message.notice), markup=False)
+
+    def _show(self, notes: list[Any]) -> None:
+        self.notes = {note.id: note for note in notes}
+        self.pane.show_notes(notes, EMPTY)
+
+    def remember_zone(self, names: Sequence[str]) -> None:
+        """Keep the data zone chosen for this trace in its notes file."""
+        if self.store is not None:
+            self.run(lambda store: store.set_zone(list(names)) and None)
 
     def write(self, anchor: Any, label: str, draft: NoteDraft) -> None:
         """Ask for a new note on `anchor` and save it."""
@@ -90,15 +142,18 @@ class NotesKeeper:
         def saved(result: NoteDraft | None) -> None:
             if result is None:
                 return
-            self.store.add(
-                result.hypothesis,
-                observation=result.observation,
-                next_check=result.next_check,
-                anchor=anchor,
-                status=result.status,
-            )
-            self.save()
-            self.screen.notify("Note saved.")
+
+            def add(store: Any) -> str:
+                store.add(
+                    result.hypothesis,
+                    observation=result.observation,
+                    next_check=result.next_check,
+                    anchor=anchor,
+                    status=result.status,
+                )
+                return "Note saved."
+
+            self.run(add)
 
         self.screen.app.push_screen(NoteForm(label, draft), saved)
 
@@ -106,22 +161,25 @@ class NotesKeeper:
         self, action: str, note_id: str | None, jump: Callable[[Any], None]
     ) -> None:
         """Edit, cycle the status of, delete or jump to one note."""
-        store = self.store
-        if store is None or note_id is None:
+        note = self.notes.get(note_id or "")
+        if self.store is None or note is None:
             return
-        note = store.get(note_id)
         if action == "edit":
 
             def edited(result: NoteDraft | None) -> None:
                 if result is not None:
-                    store.update(
-                        note.id,
-                        hypothesis=result.hypothesis,
-                        observation=result.observation,
-                        next_check=result.next_check,
-                        status=result.status,
+                    self.run(
+                        lambda store: (
+                            store.update(
+                                note.id,
+                                hypothesis=result.hypothesis,
+                                observation=result.observation,
+                                next_check=result.next_check,
+                                status=result.status,
+                            )
+                            and None
+                        )
                     )
-                    self.save()
 
             label = note.anchor.describe() if note.anchor else "the capture"
             # Notes may come from someone else's sidecar: escapes stay visible.
@@ -133,17 +191,20 @@ class NotesKeeper:
             )
             self.screen.app.push_screen(NoteForm(label, draft), edited)
         elif action == "status":
-            position = STATUS_CYCLE.index(note.status)
-            store.update(
-                note.id, status=STATUS_CYCLE[(position + 1) % len(STATUS_CYCLE)]
-            )
-            self.save()
+
+            def cycle(store: Any) -> None:
+                current = store.get(note.id).status
+                position = STATUS_CYCLE.index(current)
+                store.update(
+                    note.id, status=STATUS_CYCLE[(position + 1) % len(STATUS_CYCLE)]
+                )
+
+            self.run(cycle)
         elif action == "delete":
 
             def confirmed(answer: bool | None) -> None:
                 if answer:
-                    store.delete(note.id)
-                    self.save()
+                    self.run(lambda store: store.delete(note.id) and None)
 
             question = Text("Delete the note ")
             question.append(printable(note.hypothesis[:60]), style="bold")

@@ -11,6 +11,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.app.messages import FindingChosen
+from tui.core.analysis import Analysis
 from tui.core.findings import Finding
 from tui.core.findings_text import words
 from tui.core.textsafe import printable
@@ -46,6 +47,15 @@ class FindingsPanel(OptionList):
             id=id,
             markup=False,
         )
+
+    def follow_analysis(self, analysis: Analysis, findings: list[Finding]) -> None:
+        """The readings of another data zone."""
+        keep = self.highlighted
+        self.findings = findings
+        self.clear_options()
+        self.add_options([Option(finding_text(f), id=f.id.value) for f in findings])
+        if findings:
+            self.highlighted = min(keep or 0, len(findings) - 1)
 
     @property
     def current(self) -> Finding | None:

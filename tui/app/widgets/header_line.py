@@ -1,76 +1,123 @@
-"""The header line: which capture, which question, which unit, what was observed."""
+"""The header: which capture, which question, unit, window, data zone, and what was observed."""
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from rich.text import Text
-from textual.widgets import Static
+from textual.widget import Widget
 
 from tui.core.analysis import Analysis
 from tui.core.results import gpu_missing_reason
 from tui.core.textsafe import printable
+from tui.core.vocab import ZoneSource
+from tui.view.labels import fit_end, fit_middle
+
+GPU_OBSERVED = " GPU observed "
+GPU_NOT_OBSERVED = " GPU not observed "
 
 
 def _text(value: Any) -> str:
     return printable(str(value))
 
 
-def header_text(
-    analysis: Analysis, *, served: bool = False, capture_allowed: bool = True
+def zone_words(analysis: Analysis) -> str:
+    """The data zone in use and where it came from: `lecture_batch_cpu (default)`."""
+    choice = analysis.zone_choice
+    if choice.source is ZoneSource.NONE or not choice.names:
+        return "none found (z chooses one)"
+    return f"{_text(choice.label())} ({choice.source.label})"
+
+
+def header_lines(
+    analysis: Analysis,
+    width: int,
+    *,
+    served: bool = False,
+    capture_allowed: bool = True,
 ) -> Text:
-    """Capture name, question, unit, window and GPU observed (or why not);
-    first, when `served` (the app runs for a browser), a mark that says so."""
+    """The header fitted to `width`: names and the question are shortened, the
+    GPU state and its reason are wrapped, never cut."""
+    width = max(width, 20)
     trace = analysis.trace
     capture = trace.capture
-    line = Text(no_wrap=False, overflow="ellipsis")
+    first = Text(no_wrap=True, overflow="ellipsis")
     if served:
         mark = " served, captures on " if capture_allowed else " served "
-        line.append(mark, style="bold reverse")
-        line.append(" ")
-    line.append(_text(trace.path.name), style="bold")
+        first.append(mark, style="bold reverse")
+        first.append(" ")
+    gpu = trace.gpu_observed
+    state = GPU_OBSERVED if gpu else GPU_NOT_OBSERVED
+    room = width - first.cell_len - len(state) - 2
+    name = fit_middle(_text(trace.path.name), max(min(room, width * 2 // 3), 12))
+    first.append(name, style="bold")
     if capture.question:
-        line.append("  Q: ", style="bold")
-        line.append(_text(capture.question))
+        room = width - first.cell_len - len(state) - 6
+        if room >= 12:
+            first.append("  Q: ", style="bold")
+            first.append(fit_end(_text(capture.question), room))
+    second = Text(no_wrap=True, overflow="ellipsis")
     samples = capture.samples_per_step
     unit = _text(capture.unit_name) + (f" ({samples} samples/step)" if samples else "")
-    line.append("  unit ", style="bold")
-    line.append(unit)
+    second.append("unit ", style="bold")
+    second.append(unit)
     steps = analysis.steps
-    active = analysis.active_steps
-    line.append("  window ", style="bold")
+    second.append("  window ", style="bold")
     if capture.window is not None:
-        line.append(f"{capture.window.short()}, {len(steps)} steps")
+        second.append(f"{capture.window.short()}, {len(steps)} steps")
     elif steps:
-        line.append(f"{len(active)} active of {len(steps)} steps")
+        second.append(f"{len(analysis.active_steps)} active of {len(steps)} steps")
     else:
-        line.append("no steps")
+        second.append("no steps")
+    second.append("  zone ", style="bold")
+    zone_room = (
+        width - second.cell_len - (20 if capture.scenario.inputs_simplified else 0)
+    )
+    second.append(fit_middle(zone_words(analysis), max(zone_room, 16)))
     if capture.scenario.inputs_simplified:
-        line.append("  ")
-        line.append("simplified inputs", style="italic underline")
-    line.append("  ")
-    if trace.gpu_observed:
-        line.append(" GPU observed ", style="bold reverse")
+        second.append("  ")
+        second.append("simplified inputs", style="italic underline")
+    lines = [first, second]
+    if gpu:
+        if first.cell_len + 2 + len(state) <= width:
+            first.append("  ")
+            first.append(state, style="bold reverse")
+        else:
+            lines.append(Text(state, style="bold reverse"))
     else:
-        line.append(" GPU not observed ", style="bold reverse")
-        line.append(" " + _text(gpu_missing_reason(trace) or ""), style="italic")
-    return line
+        reason = _text(gpu_missing_reason(trace) or "")
+        wrapped = textwrap.wrap(
+            reason, width=width, initial_indent=" " * (len(state) + 1)
+        ) or [""]
+        gpu_line = Text(no_wrap=True)
+        gpu_line.append(state, style="bold reverse")
+        gpu_line.append(" " + wrapped[0].lstrip(), style="italic")
+        lines.append(gpu_line)
+        lines += [Text(line, style="italic") for line in wrapped[1:]]
+    return Text("\n").join(lines)
 
 
-class HeaderLine(Static):
-    """One or two lines on top of the main screen; texts from the trace stay text."""
+class HeaderLine(Widget):
+    """Two or three lines on top of the main screen; texts from the trace stay text."""
+
+    DEFAULT_CSS = """
+    HeaderLine { height: auto; }
+    """
 
     def __init__(self, analysis: Analysis, *, id: str | None = None) -> None:
-        super().__init__(header_text(analysis), id=id, markup=False)
+        super().__init__(id=id)
         self.analysis = analysis
 
-    def on_mount(self) -> None:
-        """Mark a served app (`steptrace serve`), so the user knows the mode."""
-        if getattr(self.app, "served", False):
-            self.update(
-                header_text(
-                    self.analysis,
-                    served=True,
-                    capture_allowed=getattr(self.app, "capture_allowed", False),
-                )
-            )
+    def set_analysis(self, analysis: Analysis) -> None:
+        """Another data zone: say which."""
+        self.analysis = analysis
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        return header_lines(
+            self.analysis,
+            self.content_region.width or 80,
+            served=bool(getattr(self.app, "served", False)),
+            capture_allowed=bool(getattr(self.app, "capture_allowed", True)),
+        )

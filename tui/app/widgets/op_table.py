@@ -20,12 +20,26 @@ from textual.strip import Strip
 
 from tui.app.messages import OperatorActivated, OperatorSelected
 from tui.core.analysis import OpTable
+from tui.core.results.ops import DEFAULT_SORT, default_device
 from tui.core.textsafe import printable
 from tui.core.units import duration_text
+from tui.core.vocab import SortKey
 
 SORT_COLUMNS = ("name", "calls", "cpu", "gpu")
 CALLS_WIDTH = 8
 TIME_WIDTH = 11
+
+
+def default_column(table: OpTable) -> str:
+    """The column `steptrace ops` sorts by: GPU time when observed, else CPU time."""
+    if DEFAULT_SORT in (SortKey.SELF, SortKey.TOTAL):
+        return str(default_device(table.self_gpu_ns is not None).value)
+    return str(DEFAULT_SORT.value)
+
+
+def default_mode() -> str:
+    """Self or total time first, as `steptrace ops` sorts."""
+    return "total" if DEFAULT_SORT is SortKey.TOTAL else "self"
 
 
 class OperatorTable(ScrollView, can_focus=True):
@@ -63,8 +77,8 @@ class OperatorTable(ScrollView, can_focus=True):
     ) -> None:
         super().__init__(id=id)
         self.mode = mode
-        self.sort = "gpu" if table.self_gpu_ns is not None else "cpu"
-        self.descending = True
+        self.sort = default_column(table)
+        self.descending = DEFAULT_SORT is not SortKey.NAME
         self.filter_text = ""
         self.scope_label = "whole window"
         self.cursor = 0

@@ -14,10 +14,6 @@ from tui.core.units import duration_text
 CAVEAT = "few steps show the mechanism, not a distribution"
 
 
-def _ms(nanoseconds: float) -> str:
-    return f"{nanoseconds / 1e6:.1f}ms"
-
-
 def startup_text(analysis: Analysis) -> str:
     """Start-up figures from the capture description, kept apart from the window."""
     startup = analysis.trace.capture.startup
@@ -64,7 +60,7 @@ class StepsStrip(Widget):
             if position >= width:
                 break
             step = steps[index]
-            label = f"#{step.number} {_ms(step.duration_ns)}"
+            label = f"#{step.number} {duration_text(step.duration_ns)}"
             if step.phase == "startup":
                 label += " start-up"
             style = "reverse bold" if index == self.current else ""

@@ -1,0 +1,184 @@
+"""The zone picker: which ranges are the data zone, filtered by typing, several at once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.core.textsafe import printable
+from tui.core.units import duration_text
+from tui.core.zones import ZoneCandidate, ZoneChoice
+from tui.view.labels import fit_middle
+
+SHOWN_AT_MOST = 400
+"""Candidates listed at once; typing narrows the rest."""
+AUTOMATIC = "\x00automatic"
+"""The option id of "back to the automatic choice" (no candidate has this name)."""
+AUTOMATIC_TEXT = (
+    "automatic: the capture's own data zone, lecture_batch_cpu, enumerate(DataLoader)#…"
+)
+
+
+class ZonePicker(ModalScreen[tuple[str, ...] | None]):
+    """Dismisses with the names chosen (empty: the automatic choice), None when cancelled."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Keep the current zone"),
+        Binding(
+            "enter", "choose", "Use the highlighted (and marked) ranges", priority=True
+        ),
+        Binding(
+            "tab", "mark", "Mark / unmark a range (several at once)", priority=True
+        ),
+        Binding("down", "move(1)", "Next range", show=False, priority=True),
+        Binding("up", "move(-1)", "Previous range", show=False, priority=True),
+        Binding("pagedown", "move(10)", "Page down", show=False, priority=True),
+        Binding("pageup", "move(-10)", "Page up", show=False, priority=True),
+    ]
+
+    def __init__(
+        self, candidates: Sequence[ZoneCandidate], current: ZoneChoice
+    ) -> None:
+        super().__init__()
+        self.candidates = list(candidates)
+        self.current = current
+        self.marked: list[str] = []
+        self.shown: list[ZoneCandidate] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="zone-box", classes="dialog"):
+            yield Static(
+                Text.assemble(
+                    ("Data zone", "bold"),
+                    "  where gaps (device idle, or CPU wait) are looked for; now: ",
+                    (printable(self.current.label()), "bold"),
+                    f" ({self.current.source.label})",
+                ),
+                markup=False,
+            )
+            yield Input(placeholder="type to filter ranges by name", id="zone-filter")
+            yield OptionList(id="zone-list", markup=False)
+            yield Static(
+                Text(
+                    "↑↓ move  Tab marks several  Enter uses them (or the highlighted)"
+                    "  Esc keeps the current  ● in use",
+                    style="italic",
+                ),
+                id="zone-hint",
+                markup=False,
+            )
+
+    def on_mount(self) -> None:
+        self._fill("")
+        self.query_one(Input).focus()
+
+    @property
+    def options(self) -> OptionList:
+        """The list of candidates."""
+        return self.query_one("#zone-list", OptionList)
+
+    def _line(self, candidate: ZoneCandidate, width: int) -> Text:
+        mark = "[x]" if candidate.name in self.marked else "[ ]"
+        in_use = "●" if candidate.name in self.current.names else " "
+        figures = (
+            f"{candidate.kind:<10} {candidate.calls:>7,} calls "
+            f"{duration_text(candidate.total_ns):>11}"
+        )
+        name_width = max(width - len(figures) - 8, 12)
+        name = fit_middle(printable(candidate.name), name_width)
+        line = Text(f"{mark} {in_use} ")
+        line.append(name.ljust(name_width), style="bold" if in_use != " " else "")
+        line.append(" " + figures, style="dim")
+        return line
+
+    def _fill(self, needle: str) -> None:
+        """List the candidates whose name contains `needle`, marked ones kept."""
+        lowered = needle.lower()
+        matching = [c for c in self.candidates if lowered in c.name.lower()]
+        self.shown = matching[:SHOWN_AT_MOST]
+        width = max(self.options.size.width - 2, 60)
+        options = self.options
+        options.clear_options()
+        if not needle:
+            options.add_option(Option(Text(AUTOMATIC_TEXT, style="italic"), AUTOMATIC))
+        options.add_options(
+            Option(self._line(candidate, width), candidate.name)
+            for candidate in self.shown
+        )
+        if len(matching) > len(self.shown):
+            more = len(matching) - len(self.shown)
+            options.add_option(
+                Option(
+                    Text(f"… {more:,} more: type to narrow", "italic"), disabled=True
+                )
+            )
+        if not matching and needle:
+            options.add_option(
+                Option(
+                    Text(f"no range name contains {printable(needle)}", "italic"),
+                    disabled=True,
+                )
+            )
+        if options.option_count:
+            options.highlighted = 0
+
+    @on(Input.Changed, "#zone-filter")
+    def _filter(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    def _highlighted_id(self) -> str | None:
+        options = self.options
+        if options.highlighted is None:
+            return None
+        option = options.get_option_at_index(options.highlighted)
+        return None if option.disabled else option.id
+
+    def action_move(self, delta: int) -> None:
+        """Move the highlight through the list while typing stays in the filter."""
+        options = self.options
+        if not options.option_count:
+            return
+        current = options.highlighted or 0
+        options.highlighted = max(0, min(options.option_count - 1, current + delta))
+
+    def action_mark(self) -> None:
+        """Mark or unmark the highlighted range (Enter then uses every marked one)."""
+        name = self._highlighted_id()
+        if name is None or name == AUTOMATIC:
+            return
+        if name in self.marked:
+            self.marked.remove(name)
+        else:
+            self.marked.append(name)
+        index = self.options.highlighted
+        candidate = next(c for c in self.shown if c.name == name)
+        if index is not None:
+            width = max(self.options.size.width - 2, 60)
+            self.options.replace_option_prompt_at_index(
+                index, self._line(candidate, width)
+            )
+
+    def action_choose(self) -> None:
+        """Use the marked ranges, or the highlighted one; the automatic line resets."""
+        name = self._highlighted_id()
+        if name == AUTOMATIC and not self.marked:
+            self.dismiss(())
+            return
+        chosen = list(self.marked)
+        if not chosen and name is not None:
+            chosen = [name]
+        if chosen:
+            self.dismiss(tuple(chosen))
+
+    def action_cancel(self) -> None:
+        """Close without changing the zone."""
+        self.dismiss(None)
