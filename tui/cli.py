@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "gaps",
     "zones",
     "diff",
+    "ranks",
     "notes",
     "report",
     "scrub",

@@ -43,6 +43,8 @@ class MissingReason(str, enum.Enum):
     TOO_FEW_STEPS = "too_few_steps"
     NO_KERNELS = "no_kernels"
     NO_OPERATOR_TIME = "no_operator_time"
+    ONE_RANK = "one_rank"
+    NO_COLLECTIVES = "no_collectives"
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,28 @@ class DominantFigures:
     shape_count: int | None = None
 
 
-Figures = IdleFigures | CopyFigures | LaunchFigures | DominantFigures
+@dataclass(frozen=True)
+class LateRankFigures:
+    """The rank that reaches the collectives last in the most steps, and a peer to compare.
+
+    `median_wait_ns` is the other ranks' median wait in the steps it was
+    last; zone and compute figures are medians per step (None when unknown).
+    """
+
+    rank: int
+    late_steps: int
+    steps: int
+    median_wait_ns: float
+    median_step_ns: float
+    peer: int | None
+    side: str  # "gpu" or "cpu": where the collectives were seen
+    zone_ns: float | None = None
+    peer_zone_ns: float | None = None
+    compute_ns: float | None = None
+    peer_compute_ns: float | None = None
+
+
+Figures = IdleFigures | CopyFigures | LaunchFigures | DominantFigures | LateRankFigures
 
 
 @dataclass(frozen=True)

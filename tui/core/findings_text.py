@@ -13,6 +13,7 @@ from tui.core.findings import (
     DominantFigures,
     Finding,
     IdleFigures,
+    LateRankFigures,
     LaunchFigures,
     MissingReason,
 )
@@ -100,6 +101,8 @@ def observation(finding: Finding) -> str:
     if missing is not None:
         return "not observed: " + _missing_text(missing.reason, missing.detail)
     figures = finding.figures
+    if isinstance(figures, LateRankFigures):
+        return _late_rank_text(figures, finding.observed)
     if isinstance(figures, IdleFigures):
         return _idle_text(figures, finding.observed)
     if isinstance(figures, CopyFigures):
@@ -218,6 +221,46 @@ def _missing_text(reason: MissingReason, detail: str) -> str:
             "the capture needs at least two steps to see a copy repeat"
             f" (it has {detail or 'fewer'})"
         )
+    if reason is MissingReason.ONE_RANK:
+        return "a run of one rank: no other rank to wait for it"
+    if reason is MissingReason.NO_COLLECTIVES:
+        return (
+            "no collective (communication kernel, gloo, c10d or nccl op) in the steps"
+            " every rank recorded"
+        )
     if reason is MissingReason.NO_KERNELS:
         return "the capture has device work but no kernels"
     return "no operator time in the window"
+
+
+def _late_rank_text(figures: LateRankFigures, observed: bool) -> str:
+    side = " (CPU-side collectives only)" if figures.side == "cpu" else ""
+    if not observed:
+        return (
+            "no rank reached the collectives last in most steps with a wait worth a"
+            f" look (rank {figures.rank}: last in {figures.late_steps} of"
+            f" {figures.steps} steps, median wait"
+            f" {duration_text(figures.median_wait_ns)}){side}"
+        )
+    share = (
+        figures.median_wait_ns / figures.median_step_ns
+        if figures.median_step_ns > 0
+        else 0.0
+    )
+    text = (
+        f"rank {figures.rank} reached the collectives last in {figures.late_steps} of"
+        f" {figures.steps} steps; the other ranks waited a median"
+        f" {duration_text(figures.median_wait_ns)} in them ({share:.0%} of a"
+        f" {duration_text(figures.median_step_ns)} step){side}"
+    )
+    if figures.peer is not None:
+        for label, mine, theirs in (
+            ("its data zone took", figures.zone_ns, figures.peer_zone_ns),
+            ("its compute took", figures.compute_ns, figures.peer_compute_ns),
+        ):
+            if mine is not None and theirs is not None:
+                text += (
+                    f"; {label} {duration_text(mine)} per step against"
+                    f" {duration_text(theirs)} on rank {figures.peer}"
+                )
+    return text

@@ -18,7 +18,7 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -273,12 +273,13 @@ def _summarise_in_pool(
     try:
         # Largest first: the run ends sooner, and big ranks never meet at the end.
         order = sorted(range(len(paths)), key=lambda index: -sizes[index])
-        pending: dict[Future[Any], str] = {
-            executor.submit(
-                _summarise_in_worker, str(paths[index]), zones, decode_workers
-            ): str(paths[index])
-            for index in order
-        }
+        with _workers_start_ignoring_ctrl_c():
+            pending: dict[Future[Any], str] = {
+                executor.submit(
+                    _summarise_in_worker, str(paths[index]), zones, decode_workers
+                ): str(paths[index])
+                for index in order
+            }
         while pending:
             done, _ = wait(pending, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
             if cancel is not None and cancel.is_set():
@@ -297,6 +298,27 @@ def _summarise_in_pool(
         messages.close()
         messages.cancel_join_thread()
     return [outcomes[str(path)] for path in paths]
+
+
+@contextlib.contextmanager
+def _workers_start_ignoring_ctrl_c() -> Iterator[None]:
+    """Workers are spawned (on submit) while Ctrl+C is ignored, so they start ignoring it.
+
+    A spawned interpreter keeps an ignored SIGINT ignored, so a Ctrl+C that
+    comes while a worker starts cannot kill it with a traceback; the parent
+    alone handles Ctrl+C and ends the workers.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(
+            signal.SIGINT,
+            signal.default_int_handler if previous is None else previous,
+        )
 
 
 def _outcome_of(name: str, future: Future[Any]) -> RankOutcome:

@@ -1,0 +1,128 @@
+"""The run's reading: one rank reaches the collectives late in most steps.
+
+A possible observation, never a cause: that rank's input or its compute may
+be slower, and the next check compares its data zone and kernels with a
+peer's. The figures come from `RunAnalysis`; the words from `findings_text`.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+
+from tui.core.findings import (
+    Finding,
+    LateRankFigures,
+    Missing,
+    MissingReason,
+    ShowStep,
+)
+from tui.core.runs.across import RunAnalysis
+from tui.core.vocab import CollectiveSide, FindingId, FindingStatus
+
+# The same rank must be last in more than this share of the steps...
+LATE_STEP_SHARE = 0.5
+# ...and its peers must wait at least this share of a step for it.
+WAIT_SHARE_WORTH_A_LOOK = 0.05
+
+
+def late_rank(run: RunAnalysis) -> Finding:
+    """Whether one rank reaches the collectives last in most steps, with a wait worth a look."""
+    if len(run.ranks) < 2:
+        return Finding(
+            FindingId.LATE_RANK,
+            FindingStatus.NOT_OBSERVED,
+            missing=Missing(MissingReason.ONE_RANK, str(len(run.ranks))),
+        )
+    read = [step for step in run.steps if step.straggler is not None]
+    if not read:
+        return Finding(
+            FindingId.LATE_RANK,
+            FindingStatus.NOT_OBSERVED,
+            missing=Missing(MissingReason.NO_COLLECTIVES),
+        )
+    counts = Counter(step.straggler for step in read)
+    rank, late_steps = min(counts.items(), key=lambda item: (-item[1], item[0]))
+    assert rank is not None
+    its_steps = [step for step in read if step.straggler == rank]
+    waits = [
+        statistics.median(step.wait_ns.values()) if step.wait_ns else 0
+        for step in its_steps
+    ]
+    median_wait = float(statistics.median(waits))
+    median_step = float(
+        statistics.median(
+            statistics.median(step.duration_ns.values()) for step in its_steps
+        )
+    )
+    peer = _peer(run, rank)
+    side = run.row(rank)
+    figures = LateRankFigures(
+        rank=rank,
+        late_steps=late_steps,
+        steps=len(run.steps),
+        median_wait_ns=median_wait,
+        median_step_ns=median_step,
+        peer=peer,
+        side=(side.summary.collective_side or CollectiveSide.CPU).value
+        if side
+        else CollectiveSide.CPU.value,
+        zone_ns=_median_zone(run, rank),
+        peer_zone_ns=None if peer is None else _median_zone(run, peer),
+        compute_ns=_median_compute(run, rank),
+        peer_compute_ns=None if peer is None else _median_compute(run, peer),
+    )
+    worth_a_look = (
+        late_steps > LATE_STEP_SHARE * len(run.steps)
+        and median_step > 0
+        and median_wait >= WAIT_SHARE_WORTH_A_LOOK * median_step
+    )
+    longest = max(its_steps, key=lambda step: max(step.wait_ns.values(), default=0))
+    return Finding(
+        FindingId.LATE_RANK,
+        FindingStatus.POSSIBLE if worth_a_look else FindingStatus.NOT_SEEN,
+        figures,
+        ShowStep(longest.number),
+    )
+
+
+def _peer(run: RunAnalysis, late: int) -> int | None:
+    """The rank to compare with: the one that reaches the collectives first most often."""
+    firsts = Counter(
+        min(step.arrival_ns, key=lambda rank: (step.arrival_ns[rank], rank))
+        for step in run.steps
+        if len(step.arrival_ns) >= 2
+    )
+    firsts.pop(late, None)
+    if firsts:
+        return min(firsts.items(), key=lambda item: (-item[1], item[0]))[0]
+    others = [row.rank for row in run.ranks if row.rank != late]
+    return others[0] if others else None
+
+
+def _median_zone(run: RunAnalysis, rank: int) -> float | None:
+    row = run.row(rank)
+    if row is None:
+        return None
+    values = [
+        step.zone_ns
+        for step in row.summary.steps
+        if step.zone_ns is not None and step.number in _numbers(run)
+    ]
+    return float(statistics.median(values)) if values else None
+
+
+def _median_compute(run: RunAnalysis, rank: int) -> float | None:
+    row = run.row(rank)
+    if row is None:
+        return None
+    values = [
+        step.breakdown.compute_ns
+        for step in row.summary.steps
+        if step.breakdown is not None and step.number in _numbers(run)
+    ]
+    return float(statistics.median(values)) if values else None
+
+
+def _numbers(run: RunAnalysis) -> set[int]:
+    return {step.number for step in run.steps}
