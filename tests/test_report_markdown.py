@@ -46,7 +46,7 @@ DESCRIPTION: dict[str, Any] = {
     },
     "window": {"wait": 1, "warmup": 1, "active": 2, "repeat": 1, "skip_first": 0},
     "active_steps": [2, 3],
-    "options": {"record_shapes": True, "with_stack": False, "profile_memory": False},
+    "options": {"record_shapes": False, "with_stack": False, "profile_memory": False},
     "unit": {"name": "ms/step", "samples_per_step": 32},
     "zones": {
         "data": "lecture_batch_cpu",
@@ -140,7 +140,7 @@ def test_the_figures_are_those_of_the_construction(analysis: Analysis) -> None:
         "possible",
     ]
     assert [note["id"][0] for note in payload["notes"]] == ["a", "b"]
-    assert payload["instrumentation"]["record_shapes"] is True
+    assert payload["instrumentation"]["record_shapes"] is False
 
 
 def test_the_markdown_renders_cleanly_in_the_methods_order(analysis: Analysis) -> None:
