@@ -564,14 +564,18 @@ def serve(arguments: list[str]) -> int:
                 os._exit(code)
         children[pid] = slot
     control = _Control(spec["control"])
+    orphaned = False
     while children:
         pid, _status = os.waitpid(-1, os.WNOHANG)
         if pid:
             children.pop(pid, None)
             continue
         if os.getppid() != spec["parent"]:
+            orphaned = True
             control.cancel()  # the loading process is gone
         time.sleep(_POLL_SECONDS)
+    if orphaned or os.getppid() != spec["parent"]:
+        shutil.rmtree(spec["scratch"], ignore_errors=True)  # nobody else will
     return 0
 
 
