@@ -32,8 +32,8 @@ def window_info(analysis: Analysis) -> Text:
     elif analysis.zone_reading.found:
         text.append("  no gaps in the data zone")
     else:
-        text.append("  no data zone:")
-        _hint(text, "z chooses one")
+        text.append("  no data zone")
+        text.append(" (z chooses one)", style="italic")
     _hint(text, "? help")
     return text
 
@@ -69,51 +69,54 @@ def gap_info(analysis: Analysis, index: int, span_ns: int) -> Text:
     gaps = analysis.gaps
     gap = gaps[index]
     text = Text()
-    text.append(f"gap {index + 1}/{len(gaps)} ", style="bold")
+    text.append(f"gap {index + 1}/{len(gaps):,} ", style="bold")
     if gap.kind is GapKind.GPU_IDLE:
-        device = "" if gap.device is None else f" (device {gap.device})"
+        several = len(analysis.devices) > 1 and gap.device is not None
+        device = f" (device {gap.device})" if several else ""
         text.append(" GPU idle" + device + " ", style="bold reverse")
     else:
         text.append(" CPU wait (no GPU events) ", style="bold reverse")
     text.append(" ")
     text.append(duration_text(gap.duration_ns), style="bold")
+    text.append(f" at {position_text(gap.start_ns, span_ns)}")
+    text.append("  step " + ("—" if gap.step is None else str(gap.step)))
     text.append("  zone ")
     text.append(printable(gap.zone), style="bold")
-    text.append("  step " + ("—" if gap.step is None else str(gap.step)))
-    text.append(f"  at {position_text(gap.start_ns, span_ns)}")
     return text
 
 
 def mark_info(
-    analysis: Analysis, label: str, position: int, count: int, event: int
+    analysis: Analysis, label: str, position: int, count: int, event: int, span_ns: int
 ) -> Text:
-    """Which match (or operator occurrence) is selected, of how many."""
+    """Which match (or operator occurrence) is selected, of how many, and where."""
     trace = analysis.trace
     text = Text()
     text.append(f"{label} ", style="bold")
-    text.append(f"{position + 1}/{count}  ")
+    text.append(f"{position + 1}/{count:,}  ")
     text.append(printable(trace.event_name(event)))
     text.append(f"  {duration_text(int(trace.duration_ns[event]))}")
-    _hint(text, "n/N: next/previous  Enter: details")
+    text.append(f" at {position_text(int(trace.start_ns[event]), span_ns)}")
+    _hint(text, "n/N next  Enter details")
     return text
 
 
 def zone_info(analysis: Analysis) -> Text:
-    """What choosing a data zone changed."""
+    """What choosing a data zone changed, in one line."""
     choice = analysis.zone_choice
     text = Text()
-    text.append("data zone ", style="bold")
-    text.append(printable(choice.label()) if choice.names else "automatic")
-    text.append(f" ({choice.source.label})")
+    text.append("zone ", style="bold")
+    names = printable(choice.label()) if choice.names else "none found"
+    text.append(names if len(names) <= 30 else names[:14] + "…" + names[-15:])
     gaps = analysis.gaps
     if gaps:
         text.append(
-            f"  {len(gaps)} gaps ({gaps[0].kind.label}), "
+            f": {len(gaps):,} gaps ({gaps[0].kind.label}), "
             f"{duration_text(analysis.total_gap_ns)} of "
-            f"{duration_text(analysis.total_zone_ns)}: g / G / b"
+            f"{duration_text(analysis.total_zone_ns)}"
         )
+        _hint(text, "g G b")
     elif analysis.zone_reading.found:
-        text.append(f"  no gaps in {duration_text(analysis.total_zone_ns)}")
+        text.append(f": no gaps in {duration_text(analysis.total_zone_ns)}")
     else:
-        text.append("  occurs nowhere in this capture")
+        text.append(": occurs nowhere in this capture")
     return text

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -53,6 +53,7 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
         self.current = current
         self.marked: list[str] = []
         self.shown: list[ZoneCandidate] = []
+        self._filled_for: str | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="zone-box", classes="dialog"):
@@ -60,8 +61,14 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
                 Text.assemble(
                     ("Data zone", "bold"),
                     "  where gaps (device idle, or CPU wait) are looked for; now: ",
-                    (printable(self.current.label()), "bold"),
-                    f" ({self.current.source.label})",
+                    *(
+                        [
+                            (printable(self.current.label()), "bold"),
+                            f" ({self.current.source.label})",
+                        ]
+                        if self.current.names
+                        else [("none found", "bold")]
+                    ),
                 ),
                 markup=False,
             )
@@ -79,12 +86,33 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
 
     def on_mount(self) -> None:
         self._fill("")
-        self.query_one(Input).focus()
+        self.set_focus(self.query_one(Input))
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed before the filter had the focus still filter."""
+        field = self.query_one(Input)
+        if self.focused is not field and event.is_printable and event.character:
+            field.insert_text_at_cursor(event.character)
+            self.set_focus(field)
+            event.stop()
+
+    @on(Input.Submitted, "#zone-filter")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_choose()
 
     @property
     def options(self) -> OptionList:
         """The list of candidates."""
         return self.query_one("#zone-list", OptionList)
+
+    def _list_width(self) -> int:
+        """Cells a line of the list has (the dialog is 90% of the screen, 90 at most)."""
+        width = self.options.size.width or min(int(self.app.size.width * 0.9), 90) - 4
+        return max(width - 2, 40)
+
+    def on_resize(self) -> None:
+        self._fill(self.query_one(Input).value)
 
     def _line(self, candidate: ZoneCandidate, width: int) -> Text:
         mark = "[x]" if candidate.name in self.marked else "[ ]"
@@ -93,7 +121,7 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
             f"{candidate.kind:<10} {candidate.calls:>7,} calls "
             f"{duration_text(candidate.total_ns):>11}"
         )
-        name_width = max(width - len(figures) - 8, 12)
+        name_width = max(width - len(figures) - 7, 12)
         name = fit_middle(printable(candidate.name), name_width)
         line = Text(f"{mark} {in_use} ")
         line.append(name.ljust(name_width), style="bold" if in_use != " " else "")
@@ -102,10 +130,11 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
 
     def _fill(self, needle: str) -> None:
         """List the candidates whose name contains `needle`, marked ones kept."""
+        self._filled_for = needle
         lowered = needle.lower()
         matching = [c for c in self.candidates if lowered in c.name.lower()]
         self.shown = matching[:SHOWN_AT_MOST]
-        width = max(self.options.size.width - 2, 60)
+        width = self._list_width()
         options = self.options
         options.clear_options()
         if not needle:
@@ -162,13 +191,15 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
         index = self.options.highlighted
         candidate = next(c for c in self.shown if c.name == name)
         if index is not None:
-            width = max(self.options.size.width - 2, 60)
             self.options.replace_option_prompt_at_index(
-                index, self._line(candidate, width)
+                index, self._line(candidate, self._list_width())
             )
 
     def action_choose(self) -> None:
         """Use the marked ranges, or the highlighted one; the automatic line resets."""
+        typed = self.query_one(Input).value
+        if typed != self._filled_for:
+            self._fill(typed)
         name = self._highlighted_id()
         if name == AUTOMATIC and not self.marked:
             self.dismiss(())

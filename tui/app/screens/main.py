@@ -67,10 +67,12 @@ class MainScreen(Screen[None]):
         # Steps win over the timeline's own [ ] (previous/next event on a track).
         Binding("left_square_bracket", "step(-1)", "Previous step", priority=True),
         Binding("right_square_bracket", "step(1)", "Next step", priority=True),
-        Binding("z", "zone", "Data zone"),
+        # Keys that open a prompt or a dialog act at once (priority), so what is
+        # typed right after them goes there, not to the timeline.
+        Binding("z", "zone", "Data zone", priority=True),
         Binding("f", "fit", "Fit selection (or window)"),
         Binding("enter", "details", "Details of the selected event", show=False),
-        Binding("slash", "search", "Search event names"),
+        Binding("slash", "search", "Search event names", priority=True),
         Binding("n", "mark(1)", "Next match / occurrence", show=False),
         Binding("N", "mark(-1)", "Previous match / occurrence", show=False),
         Binding("g", "gap(1)", "Next gap"),
@@ -79,7 +81,7 @@ class MainScreen(Screen[None]):
         # When g, G, b, n, N have nothing to act on, they say why (not in the footer).
         Binding("g,G,b,n,N", "why_not", "", show=False),
         Binding("t", "toggle_total", "Self/total"),
-        Binding("F", "filter_ops", "Filter operators", show=False),
+        Binding("F", "filter_ops", "Filter operators", show=False, priority=True),
         Binding("S", "scope", "Scope: window/step", show=False),
         *[
             Binding(str(number), f"tab({number - 1})", tab.title, show=False)
@@ -114,8 +116,12 @@ class MainScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer only keys that do something now; a text field keeps what is typed."""
+        if action in ("step", "zone", "search", "filter_ops") and isinstance(
+            self.focused, Input
+        ):
+            return False
         if action == "step":
-            return bool(self.analysis.steps) and not isinstance(self.focused, Input)
+            return bool(self.analysis.steps)
         if action in ("gap", "biggest_gap"):
             return bool(self.analysis.gaps)
         if action == "mark":
@@ -341,7 +347,12 @@ class MainScreen(Screen[None]):
         self.timeline.select_event(event)
         self.show_info(
             status.mark_info(
-                self.analysis, self.mark_label, self.mark_index, self.marks.size, event
+                self.analysis,
+                self.mark_label,
+                self.mark_index,
+                int(self.marks.size),
+                event,
+                self._span(),
             )
         )
 
@@ -374,7 +385,8 @@ class MainScreen(Screen[None]):
         prompt.placeholder = placeholder
         prompt.value = self.ops.filter_text if purpose == "filter" else ""
         prompt.remove_class("hidden")
-        prompt.focus()
+        # At once, not on the next idle: keys typed right after / go to the prompt.
+        self.set_focus(prompt)
 
     @on(Input.Submitted, "#prompt")
     def _prompt_submitted(self, event: Input.Submitted) -> None:

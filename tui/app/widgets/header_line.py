@@ -57,24 +57,27 @@ def header_lines(
         if room >= 12:
             first.append("  Q: ", style="bold")
             first.append(fit_end(_text(capture.question), room))
+    # The zone first (it decides the gaps), then the unit and the window.
     second = Text(no_wrap=True, overflow="ellipsis")
+    second.append("zone ", style="bold")
+    second.append(fit_middle(zone_words(analysis), max(width - 5, 16)))
     samples = capture.samples_per_step
-    unit = _text(capture.unit_name) + (f" ({samples} samples/step)" if samples else "")
-    second.append("unit ", style="bold")
-    second.append(unit)
+    unit = _text(capture.unit_name)
+    full_unit = unit + (f", {samples} samples/step" if samples else "")
     steps = analysis.steps
-    second.append("  window ", style="bold")
     if capture.window is not None:
-        second.append(f"{capture.window.short()}, {len(steps)} steps")
+        window = f"{capture.window.short()}, {len(steps)} steps"
     elif steps:
-        second.append(f"{len(analysis.active_steps)} active of {len(steps)} steps")
+        window = f"{len(analysis.active_steps)} active of {len(steps)} steps"
     else:
-        second.append("no steps")
-    second.append("  zone ", style="bold")
-    zone_room = (
-        width - second.cell_len - (20 if capture.scenario.inputs_simplified else 0)
-    )
-    second.append(fit_middle(zone_words(analysis), max(zone_room, 16)))
+        window = "no steps"
+    # Shorter forms before leaving a figure out (the steps strip repeats them).
+    for label, forms in (("unit", (full_unit, unit)), ("window", (window,))):
+        for value in forms:
+            if second.cell_len + len(label) + len(value) + 3 <= width:
+                second.append(f"  {label} ", style="bold")
+                second.append(value)
+                break
     if capture.scenario.inputs_simplified:
         second.append("  ")
         second.append("simplified inputs", style="italic underline")

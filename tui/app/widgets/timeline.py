@@ -357,7 +357,8 @@ class Timeline(ScrollView, can_focus=True):
         return max(1, self.scrollable_content_region.width)
 
     def _label_width(self) -> int:
-        return max(8, min(28, self._total_width() // 5))
+        total = self._total_width()
+        return max(8, min(28, total // 5 if total < 60 else max(16, total // 5)))
 
     def _lane_width(self) -> int:
         return max(1, self._total_width() - self._label_width() - 1)
