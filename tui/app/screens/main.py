@@ -51,7 +51,14 @@ from tui.app.widgets.op_table import OperatorTable, default_mode
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.core.analysis import Analysis, OpTable, Step, ZoneChoice, group_name
-from tui.core.findings import Finding, ShowEvents, ShowGap, ShowOperator, ShowStep
+from tui.core.findings import (
+    Finding,
+    ShowEvents,
+    ShowGap,
+    ShowKernel,
+    ShowOperator,
+    ShowStep,
+)
 from tui.core.findings_text import words
 from tui.core.textsafe import printable
 from tui.core.vocab import ZoneSource
@@ -522,6 +529,19 @@ class MainScreen(Screen[None]):
             self.ops.select_name(anchor.name)
         elif isinstance(anchor, ShowEvents):
             self.search(anchor.name)
+            if anchor.select is not None and anchor.select < self.trace.event_count:
+                self.timeline.select_event(anchor.select)
+        elif isinstance(anchor, ShowKernel):
+            self.search(anchor.name)
+            step = next(
+                (s for s in self.analysis.steps if s.number == anchor.step), None
+            )
+            if step is not None and self.marks.size:  # first one from that step on
+                starts = self.trace.start_ns[self.marks]
+                first = min(
+                    int(np.searchsorted(starts, step.start_ns)), self.marks.size - 1
+                )
+                self.timeline.select_event(int(self.marks[first]))
         elif isinstance(anchor, ShowStep):
             for index, step in enumerate(self.analysis.steps):
                 if step.number == anchor.number:
