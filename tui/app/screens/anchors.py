@@ -1,4 +1,5 @@
-"""What a note on the main screen is anchored to, and how to show an anchor again."""
+"""What a note on the main screen is anchored to, and how to show an anchor (a
+note's or a finding's) again."""
 
 from __future__ import annotations
 
@@ -9,6 +10,14 @@ import numpy as np
 from tui.app.dialogs.note_form import NoteDraft
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.op_table import OperatorTable
+from tui.core.findings import (
+    Finding,
+    ShowEvents,
+    ShowGap,
+    ShowKernel,
+    ShowOperator,
+    ShowStep,
+)
 from tui.core.findings_text import words
 from tui.core.textsafe import printable
 
@@ -103,3 +112,32 @@ def jump_to(screen: MainScreen, anchor: Any) -> bool:
                     panel.highlighted = index
                 return True
     return False
+
+
+def show_finding(screen: MainScreen, finding: Finding) -> None:
+    """Show on the timeline (or in the table) what a finding rests on."""
+    anchor = finding.anchor
+    if isinstance(anchor, ShowGap) and anchor.index < len(screen.analysis.gaps):
+        screen.select_gap(anchor.index)
+    elif isinstance(anchor, ShowOperator):
+        screen.show_tab("tab-ops")
+        screen.ops.select_name(anchor.name)
+    elif isinstance(anchor, ShowEvents):
+        screen.search(anchor.name)
+        if anchor.select is not None and anchor.select < screen.trace.event_count:
+            screen.timeline.select_event(anchor.select)
+    elif isinstance(anchor, ShowKernel):
+        screen.search(anchor.name)
+        step = next((s for s in screen.analysis.steps if s.number == anchor.step), None)
+        marks = screen.marks
+        if step is not None and marks.size:  # its first occurrence from that step on
+            starts = screen.trace.start_ns[marks]
+            first = min(int(np.searchsorted(starts, step.start_ns)), marks.size - 1)
+            screen.timeline.select_event(int(marks[first]))
+    elif isinstance(anchor, ShowStep):
+        for index, step in enumerate(screen.analysis.steps):
+            if step.number == anchor.number:
+                screen.go_to_step(index)
+                return
+    elif screen.analysis.steps:
+        screen.go_to_step(0)

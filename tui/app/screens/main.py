@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -38,11 +38,12 @@ from tui.app.messages import (
     ViewChanged,
     ZoneApplied,
 )
-from tui.app.screens import anchors
-from tui.app.screens.bottom_tabs import TABS, FollowsAnalysis
+from tui.app.screens import anchors, zone_switch
+from tui.app.screens.bottom_tabs import TABS
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.help import HelpScreen, KeySection
 from tui.app.screens.loading import LoadingScreen
+from tui.app.screens.marks import Marks
 from tui.app.screens.notes_keeper import NotesKeeper
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.header_line import HeaderLine
@@ -50,15 +51,8 @@ from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable, default_mode
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
-from tui.core.analysis import Analysis, OpTable, Step, ZoneChoice, group_name
-from tui.core.findings import (
-    Finding,
-    ShowEvents,
-    ShowGap,
-    ShowKernel,
-    ShowOperator,
-    ShowStep,
-)
+from tui.core.analysis import Analysis, OpTable, Step
+from tui.core.findings import Finding
 from tui.core.findings_text import words
 from tui.core.textsafe import printable
 from tui.core.vocab import ZoneSource
@@ -113,13 +107,10 @@ class MainScreen(Screen[None]):
         self.mode: str = default_mode()
         self.scope = "window"
         self.current_step: int | None = None
-        self.gap_index: int | None = None
-        self.marks: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
-        self.mark_index = -1
-        self.mark_label = ""
+        self.marked = Marks(self)
         self.input_purpose = ""
-        self._group_ids: dict[str, list[int]] | None = None
-        self._remember_zone: tuple[str, ...] | None = None
+        self.zone_to_remember: tuple[str, ...] | None = None
+        """A zone chosen in the picker, kept in the notes once applied."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer only keys that do something now; a text field keeps what is typed."""
@@ -211,56 +202,23 @@ class MainScreen(Screen[None]):
         """Say something on the status line."""
         self.query_one("#info-line", Static).update(text)
 
-    def _span(self) -> int:
+    def view_span(self) -> int:
+        """How long the timeline's view is (positions are written to its scale)."""
         timeline = self.timeline
         return timeline.view_end_ns - timeline.view_start_ns
 
-    # -- the data zone -----------------------------------------------------------
+    # -- the data zone (zone_switch does the work) -------------------------------
 
     def action_zone(self) -> None:
         """Choose the data zone (the ranges where gaps are looked for)."""
-
-        def chosen(names: tuple[str, ...] | None) -> None:
-            if names is not None:
-                self.apply_zone(names, remember=True)
-
-        picker = ZonePicker(self.analysis.zone_candidates(), self.analysis.zone_choice)
-        self.app.push_screen(picker, chosen)
+        zone_switch.open_picker(self)
 
     def apply_zone(self, names: tuple[str, ...], *, remember: bool = False) -> None:
         """Make `names` the data zone (none: the automatic one); figures follow."""
-        self._remember_zone = names if remember else None
-        self.show_info(Text("recomputing the data zone's gaps and findings…", "italic"))
-        self._zone_worker(names)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="zone")
-    def _zone_worker(self, names: tuple[str, ...]) -> None:
-        """Everything that follows the zone, off the UI; posts ZoneApplied."""
-        from tui.core.findings import compute_findings
-        from tui.view.layout import ZoneView
-
-        choice = ZoneChoice(names, ZoneSource.CHOSEN) if names else None
-        analysis = self.analysis.with_zones(choice)
-        _ = analysis.zone_reading
-        findings = compute_findings(analysis)
-        zone_view = ZoneView.build(self.timeline.index, analysis)
-        self.post_message(ZoneApplied(analysis, zone_view, findings))
+        zone_switch.apply(self, names, remember=remember)
 
     def on_zone_applied(self, message: ZoneApplied) -> None:
-        self.analysis = message.analysis
-        self.findings = message.findings
-        self.gap_index = None
-        self.timeline.set_zone(message.analysis, message.zone_view)
-        self.query_one(HeaderLine).set_analysis(message.analysis)
-        for pane in self.query(TabPane):
-            for widget in pane.children:
-                if isinstance(widget, FollowsAnalysis):
-                    widget.follow_analysis(message.analysis, message.findings)
-        self.show_info(status.zone_info(message.analysis))
-        self.refresh_bindings()
-        if self._remember_zone is not None:
-            self.notes.remember_zone(self._remember_zone)
-            self._remember_zone = None
+        zone_switch.applied(self, message)
 
     # -- steps ---------------------------------------------------------------
 
@@ -312,7 +270,9 @@ class MainScreen(Screen[None]):
         if message.event is None:
             self.show_info(status.window_info(self.analysis))
             return
-        self.show_info(status.event_info(self.analysis, message.event, self._span()))
+        self.show_info(
+            status.event_info(self.analysis, message.event, self.view_span())
+        )
 
     def on_event_activated(self, message: EventActivated) -> None:
         self.app.push_screen(DetailsScreen(self.analysis, message.event))
@@ -337,45 +297,42 @@ class MainScreen(Screen[None]):
         else:
             self.notify("Nothing marked: search with / or pick an operator.")
 
-    # -- marks: search matches and operator occurrences -----------------------
+    # -- marks, search, gaps (marks.Marks does the work) ----------------------
 
-    def _set_marks(self, events: npt.NDArray[np.int64], label: str) -> None:
-        order = np.argsort(self.trace.start_ns[events], kind="stable")
-        self.marks = events[order].astype(np.int64)
-        self.mark_index = -1
-        self.mark_label = label
-        self.timeline.mark_events(self.marks)
-        self.refresh_bindings()
+    @property
+    def marks(self) -> npt.NDArray[np.int64]:
+        """The marked events (search matches, operator occurrences), in time order."""
+        return self.marked.events
+
+    @property
+    def mark_label(self) -> str:
+        """What the marks are."""
+        return self.marked.label
+
+    @property
+    def gap_index(self) -> int | None:
+        """The gap selected (index into the analysis's gaps)."""
+        return self.marked.gap_index
 
     def action_mark(self, delta: int) -> None:
         """Select the next or previous match / operator occurrence."""
-        self.mark_index = (self.mark_index + delta) % int(self.marks.size)
-        event = int(self.marks[self.mark_index])
-        self.timeline.select_event(event)
-        self.show_info(
-            status.mark_info(
-                self.analysis,
-                self.mark_label,
-                self.mark_index,
-                int(self.marks.size),
-                event,
-                self._span(),
-            )
-        )
+        self.marked.step(delta)
 
     def search(self, needle: str) -> int:
         """Mark every event whose name contains `needle`; returns the count."""
-        lowered = needle.lower()
-        ids = [i for i, name in enumerate(self.trace.names) if lowered in name.lower()]
-        events = np.flatnonzero(
-            np.isin(self.trace.name_id, np.array(ids or [-1], dtype=np.int32))
-        )
-        self._set_marks(events, f"search {printable(needle)!s}:")
-        if events.size:
-            self.action_mark(1)
-        else:
-            self.show_info(Text(f"no event name contains {printable(needle)}"))
-        return int(events.size)
+        return self.marked.search(needle)
+
+    def action_gap(self, delta: int) -> None:
+        """Select the next or previous gap in the data zone."""
+        self.marked.gap(delta)
+
+    def action_biggest_gap(self) -> None:
+        """Select the longest gap."""
+        self.marked.biggest_gap()
+
+    def select_gap(self, index: int) -> None:
+        """Select a gap's range, fit its zone, and show its figures."""
+        self.marked.select_gap(index)
 
     def action_search(self) -> None:
         """Ask for a name to search (n / N move between matches)."""
@@ -413,42 +370,11 @@ class MainScreen(Screen[None]):
             prompt.add_class("hidden")
             self.timeline.focus()
             return
-        self._set_marks(np.zeros(0, dtype=np.int64), "")
+        self.marked.set(np.zeros(0, dtype=np.int64), "")
         self.timeline.select_event(None)
         self.timeline.selected_range = None
-        self.gap_index = None
+        self.marked.gap_index = None
         self.show_info(status.window_info(self.analysis))
-
-    # -- gaps ----------------------------------------------------------------
-
-    def action_gap(self, delta: int) -> None:
-        """Select the next or previous gap in the data zone."""
-        gaps = self.analysis.gaps
-        if self.gap_index is None:
-            index = 0 if delta > 0 else len(gaps) - 1
-        else:
-            index = (self.gap_index + delta) % len(gaps)
-        self.select_gap(index)
-
-    def action_biggest_gap(self) -> None:
-        """Select the longest gap."""
-        gaps = self.analysis.gaps
-        self.select_gap(max(range(len(gaps)), key=lambda i: gaps[i].duration_ns))
-
-    def select_gap(self, index: int) -> None:
-        """Select a gap's range, fit its zone, and show its figures."""
-        gap = self.analysis.gaps[index]
-        self.gap_index = index
-        zone_start = int(self.trace.start_ns[gap.zone_event])
-        zone_end = zone_start + int(self.trace.duration_ns[gap.zone_event])
-        self.timeline.select_range(gap.start_ns, gap.end_ns)
-        margin = max((zone_end - zone_start) // 10, 1)
-        self.timeline.fit(max(zone_start - margin, 0), zone_end + margin)
-        self.show_info(status.gap_info(self.analysis, index, self._span()))
-
-    def gap_text(self, index: int) -> Text:
-        """The figures of one gap, named GPU idle or CPU wait as it is."""
-        return status.gap_info(self.analysis, index, self._span())
 
     # -- operators -----------------------------------------------------------
 
@@ -474,22 +400,8 @@ class MainScreen(Screen[None]):
         table = self.analysis.op_table(step.start_ns, step.end_ns)
         self.ops.set_table(table, f"step {step.number}")
 
-    def _occurrences(self, name: str) -> npt.NDArray[np.int64]:
-        if self._group_ids is None:
-            groups: dict[str, list[int]] = {}
-            for name_id, event_name in enumerate(self.trace.names):
-                groups.setdefault(group_name(event_name), []).append(name_id)
-            self._group_ids = groups
-        ids = np.array(self._group_ids.get(name, [-1]), dtype=np.int32)
-        return np.flatnonzero(np.isin(self.trace.name_id, ids)).astype(np.int64)
-
     def on_operator_selected(self, message: OperatorSelected) -> None:
-        events = self._occurrences(message.name)
-        self._set_marks(events, f"{printable(message.name)}:")
-        text = Text()
-        text.append(printable(message.name), style="bold")
-        text.append(f"  {events.size} occurrences marked; n/N or Enter to visit")
-        self.show_info(text)
+        self.marked.operator(message.name)
 
     def on_operator_activated(self, message: OperatorActivated) -> None:
         if self.marks.size:
@@ -519,36 +431,8 @@ class MainScreen(Screen[None]):
     def _show_finding(self, event: FindingsPanel.OptionSelected) -> None:
         """Show on the timeline (or in the table) what a finding rests on."""
         finding = self._finding(event.option_id)
-        if finding is None:
-            return
-        anchor = finding.anchor
-        if isinstance(anchor, ShowGap) and anchor.index < len(self.analysis.gaps):
-            self.select_gap(anchor.index)
-        elif isinstance(anchor, ShowOperator):
-            self.show_tab("tab-ops")
-            self.ops.select_name(anchor.name)
-        elif isinstance(anchor, ShowEvents):
-            self.search(anchor.name)
-            if anchor.select is not None and anchor.select < self.trace.event_count:
-                self.timeline.select_event(anchor.select)
-        elif isinstance(anchor, ShowKernel):
-            self.search(anchor.name)
-            step = next(
-                (s for s in self.analysis.steps if s.number == anchor.step), None
-            )
-            if step is not None and self.marks.size:  # first one from that step on
-                starts = self.trace.start_ns[self.marks]
-                first = min(
-                    int(np.searchsorted(starts, step.start_ns)), self.marks.size - 1
-                )
-                self.timeline.select_event(int(self.marks[first]))
-        elif isinstance(anchor, ShowStep):
-            for index, step in enumerate(self.analysis.steps):
-                if step.number == anchor.number:
-                    self.go_to_step(index)
-                    return
-        elif self.analysis.steps:
-            self.go_to_step(0)
+        if finding is not None:
+            anchors.show_finding(self, finding)
 
     # -- tabs, help, capture, share ------------------------------------------
 

@@ -1,0 +1,77 @@
+"""Switching the main screen's data zone: the picker, the recomputation in a
+worker (gaps, findings, the timeline's zone marks), and showing the result."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import TabPane
+
+from tui.app.dialogs.zone_picker import ZonePicker
+from tui.app.messages import ZoneApplied
+from tui.app.screens.bottom_tabs import FollowsAnalysis
+from tui.app.widgets.header_line import HeaderLine
+from tui.core.analysis import ZoneChoice
+from tui.core.vocab import ZoneSource
+from tui.view import status
+
+if TYPE_CHECKING:
+    from tui.app.screens.main import MainScreen
+
+
+def open_picker(screen: MainScreen) -> None:
+    """List the ranges that can be the data zone; the one chosen is applied and remembered."""
+
+    def chosen(names: tuple[str, ...] | None) -> None:
+        if names is not None:
+            apply(screen, names, remember=True)
+
+    analysis = screen.analysis
+    screen.app.push_screen(
+        ZonePicker(analysis.zone_candidates(), analysis.zone_choice), chosen
+    )
+
+
+def apply(screen: MainScreen, names: tuple[str, ...], *, remember: bool) -> None:
+    """Recompute what follows the zone off the UI; `applied` shows it."""
+    screen.zone_to_remember = names if remember else None
+    screen.show_info(Text("recomputing the data zone's gaps and findings…", "italic"))
+    screen.run_worker(
+        lambda: recompute(screen, names),
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="zone",
+    )
+
+
+def recompute(screen: MainScreen, names: tuple[str, ...]) -> None:
+    """In a worker: the analysis with another zone, its findings and timeline marks."""
+    from tui.core.findings import compute_findings
+    from tui.view.layout import ZoneView
+
+    choice = ZoneChoice(names, ZoneSource.CHOSEN) if names else None
+    analysis = screen.analysis.with_zones(choice)
+    _ = analysis.zone_reading
+    findings = compute_findings(analysis)
+    zone_view = ZoneView.build(screen.timeline.index, analysis)
+    screen.post_message(ZoneApplied(analysis, zone_view, findings))
+
+
+def applied(screen: MainScreen, message: ZoneApplied) -> None:
+    """Every part of the screen follows the new zone at once."""
+    screen.analysis = message.analysis
+    screen.findings = message.findings
+    screen.marked.gap_index = None
+    screen.timeline.set_zone(message.analysis, message.zone_view)
+    screen.query_one(HeaderLine).set_analysis(message.analysis)
+    for pane in screen.query(TabPane):
+        for widget in pane.children:
+            if isinstance(widget, FollowsAnalysis):
+                widget.follow_analysis(message.analysis, message.findings)
+    screen.show_info(status.zone_info(message.analysis))
+    screen.refresh_bindings()
+    if screen.zone_to_remember is not None:
+        screen.notes.remember_zone(screen.zone_to_remember)
+        screen.zone_to_remember = None
