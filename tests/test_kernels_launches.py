@@ -1,6 +1,17 @@
 """Kernels and launches against two oracles: HTA 0.5.0's launch statistics
 (tests/fixtures/hta/hta_figures.json, DEFINITIONS.md §8) and an independent
-parse of the raw JSON of the shared GPU traces."""
+parse of the raw JSON of the shared GPU traces.
+
+Where the definitions coincide the figures agree exactly. They differ in
+three ways, so the HTA comparison selects and rounds as HTA does: HTA counts
+only work launched by its named calls (cudaLaunchKernel[ExC], cudaMemcpyAsync,
+cudaMemsetAsync, MTIA's runFunction), while steptrace follows any runtime
+call linked by correlation (hipLaunchKernel on ROCm, cuLaunchKernel for
+Triton, where HTA finds nothing); HTA's statistics pool kernels, copies and
+sets, while `steptrace kernels` gives them per kernel name; and HTA rounds
+fractional timestamps inward on float64 µs (§1.3), while steptrace keeps
+nanoseconds. Both read a delay below 0 (clock skew) as 0.
+"""
 
 from __future__ import annotations
 
