@@ -19,6 +19,7 @@ from tests.fixtures_app import (
     write_hostile_trace,
     write_training_trace,
 )
+from tui.app.app import StepTraceApp
 
 
 def _shot(
@@ -124,3 +125,69 @@ def test_hostile_names(
     """Markup, escapes and bidi overrides in names show as visible escapes."""
     path = write_hostile_trace(tmp_path / "hostile.json")
     assert _shot(snap_compare, path, (120, 36), press=["1", "o", "o"])
+
+
+def test_zone_picker(snap_compare: Callable[..., bool], cuda_trace: Path) -> None:
+    """z lists the ranges that can be the data zone with calls and total time,
+    the one in use marked (●), filtered by what is typed."""
+    assert _shot(snap_compare, cuda_trace, (100, 30), press=["z", *"aten"])
+
+
+def test_opened_with_zone(snap_compare: Callable[..., bool], cuda_trace: Path) -> None:
+    """--zone transfert: the header says whose choice, the zones row marks its gaps."""
+
+    async def before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("g")
+        await pilot.pause()
+
+    app = StepTraceApp(cuda_trace, zones=("transfert",))
+    app.animation_level = "none"
+    assert snap_compare(app, terminal_size=(120, 36), run_before=before)
+
+
+NS_TRACE = (
+    ALEXNET.parent / "ns_resolution_trace-rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
+)
+
+
+@pytest.mark.skipif(not NS_TRACE.exists(), reason="shared real traces not present")
+def test_real_gpu_trace_80x24(
+    snap_compare: Callable[..., bool], isolated_data_dir: Path
+) -> None:
+    """A real GPU trace at 80x24: the GPU state fits, the first stream is on screen."""
+    assert _shot(snap_compare, NS_TRACE, (80, 24))
+
+
+def test_loading(
+    snap_compare: Callable[..., bool],
+    cuda_trace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The loading screen: what is being read, how far, and Esc to cancel."""
+    monkeypatch.chdir(cuda_trace.parent)
+    import threading
+
+    from tui.core import load
+    from tui.core.errors import LoadCancelled
+    from tui.core.load import LoadProgress
+
+    reading = threading.Event()
+
+    def slow_load(
+        path: Any, *, progress: Any = None, cancel: Any = None, cache: str = "off"
+    ) -> Any:
+        progress(LoadProgress("reading", 40_000_000, 85_000_000))
+        reading.set()
+        cancel.wait(3)
+        raise LoadCancelled()
+
+    monkeypatch.setattr(load, "load_trace", slow_load)
+
+    async def before(pilot: Pilot[Any]) -> None:
+        assert reading.wait(5)
+        for _ in range(3):
+            await pilot.pause()
+
+    app = make_app(cuda_trace.name)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=before)

@@ -28,7 +28,7 @@ def window_info(analysis: Analysis) -> Text:
     gaps = analysis.gaps
     if gaps:
         kind = gaps[0].kind.label
-        text.append(f"  {len(gaps)} gaps ({kind}) in the data zone: g / G / b")
+        text.append(f"  {len(gaps):,} gaps ({kind}) in the data zone: g G b")
     elif analysis.zone_reading.found:
         text.append("  no gaps in the data zone")
     else:

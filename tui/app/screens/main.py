@@ -66,7 +66,9 @@ class MainScreen(Screen[None]):
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
         # Steps win over the timeline's own [ ] (previous/next event on a track).
-        Binding("left_square_bracket", "step(-1)", "Previous step", priority=True),
+        Binding(
+            "left_square_bracket", "step(-1)", "Previous step", priority=True, show=False
+        ),
         Binding("right_square_bracket", "step(1)", "Next step", priority=True),
         # Keys that open a prompt or a dialog act at once (priority), so what is
         # typed right after them goes there, not to the timeline.
@@ -144,7 +146,7 @@ class MainScreen(Screen[None]):
                 with TabPane(f"{tab.title} [{number}]", id=tab.pane_id):
                     yield tab.make(self)
         yield Input(id="prompt", classes="hidden")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         loaded = self.loaded
