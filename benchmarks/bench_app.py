@@ -96,6 +96,25 @@ async def bench_app(path: Path, presses: int, size: tuple[int, int]) -> None:
             print(
                 f"  key {key!r:<24} CPU {(time.process_time() - cpu_began) * 1000:7.1f} ms"
             )
+        # The zone picker: open it, then switch zones (recomputed in a worker).
+        cpu_began = time.process_time()
+        await pilot.press("z")
+        repaint(app)
+        print(
+            f"  key 'z' (picker opens)         CPU {(time.process_time() - cpu_began) * 1000:7.1f} ms"
+        )
+        await pilot.press("escape")
+        names = [c.name for c in screen.analysis.zone_candidates()[:1]]
+        began = time.perf_counter()
+        cpu_began = time.process_time()
+        screen.apply_zone(tuple(names))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        repaint(app)
+        print(
+            f"  zone -> {names[0][:30]!r}: {(time.perf_counter() - began) * 1000:.0f} ms"
+            f" to redraw (worker included), CPU {(time.process_time() - cpu_began) * 1000:.0f} ms"
+        )
         cpu_began = time.process_time()
         found = screen.search("aten")
         repaint(app)

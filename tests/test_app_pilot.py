@@ -264,6 +264,8 @@ async def test_steps_filter_and_scope(cuda_trace: Path) -> None:
         assert screen.current_step == 1
         table = screen.query_one(OperatorTable)
         await pilot.press("S")
+        await app.workers.wait_for_complete()  # a step's table is built off the UI
+        await pilot.pause()
         assert table.scope_label == "step 2"
         assert int(table.table.calls[table.table.names.index("aten::relu")]) == 12
         await pilot.press("F", *"aten", "enter")
@@ -297,6 +299,7 @@ async def test_notes_add_status_delete(cuda_trace: Path) -> None:
         await pilot.press("right_square_bracket", "m")
         assert isinstance(app.screen, NoteForm)
         await pilot.press(*"input pipeline is slow", "ctrl+s")
+        await app.workers.wait_for_complete()  # notes are saved off the UI
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
         store = screen.notes_store
@@ -310,8 +313,10 @@ async def test_notes_add_status_delete(cuda_trace: Path) -> None:
         reread = NotesStore.open(cuda_trace)
         assert [n.hypothesis for n in reread.notes] == ["input pipeline is slow"]
         await pilot.press("3", "s")
+        await app.workers.wait_for_complete()
         assert store.notes[0].status == "confirmed"
         await pilot.press("x", "y")
+        await app.workers.wait_for_complete()
         await pilot.pause()
         assert store.notes == []
 
@@ -570,11 +575,14 @@ async def test_note_edit_and_jump_to_its_step(cuda_trace: Path) -> None:
         assert isinstance(screen, MainScreen)
         await pilot.press("right_square_bracket", "right_square_bracket", "m")
         await pilot.press(*"slow read", "ctrl+s")
+        await app.workers.wait_for_complete()  # the note is saved off the UI
+        await pilot.pause()
         await pilot.press("left_square_bracket")
         assert screen.current_step == 0
         await pilot.press("3", "e")
         assert isinstance(app.screen, NoteForm)
         await pilot.press("end", *" on step 2", "ctrl+s")
+        await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.notes_store.notes[0].hypothesis == "slow read on step 2"
         await pilot.press("enter")

@@ -206,3 +206,11 @@ class ScrubFailed(Message):
 
     stage: str
     reason: str
+
+
+@dataclass
+class ScopeTable(Message):
+    """A worker built the operator table of one step (or another scope)."""
+
+    table: OpTable
+    label: str

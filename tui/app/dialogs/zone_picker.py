@@ -19,8 +19,8 @@ from tui.core.units import duration_text
 from tui.core.zones import ZoneCandidate, ZoneChoice
 from tui.view.labels import fit_middle
 
-SHOWN_AT_MOST = 400
-"""Candidates listed at once; typing narrows the rest."""
+SHOWN_AT_MOST = 60
+"""Candidates listed at once (the biggest first); typing narrows the rest."""
 AUTOMATIC = "\x00automatic"
 """The option id of "back to the automatic choice" (no candidate has this name)."""
 AUTOMATIC_TEXT = (
@@ -54,6 +54,7 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
         self.marked: list[str] = []
         self.shown: list[ZoneCandidate] = []
         self._filled_for: str | None = None
+        self._filled_width = 0
 
     def compose(self) -> ComposeResult:
         with Vertical(id="zone-box", classes="dialog"):
@@ -112,7 +113,8 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
         return max(width - 2, 40)
 
     def on_resize(self) -> None:
-        self._fill(self.query_one(Input).value)
+        if self._list_width() != self._filled_width:
+            self._fill(self.query_one(Input).value)
 
     def _line(self, candidate: ZoneCandidate, width: int) -> Text:
         mark = "[x]" if candidate.name in self.marked else "[ ]"
@@ -134,7 +136,7 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
         lowered = needle.lower()
         matching = [c for c in self.candidates if lowered in c.name.lower()]
         self.shown = matching[:SHOWN_AT_MOST]
-        width = self._list_width()
+        width = self._filled_width = self._list_width()
         options = self.options
         options.clear_options()
         if not needle:

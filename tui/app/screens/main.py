@@ -33,6 +33,7 @@ from tui.app.messages import (
     NotesUpdated,
     OperatorActivated,
     OperatorSelected,
+    ScopeTable,
     StepChosen,
     TraceLoaded,
     ViewChanged,
@@ -67,7 +68,11 @@ class MainScreen(Screen[None]):
         Binding("q", "app.quit", "Quit"),
         # Steps win over the timeline's own [ ] (previous/next event on a track).
         Binding(
-            "left_square_bracket", "step(-1)", "Previous step", priority=True, show=False
+            "left_square_bracket",
+            "step(-1)",
+            "Previous step",
+            priority=True,
+            show=False,
         ),
         Binding("right_square_bracket", "step(1)", "Next step", priority=True),
         # Keys that open a prompt or a dialog act at once (priority), so what is
@@ -268,7 +273,6 @@ class MainScreen(Screen[None]):
     # -- events and details --------------------------------------------------
 
     def on_event_selected(self, message: EventSelected) -> None:
-        self.refresh_bindings()
         if message.event is None:
             self.show_info(status.window_info(self.analysis))
             return
@@ -399,8 +403,20 @@ class MainScreen(Screen[None]):
             return
         index = self.current_step if self.current_step is not None else 0
         step = self.analysis.steps[index]
-        table = self.analysis.op_table(step.start_ns, step.end_ns)
-        self.ops.set_table(table, f"step {step.number}")
+        analysis = self.analysis
+
+        def step_table() -> None:
+            table = analysis.op_table(step.start_ns, step.end_ns)
+            self.post_message(ScopeTable(table, f"step {step.number}"))
+
+        # A step's table is a pass over its events: off the UI.
+        self.run_worker(
+            step_table, thread=True, exclusive=True, exit_on_error=False, group="scope"
+        )
+
+    def on_scope_table(self, message: ScopeTable) -> None:
+        if self.scope == "step":
+            self.ops.set_table(message.table, message.label)
 
     def on_operator_selected(self, message: OperatorSelected) -> None:
         self.marked.operator(message.name)

@@ -32,11 +32,13 @@ class Marks:
         """Mark these events (in time order) on the timeline."""
         trace = self.screen.trace
         order = np.argsort(trace.start_ns[events], kind="stable")
+        had_marks = bool(self.events.size)
         self.events = events[order].astype(np.int64)
         self.index = -1
         self.label = label
         self.screen.timeline.mark_events(self.events)
-        self.screen.refresh_bindings()
+        if had_marks != bool(self.events.size):
+            self.screen.refresh_bindings()  # n / N are offered or not
 
     def step(self, delta: int) -> None:
         """Select the next or previous marked event and say which."""

@@ -162,12 +162,13 @@ class Timeline(ScrollView, can_focus=True):
     def watch_view_end_ns(self) -> None:
         self._view_changed()
 
-    def watch_selected_event(self, event: int | None) -> None:
+    def watch_selected_event(self, old: int | None, event: int | None) -> None:
         self.selection.event = event
         if event is not None:
             self.selection.latest = "event"
         self._invalidate()
-        self.refresh_bindings()
+        if (old is None) != (event is None):
+            self.refresh_bindings()  # Enter (details) is offered or not
 
     def watch_selected_range(self, selected: tuple[int, int] | None) -> None:
         self.selection.range = selected
