@@ -32,6 +32,7 @@ Usage::
 
     gen_trace.py --steps 3 -o small.json
     gen_trace.py --size-gb 1.2 -o bench-out/big.json [--gzip] [--seed 7]
+    gen_trace.py --steps 3 --style 1.9 -o old.json   # as PyTorch 1.8-1.10 wrote it
 
 Tests import ``generate(path, steps=..., seed=...)`` for small traces.
 """
