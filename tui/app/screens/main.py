@@ -64,8 +64,6 @@ class MainScreen(Screen[None]):
     """Everything about one capture, reachable from the keyboard."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "app.quit", "Quit"),
         # Steps win over the timeline's own [ ] (previous/next event on a track).
         Binding(
             "left_square_bracket",
@@ -78,16 +76,18 @@ class MainScreen(Screen[None]):
         # Keys that open a prompt or a dialog act at once (priority), so what is
         # typed right after them goes there, not to the timeline.
         Binding("z", "zone", "Data zone", priority=True),
-        Binding("f", "fit", "Fit selection (or window)"),
+        Binding("g", "gap(1)", "Next gap"),
+        Binding("G", "gap(-1)", "Previous gap", show=False),
+        Binding("b", "biggest_gap", "Biggest gap", show=False),
         Binding("enter", "details", "Details of the selected event", show=False),
         Binding("slash", "search", "Search event names", priority=True),
         Binding("n", "mark(1)", "Next match / occurrence", show=False),
         Binding("N", "mark(-1)", "Previous match / occurrence", show=False),
-        Binding("g", "gap(1)", "Next gap"),
-        Binding("G", "gap(-1)", "Previous gap", show=False),
-        Binding("b", "biggest_gap", "Biggest gap", show=False),
+        Binding("f", "fit", "Fit selection (again: all)"),
         # When g, G, b, n, N have nothing to act on, they say why (not in the footer).
         Binding("g,G,b,n,N", "why_not", "", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "app.quit", "Quit"),
         Binding("t", "toggle_total", "Self/total"),
         Binding("F", "filter_ops", "Filter operators", show=False, priority=True),
         Binding("S", "scope", "Scope: window/step", show=False),
@@ -151,7 +151,7 @@ class MainScreen(Screen[None]):
                 with TabPane(f"{tab.title} [{number}]", id=tab.pane_id):
                     yield tab.make(self)
         yield Input(id="prompt", classes="hidden")
-        yield Footer(compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         loaded = self.loaded

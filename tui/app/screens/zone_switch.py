@@ -63,6 +63,8 @@ def applied(screen: MainScreen, message: ZoneApplied) -> None:
     """Every part of the screen follows the new zone at once."""
     screen.analysis = message.analysis
     screen.findings = message.findings
+    if screen.marked.gap_index is not None:
+        screen.timeline.selected_range = None  # an old zone's gap
     screen.marked.gap_index = None
     screen.timeline.set_zone(message.analysis, message.zone_view)
     screen.query_one(HeaderLine).set_analysis(message.analysis)

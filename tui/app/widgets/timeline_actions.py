@@ -18,9 +18,12 @@ from tui.view.navigation import longest_in, next_on_row, row_contains, track_tar
 if TYPE_CHECKING:
     from tui.app.widgets.timeline import Timeline
 
+ZOOM = Binding.Group("Zoom")
+"""Zoom in and out read as one item in the footer."""
+
 BINDINGS: list[BindingType] = [
-    Binding("w,plus,equals_sign", "zoom_in", "Zoom in", key_display="w/+"),
-    Binding("s,minus", "zoom_out", "Zoom out", key_display="s/-"),
+    Binding("w,plus,equals_sign", "zoom_in", "Zoom in", key_display="w", group=ZOOM),
+    Binding("s,minus", "zoom_out", "Zoom out", key_display="s", group=ZOOM),
     Binding("a,left", "pan(-1)", "Pan left", show=False),
     Binding("d,right", "pan(1)", "Pan right", show=False),
     Binding("shift+left", "move_cursor(-1)", "Cursor left", show=False),
