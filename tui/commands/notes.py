@@ -211,7 +211,7 @@ def _list(trace: Path, options: argparse.Namespace, args: argparse.Namespace) ->
         sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
         sys.stdout.write("\n")
     elif as_md:
-        summary, reason = _capture_summary(trace)
+        summary, reason = _capture_summary(trace, store.zone)
         if summary is None:
             _warn(f"capture figures unavailable: {reason}")
         sys.stdout.write(
@@ -231,15 +231,18 @@ def _list(trace: Path, options: argparse.Namespace, args: argparse.Namespace) ->
     return 0
 
 
-def _capture_summary(trace: Path) -> tuple[Any, str | None]:
-    """The core's summary of the capture (a SummaryResult), or None and why it is unavailable."""
+def _capture_summary(trace: Path, zone: Any = None) -> tuple[Any, str | None]:
+    """The core's summary of the capture (a SummaryResult), or None and why it is
+    unavailable; with the data zone chosen in the explorer when one is remembered."""
     from tui.commands._common import load_for_cli
     from tui.core.analysis import Analysis
     from tui.core.errors import TraceLoadError
     from tui.core.results import SummaryResult
+    from tui.notes.zone_memory import restore_choice
 
     try:
-        summary = SummaryResult.of(Analysis(load_for_cli(str(trace))))
+        analysis, _ = restore_choice(Analysis(load_for_cli(str(trace))), zone)
+        summary = SummaryResult.of(analysis)
     except TraceLoadError as error:
         return None, str(error)
     return summary, None
