@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -88,14 +88,6 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
     def on_mount(self) -> None:
         self._fill("")
         self.set_focus(self.query_one(Input))
-
-    def on_key(self, event: events.Key) -> None:
-        """Keys typed before the filter had the focus still filter."""
-        field = self.query_one(Input)
-        if self.focused is not field and event.is_printable and event.character:
-            field.insert_text_at_cursor(event.character)
-            self.set_focus(field)
-            event.stop()
 
     @on(Input.Submitted, "#zone-filter")
     def _submitted(self, event: Input.Submitted) -> None:
