@@ -104,10 +104,11 @@ def _median_zone(run: RunAnalysis, rank: int) -> float | None:
     row = run.row(rank)
     if row is None:
         return None
+    numbers = _numbers(run)
     values = [
         step.zone_ns
         for step in row.summary.steps
-        if step.zone_ns is not None and step.number in _numbers(run)
+        if step.zone_ns is not None and step.number in numbers
     ]
     return float(statistics.median(values)) if values else None
 
@@ -116,10 +117,11 @@ def _median_compute(run: RunAnalysis, rank: int) -> float | None:
     row = run.row(rank)
     if row is None:
         return None
+    numbers = _numbers(run)
     values = [
         step.breakdown.compute_ns
         for step in row.summary.steps
-        if step.breakdown is not None and step.number in _numbers(run)
+        if step.breakdown is not None and step.number in numbers
     ]
     return float(statistics.median(values)) if values else None
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.core.errors import LoadCancelled, TraceLoadError
+from tui.core.runs import summary_cache
 from tui.core.runs.rank_summary import RankSummary, summarise_file
 from tui.core.source import GZIP_MAGIC
 
@@ -201,14 +202,38 @@ def summarise_files(
 ) -> list[RankOutcome]:
     """Each file's summary (in the order given); `workers` 1 works in this process.
 
+    Summaries kept from an earlier run of the same files and code are reused.
+
     Raises LoadCancelled when `cancel` is set, KeyboardInterrupt on Ctrl+C,
     after ending every worker.
     """
-    sizes = [json_bytes_of(path) for path in paths]
+    outcomes: dict[str, RankOutcome] = {}
+    for path in paths:
+        stored = summary_cache.load(path, zones)
+        if stored is None:
+            continue
+        try:
+            summary = RankSummary.from_json(stored)
+        except (KeyError, TypeError, ValueError):
+            continue
+        outcomes[str(path)] = RankOutcome(str(path), summary, None, 0.0)
+        _report_end(progress, outcomes[str(path)], len(outcomes), len(paths))
+    missing = [path for path in paths if str(path) not in outcomes]
+    sizes = [json_bytes_of(path) for path in missing]
     count = plan_workers(sizes, workers)
-    if count <= 1:
-        return _summarise_here(paths, zones, progress, cancel)
-    return _summarise_in_pool(paths, sizes, count, zones, progress, cancel)
+    if missing and count <= 1:
+        fresh = _summarise_here(missing, zones, progress, cancel, len(outcomes))
+    elif missing:
+        fresh = _summarise_in_pool(
+            missing, sizes, count, zones, progress, cancel, len(outcomes)
+        )
+    else:
+        fresh = []
+    for outcome in fresh:
+        outcomes[outcome.path] = outcome
+        if outcome.summary is not None:
+            summary_cache.save(outcome.path, zones, outcome.summary.to_json())
+    return [outcomes[str(path)] for path in paths]
 
 
 def _summarise_here(
@@ -216,18 +241,22 @@ def _summarise_here(
     zones: Sequence[str] | None,
     progress: ProgressCallback | None,
     cancel: threading.Event | None,
+    already: int = 0,
 ) -> list[RankOutcome]:
+    total = already + len(paths)
     outcomes: list[RankOutcome] = []
     for path in paths:
         started = time.monotonic()
         name = str(path)
 
-        def report(step: Any, name: str = name, finished: int = len(outcomes)) -> None:
+        def report(
+            step: Any, name: str = name, finished: int = already + len(outcomes)
+        ) -> None:
             if progress is not None:
                 fraction = (
                     step.bytes_read / step.bytes_total if step.bytes_total else None
                 )
-                progress(RankProgress(name, step.phase, fraction, finished, len(paths)))
+                progress(RankProgress(name, step.phase, fraction, finished, total))
 
         try:
             data = summarise_file(name, zones, progress=report, cancel=cancel)
@@ -237,7 +266,7 @@ def _summarise_here(
         except TraceLoadError as error:
             outcome = RankOutcome(name, None, str(error), time.monotonic() - started)
         outcomes.append(outcome)
-        _report_end(progress, outcome, len(outcomes), len(paths))
+        _report_end(progress, outcome, already + len(outcomes), total)
     return outcomes
 
 
@@ -256,24 +285,27 @@ def _summarise_in_pool(
     zones: Sequence[str] | None,
     progress: ProgressCallback | None,
     cancel: threading.Event | None,
+    already: int = 0,
 ) -> list[RankOutcome]:
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
-    messages = context.Queue()
     decode_workers = max(1, cores() // workers)
-    executor = ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=context,
-        initializer=_start_worker,
-        initargs=(messages,),
-    )
     outcomes: dict[str, RankOutcome] = {}
+    executor: ProcessPoolExecutor | None = None
+    messages: Any = None
     finished_cleanly = False
     try:
-        # Largest first: the run ends sooner, and big ranks never meet at the end.
-        order = sorted(range(len(paths)), key=lambda index: -sizes[index])
-        with _workers_start_ignoring_ctrl_c():
+        with _ctrl_c_held():
+            messages = context.Queue()
+            executor = ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=context,
+                initializer=_start_worker,
+                initargs=(messages,),
+            )
+            # Largest first: the run ends sooner, and big ranks never meet at the end.
+            order = sorted(range(len(paths)), key=lambda index: -sizes[index])
             pending: dict[Future[Any], str] = {
                 executor.submit(
                     _summarise_in_worker, str(paths[index]), zones, decode_workers
@@ -284,41 +316,57 @@ def _summarise_in_pool(
             done, _ = wait(pending, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
             if cancel is not None and cancel.is_set():
                 raise LoadCancelled()
-            _relay(messages, progress, len(outcomes), len(paths))
+            finished = already + len(outcomes)
+            _relay(messages, progress, finished, already + len(paths))
             for future in done:
                 name = pending.pop(future)
                 outcome = _outcome_of(name, future)
                 outcomes[name] = outcome
-                _report_end(progress, outcome, len(outcomes), len(paths))
+                _report_end(
+                    progress, outcome, already + len(outcomes), already + len(paths)
+                )
         finished_cleanly = True
     finally:
-        if not finished_cleanly:
-            _end_workers(executor)
-        executor.shutdown(wait=True, cancel_futures=True)
-        messages.close()
-        messages.cancel_join_thread()
+        if executor is not None:
+            if not finished_cleanly:
+                _end_workers(executor)
+            executor.shutdown(wait=True, cancel_futures=True)
+        if messages is not None:
+            messages.close()
+            messages.cancel_join_thread()
     return [outcomes[str(path)] for path in paths]
 
 
 @contextlib.contextmanager
-def _workers_start_ignoring_ctrl_c() -> Iterator[None]:
-    """Workers are spawned (on submit) while Ctrl+C is ignored, so they start ignoring it.
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold Ctrl+C back while workers are spawned, then act on it.
 
-    A spawned interpreter keeps an ignored SIGINT ignored, so a Ctrl+C that
-    comes while a worker starts cannot kill it with a traceback; the parent
-    alone handles Ctrl+C and ends the workers.
+    Workers inherit a blocked SIGINT, so one interrupted while it starts
+    cannot die with a traceback (it ignores SIGINT once started); here, a
+    Ctrl+C that comes meanwhile is only noted, so no worker is left half
+    started, and raises KeyboardInterrupt once all are. multiprocessing's
+    resource tracker unblocks SIGINT whenever it starts, so it starts first.
     """
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+        signal, "pthread_sigmask"
+    ):
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    noted: list[int] = []
+    handler = signal.signal(signal.SIGINT, lambda number, _frame: noted.append(number))
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         signal.signal(
-            signal.SIGINT,
-            signal.default_int_handler if previous is None else previous,
+            signal.SIGINT, signal.default_int_handler if handler is None else handler
         )
+    if noted:
+        raise KeyboardInterrupt
 
 
 def _outcome_of(name: str, future: Future[Any]) -> RankOutcome:

@@ -13,12 +13,16 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
+
+import numpy as np
 
 from tui.core.analysis import Analysis
 from tui.core.breakdown import Breakdown, breakdowns
 from tui.core.breakdown_rows import device_rows
 from tui.core.collectives import StepCollectives, find_collectives
+from tui.core.intervals import Intervals
 from tui.core.model import Trace
 from tui.core.results.observed import gpu_missing_reason
 from tui.core.vocab import BreakdownRules, CollectiveSide, StepPhase
@@ -105,10 +109,11 @@ class RankSummary:
 
     def step(self, number: int) -> RankStep | None:
         """The step with this number, if the rank recorded it."""
-        for step in self.steps:
-            if step.number == number:
-                return step
-        return None
+        return self._by_number.get(number)
+
+    @cached_property
+    def _by_number(self) -> dict[int, RankStep]:
+        return {step.number: step for step in reversed(self.steps)}
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-serialisable dict (integer ns) that `from_json` reads back exactly."""
@@ -178,6 +183,29 @@ def _distributed(trace: Trace) -> tuple[int | None, int | None]:
     return rank, world_size
 
 
+def _zone_time(
+    analysis: Analysis, windows: Sequence[tuple[int, int]]
+) -> tuple[int, list[int | None]]:
+    """How many data-zone occurrences there are, and the zone time (its union) in each step.
+
+    The same zone as `Analysis.zone_reading` (candidates named by the zone
+    choice), without its gaps, which a run does not need.
+    """
+    trace = analysis.trace
+    events = np.flatnonzero(
+        analysis.zone_candidate_mask
+        & np.isin(trace.name_id, analysis.zone_choice.name_ids(trace))
+    )
+    if events.size == 0:
+        return 0, [None] * len(windows)
+    starts = trace.start_ns[events]
+    zone = Intervals.union_of(starts, starts + trace.duration_ns[events])
+    covered = zone.covered_in(
+        [start for start, _ in windows], [end for _, end in windows]
+    )
+    return int(events.size), [int(value) for value in covered.tolist()]
+
+
 def summarise_trace(trace: Trace, zones: Sequence[str] | None = None) -> RankSummary:
     """The summary of one loaded rank trace (a pure function of its columns)."""
     analysis = Analysis(trace, list(zones) if zones else None)
@@ -192,21 +220,23 @@ def summarise_trace(trace: Trace, zones: Sequence[str] | None = None) -> RankSum
         whole = whole_own = None
         per_step = per_step_own = [None] * len(steps)
     collectives = find_collectives(trace, analysis.on_cpu, analysis.launch_call)
-    reading = analysis.zone_reading
+    zone_events, zone_per_step = _zone_time(analysis, windows)
     rank_steps = []
-    for step, at_collectives, mine, own in zip(
-        steps, collectives.in_steps(steps), per_step, per_step_own, strict=True
+    for step, zone_ns, at_collectives, mine, own in zip(
+        steps,
+        zone_per_step,
+        collectives.in_steps(steps),
+        per_step,
+        per_step_own,
+        strict=True,
     ):
-        figure = reading.step_zone(step.number) if reading.found else None
         rank_steps.append(
             RankStep(
                 step.number,
                 step.phase,
                 step.start_ns,
                 step.duration_ns,
-                figure.zone_ns
-                if figure is not None
-                else (0 if reading.found else None),
+                zone_ns,
                 at_collectives,
                 mine,
                 own,
@@ -225,7 +255,7 @@ def summarise_trace(trace: Trace, zones: Sequence[str] | None = None) -> RankSum
         gpu_observed=gpu,
         gpu_missing_reason=gpu_missing_reason(trace),
         collective_side=collectives.side,
-        zones=tuple(reading.choice.names) if reading.found else (),
+        zones=tuple(analysis.zone_choice.names) if zone_events else (),
         steps=tuple(rank_steps),
         breakdown=whole,
         breakdown_steptrace=whole_own,
