@@ -168,3 +168,34 @@ def test_ctrl_c_leaves_no_worker_behind(tmp_path: Path) -> None:
     while _processes_in_group(child.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _processes_in_group(child.pid) == []
+
+
+def test_kept_summaries_are_reused_until_the_trace_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui.core.runs import pool
+
+    monkeypatch.delenv("STEPTRACE_NO_CACHE", raising=False)
+    monkeypatch.setenv("STEPTRACE_CACHE_DIR", str(tmp_path / "cache"))
+    folder = write_run(tmp_path / "run", {0: [100.0, 200.0]}, world_size=None)
+    path = folder / "rank-0.pt.trace.json"
+    first = summarise_files([path], workers=1)[0]
+    assert first.summary is not None
+
+    def must_not_load(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the kept summary should have been used")
+
+    monkeypatch.setattr(pool, "summarise_file", must_not_load)
+    again = summarise_files([path], workers=1)[0]
+    assert again.summary == first.summary
+    with pytest.raises(AssertionError, match="kept summary"):  # another zone: a miss
+        summarise_files([path], workers=1, zones=["transfert"])
+    monkeypatch.undo()
+    monkeypatch.setenv("STEPTRACE_CACHE_DIR", str(tmp_path / "cache"))
+    write_run(tmp_path / "run", {0: [100.0, 300.0]}, world_size=None)
+    changed = summarise_files([path], workers=1)[0]
+    assert changed.summary is not None
+    assert [step.collectives.arrival_ns for step in changed.summary.steps] == [
+        100_000,
+        300_000,
+    ]
