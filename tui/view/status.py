@@ -23,7 +23,7 @@ def window_info(analysis: Analysis) -> Text:
     """Events, span, the data zone's gaps (or how to choose a zone), help."""
     trace = analysis.trace
     text = Text()
-    text.append(f"{trace.event_count:,} events", style="bold")
+    text.append(f"{trace.event_count} events", style="bold")
     text.append(f" over {duration_text(trace.span_ns)}")
     gaps = analysis.gaps
     if gaps:
