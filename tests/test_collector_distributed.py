@@ -296,7 +296,9 @@ with collector.capture(run_dir, question="which rank waits?", window=window) as 
         cap.step()
 report["outputs"] = [str(path) for path in cap.outputs]
 dist.barrier()
-print("REPORT " + json.dumps(report), flush=True)
+# One file per rank: the ranks share one stdout, where their lines can interleave.
+with open(f"report-{rank}.json", "w") as handle:
+    json.dump(report, handle)
 dist.destroy_process_group()
 """
 
@@ -330,11 +332,10 @@ def api_run(
     return folder / "run", taken, completed
 
 
-def reports(completed: subprocess.CompletedProcess[str]) -> dict[int, dict[str, Any]]:
+def reports(run: Path) -> dict[int, dict[str, Any]]:
+    """What each rank of the API job reported (one file per rank beside its run folder)."""
     found = [
-        orjson.loads(line.split("REPORT ", 1)[1])
-        for line in completed.stdout.splitlines()
-        if line.startswith("REPORT ")
+        orjson.loads(path.read_bytes()) for path in run.parent.glob("report-*.json")
     ]
     return {report["rank"]: report for report in found}
 
@@ -344,7 +345,7 @@ def test_api_in_a_process_group_writes_one_file_per_rank(
 ) -> None:
     run, _taken, completed = api_run
     assert completed.returncode == 0, completed.stderr
-    by_rank = reports(completed)
+    by_rank = reports(run)
     assert sorted(by_rank) == [0, 1]
     for rank, report in by_rank.items():
         path = run / f"rank-{rank}.pt.trace.json"
@@ -369,8 +370,11 @@ def test_api_in_a_process_group_writes_one_file_per_rank(
 def test_api_refusals_happen_on_every_rank(
     api_run: tuple[Path, Path, subprocess.CompletedProcess[str]],
 ) -> None:
-    _run, taken, completed = api_run
-    for report in reports(completed).values():
+    run, taken, completed = api_run
+    assert completed.returncode == 0, completed.stderr
+    found = reports(run)
+    assert sorted(found) == [0, 1]
+    for report in found.values():
         # Ranks must agree on one folder: a fresh automatic name or a file name cannot be it.
         assert report["auto"] == "InvalidSettingError"
         assert report["file name"] == "OutputFolderError"
