@@ -223,16 +223,17 @@ def test_unwritable_folder_falls_back_and_says_where(
     assert live_hypotheses(sidecar_path(trace)) == ["kept somewhere"]
 
 
-@pytest.mark.skipif(
-    hasattr(os, "geteuid") and os.geteuid() == 0,
-    reason="root writes through chmod 0o555; the monkeypatched variants cover it",
-)
 def test_read_only_folder_falls_back(trace: Path) -> None:
+    """A folder marked read-only is left untouched, even by root (who could write it)."""
     trace.parent.chmod(0o555)
     try:
         store = NotesStore.open(trace)
         store.add("kept somewhere")
         result = store.save()
+        assert sorted(path.name for path in trace.parent.iterdir()) == [trace.name]
+        assert [n.hypothesis for n in NotesStore.open(trace).notes] == [
+            "kept somewhere"
+        ]
     finally:
         trace.parent.chmod(0o755)
     assert result.fell_back

@@ -110,6 +110,14 @@ def data_dir() -> Path:
     return base / "steptrace"
 
 
+def _marked_read_only(folder: Path) -> bool:
+    """A folder nobody may write to (no write bit at all) is left alone, even by root."""
+    try:
+        return folder.stat().st_mode & 0o222 == 0
+    except OSError:
+        return False
+
+
 def fallback_path(trace_path: str | os.PathLike[str]) -> Path:
     """Where notes go when the trace's folder cannot be written.
 
@@ -808,6 +816,10 @@ class NotesStore:
         return RefreshResult(conflicts, from_disk)
 
     def _save_chain(self, notes_path: Path, *, fell_back: bool) -> SaveResult:
+        if not fell_back and _marked_read_only(notes_path.parent):
+            raise PermissionError(
+                errno.EACCES, "the folder is marked read-only", str(notes_path.parent)
+            )
         for number in range(MAX_NUMBERED + 1):
             path = notes_path if number == 0 else numbered_path(notes_path, number)
             if path in self._unreadable:
