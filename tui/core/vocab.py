@@ -202,3 +202,15 @@ class RowRole(str, enum.Enum):
     STEPS = "steps"
     ZONES = "zones"
     TRACK = "track"
+    MEMORY = "memory"
+
+
+class KernelSort(str, enum.Enum):
+    """What the Kernels tab is ordered by."""
+
+    TOTAL = "total"
+    COUNT = "count"
+    MEDIAN = "median"
+    MAX = "max"
+    DELAY = "delay"
+    NAME = "name"
