@@ -16,6 +16,7 @@ from tui.core.model import TrackKind
 from tui.core.vocab import GapKind, RowRole
 from tui.view.labels import distinct_labels
 from tui.view.lanes import BoolArray, Int64Array, Lane, lanes_of
+from tui.view.memory_lane import MemoryLane
 from tui.view.timeline_index import (
     DEFAULT_DEPTH_CAP,
     EXPANDED_DEPTH_CAP,
@@ -47,6 +48,8 @@ class Row:
     """Sorted disjoint gap intervals drawn on this row (the core's, as they are)."""
     members: Int64Array | None = None
     """Sorted events of a header row, to tell whether it draws an event."""
+    memory: MemoryLane | None = None
+    """The allocated bytes a memory row draws."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,9 @@ def build_layout(
     expanded: set[int] | frozenset[int] = frozenset(),
     first_cap: int = DEFAULT_DEPTH_CAP,
 ) -> TimelineLayout:
-    """Rows: axis, steps, zones, then the tracks in the index's order.
+    """Rows: axis, steps, zones, then the tracks in the index's order, with one
+    memory row per device after the device streams (after the main thread when
+    there is none) when the capture holds memory events.
 
     `first_cap` folds the first track (the main thread) to fewer depths so
     that, on a small terminal, the first device stream still shows.
@@ -151,6 +156,7 @@ def build_layout(
             )
         )
     body: list[Row] = []
+    memory_after = _memory_position(index)
     for position, track_index in enumerate(index.track_order):
         track = trace.tracks[track_index]
         if track_index in expanded:
@@ -175,7 +181,32 @@ def build_layout(
                     gaps=gaps,
                 )
             )
+        if position == memory_after:
+            body += memory_rows(index)
+    if memory_after < 0:
+        body += memory_rows(index)
     return TimelineLayout(header, body)
+
+
+def memory_rows(index: TimelineIndex) -> list[Row]:
+    """One row per device with memory events: its allocated bytes."""
+    return [
+        Row(RowRole.MEMORY, f"alloc {lane.label}", memory=lane) for lane in index.memory
+    ]
+
+
+def _memory_position(index: TimelineIndex) -> int:
+    """The track position after which memory rows go: the last device stream,
+    else the first track (the main thread); -1 when there is no track."""
+    tracks = index.trace.tracks
+    devices = [
+        position
+        for position, track in enumerate(index.track_order)
+        if tracks[track].kind == TrackKind.DEVICE
+    ]
+    if devices:
+        return devices[-1]
+    return 0 if index.track_order else -1
 
 
 def first_cap_for(index: TimelineIndex, visible_body_rows: int) -> int:

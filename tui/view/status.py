@@ -9,8 +9,9 @@ from __future__ import annotations
 from rich.text import Text
 
 from tui.core.analysis import Analysis, Step
+from tui.core.memory import devices_of
 from tui.core.textsafe import printable
-from tui.core.units import duration_text
+from tui.core.units import duration_text, size_text
 from tui.core.vocab import GapKind
 from tui.view.axis import position_text
 
@@ -39,7 +40,8 @@ def window_info(analysis: Analysis) -> Text:
 
 
 def step_info(analysis: Analysis, step: Step) -> Text:
-    """A step's duration, device busy time and zones."""
+    """A step's duration, device busy time, peak allocated per device (when
+    memory was recorded) and zones."""
     text = Text()
     text.append(f"step {step.number}", style="bold")
     text.append(f" ({step.phase.value})  {duration_text(step.duration_ns)}")
@@ -47,6 +49,13 @@ def step_info(analysis: Analysis, step: Step) -> Text:
     text.append(
         "  GPU busy " + (duration_text(busy) if busy is not None else "not observed")
     )
+    memory = analysis.trace.memory
+    if len(memory):  # profile_memory captures: the step's peaks (as steptrace memory)
+        for device in devices_of(memory):
+            peak = device.peak(step.start_ns, step.end_ns)
+            if peak is not None:
+                text.append(f"  peak alloc {printable(device.label)} ")
+                text.append(size_text(peak), style="bold")
     for zone in analysis.zones_in(step.start_ns, step.end_ns)[:4]:
         text.append(f"  {printable(zone.name)} ")
         text.append(duration_text(zone.duration_ns), style="bold")

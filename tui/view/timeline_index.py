@@ -18,6 +18,7 @@ from tui.core.model import Trace, TrackKind
 from tui.core.steps import Step
 from tui.core.textsafe import printable
 from tui.view.lanes import Int64Array, Lane, lanes_of
+from tui.view.memory_lane import MemoryLane, memory_lanes
 
 DEFAULT_DEPTH_CAP = 4
 """Depths shown per CPU thread before `x` unfolds it (the last row holds the rest)."""
@@ -40,6 +41,8 @@ class TimelineIndex:
     step_lanes: list[Lane]
     annotations: Int64Array
     """record_function ranges (not steps), sorted by start: the zones row."""
+    memory: list[MemoryLane] = field(default_factory=list)
+    """Allocated bytes per device (profile_memory captures only)."""
     _per_depth: dict[int, list[Int64Array]] = field(default_factory=dict)
     _lanes: dict[tuple[int, int, bool], list[Lane]] = field(default_factory=dict)
 
@@ -66,6 +69,7 @@ class TimelineIndex:
             step_events,
             lanes_of(trace, step_events),
             annotations,
+            memory_lanes(trace),
         )
         for track in index.track_order:
             if cancelled():

@@ -58,8 +58,8 @@ def bindings_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
     return rows
 
 
-def help_text(sections: Sequence[KeySection]) -> Text:
-    """All sections as one text block."""
+def help_text(sections: Sequence[KeySection], notes: Sequence[str] = ()) -> Text:
+    """All sections as one text block, then what this capture shows or lacks."""
     text = Text()
     for title, bindings in sections:
         text.append(f"{title}\n", style="bold underline")
@@ -67,6 +67,8 @@ def help_text(sections: Sequence[KeySection]) -> Text:
             text.append(f"  {keys:<16}", style="bold")
             text.append(f"{description}\n")
         text.append("\n")
+    for note in notes:
+        text.append(f"{note}\n\n")
     text.append(
         "Every action is also in the command palette (Ctrl+P). The mouse works"
         " but is never needed.",
@@ -82,14 +84,18 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark", "dismiss", "Close help"),
     ]
 
-    def __init__(self, sections: Sequence[KeySection]) -> None:
+    def __init__(
+        self, sections: Sequence[KeySection], notes: Sequence[str] = ()
+    ) -> None:
+        """`notes`: lines on what this capture shows or lacks (a memory lane…)."""
         super().__init__()
         self.sections = sections
+        self.notes = notes
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Static(Text("steptrace keys", style="bold"), markup=False)
-            yield Static(help_text(self.sections), markup=False)
+            yield Static(help_text(self.sections, self.notes), markup=False)
 
 
 def timeline_keys(

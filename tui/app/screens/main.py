@@ -460,7 +460,11 @@ class MainScreen(Screen[None]):
 
     def action_help(self) -> None:
         """List every key."""
-        self.app.push_screen(HelpScreen(self.key_sections()))
+        from tui.view.memory_lane import memory_help
+
+        self.app.push_screen(
+            HelpScreen(self.key_sections(), notes=[memory_help(self.trace)])
+        )
 
     def action_capture(self) -> None:
         """Open the new-capture dialog; the result opens when it ends.

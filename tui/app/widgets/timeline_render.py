@@ -18,13 +18,14 @@ from textual.strip import Strip
 
 from tui.core.model import Kind, Trace
 from tui.core.textsafe import printable
-from tui.core.units import duration_text
+from tui.core.units import duration_text, size_text
 from tui.core.vocab import RowRole, StepPhase
 from tui.view.axis import ruler
 from tui.view.cells import LaneCells, Viewport, covered_cells, row_cells
 from tui.view.labels import fit_end, fit_middle
 from tui.view.lanes import BoolArray, run_heads
 from tui.view.layout import GAP_GLYPH, Row, ZoneView
+from tui.view.memory_lane import MemoryCells
 from tui.view.navigation import row_contains
 from tui.view.timeline_index import TimelineIndex
 
@@ -108,6 +109,8 @@ class Painter:
             style = base + Style(reverse=True)
         elif what == "cursor":
             style = base + Style(bold=True, color="bright_red")
+        elif what == "memory":
+            style = base + Style(color="magenta")
         else:
             colour_key = int(key[1])  # type: ignore[call-overload]
             colour = _KIND_COLOURS.get(colour_key) or _OTHER_COLOURS.get(
@@ -171,6 +174,30 @@ class Painter:
     def span_label(span_ns: int) -> str:
         """The axis row's label: how long the view is."""
         return f"span {duration_text(span_ns)}"
+
+    # -- memory rows ------------------------------------------------------------------
+
+    def memory_segments(
+        self, cells: MemoryCells, in_range: BoolArray | None
+    ) -> list[Segment]:
+        """Block glyphs in eighths of the peak in view; a selected range reversed."""
+        glyphs = cells.glyphs()
+        style = self.style("memory")
+        if in_range is None or not in_range.any():
+            return [Segment(glyphs, style)]
+        a = int(np.argmax(in_range))
+        b = a + int(in_range[a:].sum())
+        highlighted = style + self.style("range")
+        return [
+            Segment(glyphs[:a], style),
+            Segment(glyphs[a:b], highlighted),
+            Segment(glyphs[b:], style),
+        ]
+
+    @staticmethod
+    def memory_label(row: Row, cells: MemoryCells) -> str:
+        """The device and the peak in view (what a full block stands for)."""
+        return f"{row.label} {size_text(cells.peak)}"
 
     # -- event rows -------------------------------------------------------------------
 
@@ -317,7 +344,17 @@ def draw_line(timeline: Timeline, row: Row, index: int, total_width: int) -> Str
     ]
     selected_range = timeline.selected_range
     in_range = view.range_cells(*selected_range) if selected_range else None
-    if row.role is RowRole.AXIS:
+    if row.role is RowRole.MEMORY and row.memory is not None:
+        memory = row.memory.cells(view)
+        timeline.events_examined += memory.examined
+        segments[0] = painter.label(
+            row,
+            painter.memory_label(row, memory),
+            label_width,
+            index == timeline._cursor_row,
+        )
+        segments += painter.memory_segments(memory, in_range)
+    elif row.role is RowRole.AXIS:
         cursor_cell = min(view.width - 1, int(timeline._cursor_fraction * view.width))
         segments += painter.axis(
             view.start_ns, view.end_ns, view.width, cursor_cell, in_range
