@@ -214,3 +214,45 @@ class KernelSort(str, enum.Enum):
     MAX = "max"
     DELAY = "delay"
     NAME = "name"
+
+
+class HeatLevel(str, enum.Enum):
+    """How a rank's step time compares with the step's median over the ranks."""
+
+    FASTER = "faster"
+    NEAR = "near"
+    SLOWER = "slower"
+    SLOW = "slow"
+    SLOWEST = "slowest"
+
+    @property
+    def glyph(self) -> str:
+        """Its mark, so that the level reads without colour (NO_COLOR, colour blindness)."""
+        return {
+            HeatLevel.FASTER: "-",
+            HeatLevel.NEAR: "",
+            HeatLevel.SLOWER: "+",
+            HeatLevel.SLOW: "++",
+            HeatLevel.SLOWEST: "+++",
+        }[self]
+
+
+class RankSort(str, enum.Enum):
+    """How the ranks of a run are ordered in the ranks screen."""
+
+    RANK = "rank"
+    MEDIAN = "median"
+    WAIT = "wait"
+    LATE = "late"
+    STEP = "step"
+
+    @property
+    def label(self) -> str:
+        """How the table's header names it."""
+        return {
+            RankSort.RANK: "rank",
+            RankSort.MEDIAN: "median step time",
+            RankSort.WAIT: "total wait",
+            RankSort.LATE: "steps late",
+            RankSort.STEP: "time in this step",
+        }[self]

@@ -1,0 +1,143 @@
+"""How each rank's steps compare with the other ranks': heat levels, steps late, waits.
+
+A pure function of `RunAnalysis` (the ranks' summaries), so the ranks
+screen, the CLI and a run summarised on a cluster read the same levels. A
+level compares one rank's step time with that step's median over the ranks;
+the bands are wide enough that clock jitter reads as "near the median".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tui.core.runs.across import RunAnalysis, StepAcross
+from tui.core.units import duration_text, us
+from tui.core.vocab import HeatLevel
+
+# Up to this share away from the step's median, a step time is near it...
+NEAR_SHARE = 0.03
+# ...then slower up to +10 %, slow up to +25 %, and slowest beyond.
+SLOWER_SHARE = 0.10
+SLOW_SHARE = 0.25
+
+
+def heat_level(duration_ns: float, median_ns: float) -> HeatLevel:
+    """The band of a step time relative to the step's median over the ranks."""
+    if median_ns <= 0:
+        return HeatLevel.NEAR
+    change = duration_ns / median_ns - 1.0
+    if change < -NEAR_SHARE:
+        return HeatLevel.FASTER
+    if change <= NEAR_SHARE:
+        return HeatLevel.NEAR
+    if change <= SLOWER_SHARE:
+        return HeatLevel.SLOWER
+    if change <= SLOW_SHARE:
+        return HeatLevel.SLOW
+    return HeatLevel.SLOWEST
+
+
+def change_pct(duration_ns: float, median_ns: float) -> float | None:
+    """A step time's change from the step's median, in % (None without a median)."""
+    if median_ns <= 0:
+        return None
+    return 100.0 * (duration_ns / median_ns - 1.0)
+
+
+@dataclass(frozen=True)
+class RankHeat:
+    """One rank across the run's steps."""
+
+    rank: int
+    median_ns: float | None
+    late_steps: int  # steps where it reached the collectives last
+    total_wait_ns: (
+        int | None
+    )  # its waits summed over the steps (None: never at a collective)
+    levels: tuple[HeatLevel | None, ...]  # per step of the run; None: not recorded
+
+
+@dataclass(frozen=True)
+class RunHeat:
+    """Every rank's heat levels, steps late and total wait, in rank order."""
+
+    steps: tuple[int, ...]
+    read_steps: int  # steps with a straggler
+    ranks: tuple[RankHeat, ...]
+
+    @classmethod
+    def of(cls, run: RunAnalysis) -> RunHeat:
+        """Read the levels of a run."""
+        read = sum(1 for step in run.steps if step.straggler is not None)
+        ranks = tuple(
+            RankHeat(
+                row.rank,
+                row.summary.step_median_ns,
+                sum(1 for step in run.steps if step.straggler == row.rank),
+                _total_wait(run.steps, row.rank),
+                tuple(_level(step, row.rank) for step in run.steps),
+            )
+            for row in run.ranks
+        )
+        return cls(tuple(step.number for step in run.steps), read, ranks)
+
+    def rank(self, rank: int) -> RankHeat | None:
+        """One rank's figures, if it was loaded."""
+        return next((item for item in self.ranks if item.rank == rank), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """Levels by rank, with the bands they come from."""
+        return {
+            "bands_pct": {
+                "near": 100 * NEAR_SHARE,
+                "slower": 100 * SLOWER_SHARE,
+                "slow": 100 * SLOW_SHARE,
+            },
+            "steps": list(self.steps),
+            "ranks": [
+                {
+                    "rank": item.rank,
+                    "median_us": None if item.median_ns is None else us(item.median_ns),
+                    "late_steps": item.late_steps,
+                    "total_wait_us": None
+                    if item.total_wait_ns is None
+                    else us(item.total_wait_ns),
+                    "levels": [
+                        None if level is None else level.value for level in item.levels
+                    ],
+                }
+                for item in self.ranks
+            ],
+        }
+
+    def to_text(self) -> str:
+        """One line per rank: its marks per step, steps late and total wait."""
+        lines = [
+            f"step time against the step's median: - faster than "
+            f"{100 * NEAR_SHARE:.0f}%, + up to {100 * SLOWER_SHARE:.0f}% slower, "
+            f"++ up to {100 * SLOW_SHARE:.0f}%, +++ beyond"
+        ]
+        for item in self.ranks:
+            marks = " ".join(
+                (level.glyph or ".") if level is not None else "?"
+                for level in item.levels
+            )
+            lines.append(
+                f"{item.rank:>6}  {marks}  late {item.late_steps}/{self.read_steps}"
+                f"  waits {duration_text(item.total_wait_ns) if item.total_wait_ns is not None else '–'}"
+            )
+        return "\n".join(lines)
+
+
+def _level(step: StepAcross, rank: int) -> HeatLevel | None:
+    duration = step.duration_ns.get(rank)
+    return None if duration is None else heat_level(duration, step.median_ns)
+
+
+def _total_wait(steps: tuple[StepAcross, ...], rank: int) -> int | None:
+    """A rank's waits over the steps; a step where it was the straggler counts 0."""
+    present = [step for step in steps if rank in step.arrival_ns]
+    if not present:
+        return None
+    return sum(step.wait_ns.get(rank, 0) for step in present)
