@@ -34,7 +34,9 @@ def analysis_for(trace: Any, zones: list[str]) -> Any:
     return None
 
 
-def unknown_zone_lines(analysis: Any, zones: list[str]) -> list[str]:
+def unknown_zone_lines(
+    analysis: Any, zones: list[str], where: str = "in this capture"
+) -> list[str]:
     """One line per asked-for zone name that occurs nowhere, with the closest names."""
     from tui.core.textsafe import printable
     from tui.core.zones import DATALOADER_PREFIX
@@ -57,7 +59,5 @@ def unknown_zone_lines(analysis: Any, zones: list[str]) -> list[str]:
         )
         if name.startswith(DATALOADER_PREFIX):
             hint = "; this capture has no enumerate(DataLoader)#… range"
-        lines.append(
-            f"steptrace: no range named '{printable(name)}' in this capture{hint}"
-        )
+        lines.append(f"steptrace: no range named '{printable(name)}' {where}{hint}")
     return lines

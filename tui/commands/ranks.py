@@ -46,6 +46,7 @@ def _positive(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     """Read the run and print its figures."""
     from tui.commands._common import print_json
+    from tui.commands._run_zones import run_zone_refusal, zone_names
     from tui.core.results.ranks import RanksResult
     from tui.core.runs import read_run
 
@@ -54,12 +55,17 @@ def run(args: argparse.Namespace) -> int:
         analysis = read_run(
             args.folder,
             workers=args.workers,
-            zones=args.zone or None,
+            zones=zone_names(args.zone) or None,
             progress=progress,
         )
     finally:
         if progress is not None:
             progress.clear()
+    refused = run_zone_refusal(analysis, args.zone)
+    if refused:
+        for line in refused:
+            print(line, file=sys.stderr)
+        return 2
     if not analysis.ranks:
         from tui.core.textsafe import printable
 

@@ -89,7 +89,7 @@ class RankSummary:
     gpu_observed: bool
     gpu_missing_reason: str | None
     collective_side: CollectiveSide | None
-    zones: tuple[str, ...]
+    zones: tuple[str, ...]  # the data zone's names that occur in this rank
     steps: tuple[RankStep, ...]
     breakdown: Breakdown | None
     breakdown_steptrace: Breakdown | None
@@ -255,7 +255,13 @@ def summarise_trace(trace: Trace, zones: Sequence[str] | None = None) -> RankSum
         gpu_observed=gpu,
         gpu_missing_reason=gpu_missing_reason(trace),
         collective_side=collectives.side,
-        zones=tuple(analysis.zone_choice.names) if zone_events else (),
+        zones=tuple(
+            name
+            for name in analysis.zone_choice.names
+            if name in analysis.zone_names_present
+        )
+        if zone_events
+        else (),
         steps=tuple(rank_steps),
         breakdown=whole,
         breakdown_steptrace=whole_own,
