@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+import numpy.typing as npt
+from rich.text import Text
 from textual.message import Message
 
 if TYPE_CHECKING:
@@ -17,6 +20,9 @@ if TYPE_CHECKING:
     from tui.core.findings import Finding
     from tui.core.load import LoadProgress
     from tui.core.model import Trace
+    from tui.core.results.copies import CopiesResult
+    from tui.core.results.kernels import KernelsResult
+    from tui.core.shapes import ShapeOpTable
     from tui.notes import Note, NotesStore
     from tui.scrub import CheckReport, ScrubReport
     from tui.view.layout import ZoneView
@@ -140,6 +146,45 @@ class OperatorActivated(Message):
 
     name: str
     row: int
+
+
+@dataclass
+class MarkEvents(Message):
+    """Mark these events on the timeline and visit the first (a kernel's
+    occurrences, a group of copies); `label` names them on the status line."""
+
+    events: npt.NDArray[np.int64]
+    label: str
+
+
+@dataclass
+class StatusText(Message):
+    """Words for the status line from a bottom tab (the row under its cursor)."""
+
+    text: Text
+
+
+@dataclass
+class KernelsRead(Message):
+    """A worker read the capture's kernels (the Kernels tab's figures)."""
+
+    result: KernelsResult
+
+
+@dataclass
+class CopiesRead(Message):
+    """A worker read the capture's copies (the Copies tab's figures)."""
+
+    result: CopiesResult
+
+
+@dataclass
+class ShapesRead(Message):
+    """A worker grouped a scope's operators by input shape (`table` None: no
+    shapes recorded); `span` is the scope it was asked for (None: the window)."""
+
+    table: ShapeOpTable | None
+    span: tuple[int, int] | None
 
 
 @dataclass

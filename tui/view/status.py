@@ -10,6 +10,7 @@ from rich.text import Text
 
 from tui.core.analysis import Analysis, Step
 from tui.core.memory import devices_of
+from tui.core.model import Kind
 from tui.core.textsafe import printable
 from tui.core.units import duration_text, size_text
 from tui.core.vocab import GapKind
@@ -69,6 +70,9 @@ def event_info(analysis: Analysis, event: int, span_ns: int) -> Text:
     text.append(printable(trace.event_name(event)), style="bold")
     text.append(f"  {duration_text(int(trace.duration_ns[event]))}")
     text.append(f"  at {position_text(int(trace.start_ns[event]), span_ns)}")
+    launcher = launcher_text(analysis, event)
+    if launcher:
+        text.append(f"  {launcher}")
     _hint(text, "Enter: details")
     return text
 
@@ -94,18 +98,39 @@ def gap_info(analysis: Analysis, index: int, span_ns: int) -> Text:
     return text
 
 
+def launcher_text(analysis: Analysis, event: int) -> str:
+    """For device work: the CPU operator that launched (kernels) or issued (copies,
+    sets) it; empty for other events."""
+    trace = analysis.trace
+    if not trace.device_work_mask[event]:
+        return ""
+    kind = int(trace.kind[event])
+    verb = "issued by" if kind in (Kind.MEMCPY, Kind.MEMSET) else "launched by"
+    owner = int(analysis.gpu_owner[event])
+    if owner < 0:
+        return f"{verb} no operator in the trace"
+    return f"{verb} {printable(trace.event_name(owner))}"
+
+
 def mark_info(
     analysis: Analysis, label: str, position: int, count: int, event: int, span_ns: int
 ) -> Text:
-    """Which match (or operator occurrence) is selected, of how many, and where."""
+    """Which match (or operator occurrence) is selected, of how many, and where;
+    device work names its operator before its own (long) name."""
     trace = analysis.trace
     text = Text()
     text.append(f"{label} ", style="bold")
     text.append(f"{position + 1}/{count:,}  ")
-    text.append(printable(trace.event_name(event)))
-    text.append(f"  {duration_text(int(trace.duration_ns[event]))}")
+    launcher = launcher_text(analysis, event)
+    if not launcher:
+        text.append(printable(trace.event_name(event)) + "  ")
+    text.append(duration_text(int(trace.duration_ns[event])))
     text.append(f" at {position_text(int(trace.start_ns[event]), span_ns)}")
+    if launcher:
+        text.append(f"  {launcher}", style="bold")
     _hint(text, "n/N next  Enter details")
+    if launcher:
+        text.append("  " + printable(trace.event_name(event)))
     return text
 
 

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from textual.widget import Widget
 
+from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
+from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable
 from tui.core.analysis import Analysis
@@ -32,6 +34,16 @@ class FollowsAnalysis(Protocol):
         """Show the figures of another analysis (another data zone)."""
 
 
+@runtime_checkable
+class Filterable(Protocol):
+    """A tab widget that F filters by what is typed (operators, kernels, copies)."""
+
+    filter_text: str
+
+    def set_filter(self, text: str) -> None:
+        """Keep only the rows matching `text` (empty: all)."""
+
+
 @dataclass(frozen=True)
 class BottomTab:
     """One tab: its pane id, its title, and the widget it shows (focused by its key)."""
@@ -45,7 +57,9 @@ TABS: list[BottomTab] = [
     BottomTab(
         "tab-ops",
         "Operators",
-        lambda screen: OperatorTable(screen.window_table, mode=screen.mode, id="ops"),
+        lambda screen: OperatorTable(
+            screen.window_table, mode=screen.mode, analysis=screen.analysis, id="ops"
+        ),
     ),
     BottomTab(
         "tab-findings",
@@ -53,4 +67,14 @@ TABS: list[BottomTab] = [
         lambda screen: FindingsPanel(screen.findings, id="findings"),
     ),
     BottomTab("tab-notes", "Notes", lambda screen: NotesPane(id="notes")),
+    BottomTab(
+        "tab-kernels",
+        "Kernels",
+        lambda screen: KernelTable(screen.analysis, id="kernels"),
+    ),
+    BottomTab(
+        "tab-copies",
+        "Copies",
+        lambda screen: CopiesView(screen.analysis, id="copies"),
+    ),
 ]

@@ -29,25 +29,29 @@ from tui.app.messages import (
     EventActivated,
     EventSelected,
     FindingChosen,
+    MarkEvents,
     NoteAction,
     NotesUpdated,
     OperatorActivated,
     OperatorSelected,
     ScopeTable,
+    StatusText,
     StepChosen,
     TraceLoaded,
     ViewChanged,
     ZoneApplied,
 )
 from tui.app.screens import anchors, zone_switch
-from tui.app.screens.bottom_tabs import TABS
+from tui.app.screens.bottom_tabs import TABS, Filterable
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.help import HelpScreen, KeySection
 from tui.app.screens.loading import LoadingScreen
 from tui.app.screens.marks import Marks
 from tui.app.screens.notes_keeper import NotesKeeper
+from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.header_line import HeaderLine
+from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable, default_mode
 from tui.app.widgets.steps_strip import StepsStrip
@@ -89,7 +93,9 @@ class MainScreen(Screen[None]):
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
         Binding("t", "toggle_total", "Self/total"),
-        Binding("F", "filter_ops", "Filter operators", show=False, priority=True),
+        Binding(
+            "F", "filter_ops", "Filter the table in view", show=False, priority=True
+        ),
         Binding("S", "scope", "Scope: window/step", show=False),
         *[
             Binding(str(number), f"tab({number - 1})", tab.title, show=False)
@@ -194,6 +200,8 @@ class MainScreen(Screen[None]):
             ("Main screen", self.BINDINGS),
             ("Timeline", timeline_keys(self.BINDINGS, Timeline.BINDINGS)),
             ("Operator table", OperatorTable.BINDINGS),
+            ("Kernels", KernelTable.BINDINGS),
+            ("Copies", CopiesView.BINDINGS),
             ("Findings", FindingsPanel.BINDINGS),
             ("Notes", NotesPane.BINDINGS),
             ("Note form", NoteForm.BINDINGS),
@@ -345,15 +353,30 @@ class MainScreen(Screen[None]):
         self._prompt("search", "search event names (Enter; n/N next/previous)")
 
     def action_filter_ops(self) -> None:
-        """Ask for a filter on operator names."""
-        self.show_tab("tab-ops")
-        self._prompt("filter", "filter operators by name (empty: all)")
+        """Ask for a filter on the table in view (the operators unless another
+        tab that filters is in front)."""
+        target = self.filter_target()
+        if target is self.ops:
+            self.show_tab("tab-ops")
+        what = {"kernels": "kernels", "copies": "copies"}.get(
+            str(target.id), "operators"
+        )
+        self._prompt("filter", f"filter {what} by name (empty: all)")
+
+    def filter_target(self) -> Any:
+        """The table F filters: the bottom tab in front when it filters, else the operators."""
+        active = self.query_one(TabbedContent).active
+        if active:
+            widget = self.query_one(f"#{active}", TabPane).children[0]
+            if isinstance(widget, Filterable):
+                return widget
+        return self.ops
 
     def _prompt(self, purpose: str, placeholder: str) -> None:
         prompt = self.query_one("#prompt", Input)
         self.input_purpose = purpose
         prompt.placeholder = placeholder
-        prompt.value = self.ops.filter_text if purpose == "filter" else ""
+        prompt.value = self.filter_target().filter_text if purpose == "filter" else ""
         prompt.remove_class("hidden")
         # At once, not on the next idle: keys typed right after / go to the prompt.
         self.set_focus(prompt)
@@ -366,8 +389,9 @@ class MainScreen(Screen[None]):
             self.search(event.value)
             self.timeline.focus()
         elif self.input_purpose == "filter":
-            self.ops.set_filter(event.value)
-            self.ops.focus()
+            target = self.filter_target()
+            target.set_filter(event.value)
+            target.focus()
 
     def action_clear(self) -> None:
         """Close the prompt, or clear the marks."""
@@ -399,11 +423,13 @@ class MainScreen(Screen[None]):
 
     def _apply_scope(self) -> None:
         if self.scope == "window":
+            self.ops.scope_span = None
             self.ops.set_table(self.window_table, "whole window")
             return
         index = self.current_step if self.current_step is not None else 0
         step = self.analysis.steps[index]
         analysis = self.analysis
+        self.ops.scope_span = (step.start_ns, step.end_ns)
 
         def step_table() -> None:
             table = analysis.op_table(step.start_ns, step.end_ns)
@@ -424,6 +450,15 @@ class MainScreen(Screen[None]):
     def on_operator_activated(self, message: OperatorActivated) -> None:
         if self.marks.size:
             self.action_mark(1)
+
+    def on_mark_events(self, message: MarkEvents) -> None:
+        """A tab marks events (a kernel's occurrences, copies): visit the first."""
+        self.marked.set(message.events, message.label)
+        if self.marks.size:
+            self.action_mark(1)
+
+    def on_status_text(self, message: StatusText) -> None:
+        self.show_info(message.text)
 
     # -- findings ------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 
 Only visible rows are rendered, from the arrays, so drawing costs the same for
 ten rows or a hundred thousand. Sorting and filtering rebuild one index array.
+`i` groups the rows by input shape as `steptrace ops --group-by shape` does
+(built in a worker); a capture without shapes says so instead.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.app.messages import OperatorActivated, OperatorSelected
-from tui.core.analysis import OpTable
-from tui.core.results.ops import DEFAULT_SORT, default_device
+from tui.app.messages import OperatorActivated, OperatorSelected, ShapesRead
+from tui.core.analysis import Analysis, OpTable
+from tui.core.results.ops import DEFAULT_SORT, SHAPES_OFF, default_device
+from tui.core.shapes import ShapeOpTable
 from tui.core.textsafe import printable
 from tui.core.units import duration_text
 from tui.core.vocab import SortKey
@@ -56,6 +59,7 @@ class OperatorTable(ScrollView, can_focus=True):
         Binding("o", "sort_next(1)", "Sort by next column"),
         Binding("O", "sort_next(-1)", "Sort by previous column", show=False),
         Binding("r", "reverse", "Reverse the sort", show=False),
+        Binding("i", "shapes", "Group by input shape (again: by name)"),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -73,10 +77,24 @@ class OperatorTable(ScrollView, can_focus=True):
     """
 
     def __init__(
-        self, table: OpTable, *, mode: str = "self", id: str | None = None
+        self,
+        table: OpTable,
+        *,
+        mode: str = "self",
+        analysis: Analysis | None = None,
+        id: str | None = None,
     ) -> None:
+        """`analysis`: what rows by input shape are built from (none: no `i`)."""
         super().__init__(id=id)
+        self.analysis = analysis
         self.mode = mode
+        self.by_shape = False
+        """Rows keyed by (name, input shapes) rather than by name."""
+        self.shapes_state = ""
+        """While grouping by shape: "reading", "off" (not recorded) or "" (shown)."""
+        self.scope_span: tuple[int, int] | None = None
+        """The scope's time range (None: the whole window), set by the screen."""
+        self.name_table = table
         self.sort = default_column(table)
         self.descending = DEFAULT_SORT is not SortKey.NAME
         self.filter_text = ""
@@ -89,21 +107,81 @@ class OperatorTable(ScrollView, can_focus=True):
 
     def _set_table(self, table: OpTable) -> None:
         self.table = table
-        self._lower = [name.lower() for name in table.names]
+        if isinstance(table, ShapeOpTable):
+            self._shown = [
+                f"{printable(name)} {printable(table.shapes_text(row))}"
+                for row, name in enumerate(table.names)
+            ]
+        else:
+            self._shown = [printable(name) for name in table.names]
+        self._lower = [shown.lower() for shown in self._shown]
         self._by_name = np.array(
-            sorted(range(len(table.names)), key=table.names.__getitem__),
+            sorted(range(len(table.names)), key=self._shown.__getitem__),
             dtype=np.int64,
         )
-        self._shown = [printable(name) for name in table.names]
         self._reorder()
 
     def set_table(self, table: OpTable, scope_label: str) -> None:
-        """Show another table (another scope), keeping mode, sort and filter."""
-        name = self.current_name
+        """Show another table (another scope), keeping mode, sort, filter and grouping."""
         self.scope_label = scope_label
+        self.name_table = table
+        if self.by_shape:
+            self._read_shapes()
+        else:
+            self._show_keeping_cursor(table)
+
+    def _show_keeping_cursor(self, table: OpTable) -> None:
+        name = self.current_name
         self._set_table(table)
         if name is not None and name in table.names:
             self.select_name(name)
+
+    # -- rows by input shape ---------------------------------------------------
+
+    def action_shapes(self) -> None:
+        """Group rows by (name, input shapes), or back by name."""
+        if self.by_shape:
+            self.by_shape = False
+            self.shapes_state = ""
+            self._show_keeping_cursor(self.name_table)
+            return
+        if self.analysis is None:
+            return
+        self.by_shape = True
+        self._read_shapes()
+
+    def _read_shapes(self) -> None:
+        """Build the scope's rows by shape in a worker (None when none were recorded)."""
+        analysis = self.analysis
+        if analysis is None:
+            return
+        span = self.scope_span
+        self.shapes_state = "reading"
+        self.refresh()
+
+        def read() -> None:
+            from tui.core.shapes import shape_op_table, shapes_in_trace
+
+            table = None
+            if shapes_in_trace(analysis.trace):
+                table = shape_op_table(analysis, *(span or (None, None)))
+            self.post_message(ShapesRead(table, span))
+
+        self.run_worker(
+            read, thread=True, exclusive=True, exit_on_error=False, group="shapes"
+        )
+
+    def on_shapes_read(self, message: ShapesRead) -> None:
+        message.stop()
+        if not self.by_shape or message.span != self.scope_span:
+            return  # toggled back, or another scope asked for since
+        if message.table is None:
+            self.shapes_state = "off"
+            self.virtual_size = Size(0, 1)
+            self.refresh()
+            return
+        self.shapes_state = ""
+        self._show_keeping_cursor(message.table)
 
     @property
     def gpu_observed(self) -> bool:
@@ -169,8 +247,8 @@ class OperatorTable(ScrollView, can_focus=True):
 
     @property
     def current_row(self) -> int | None:
-        """The OpTable row under the cursor."""
-        if self.order.size == 0:
+        """The OpTable row under the cursor (none while shapes read "not recorded")."""
+        if self.order.size == 0 or self.shapes_state == "off":
             return None
         return int(self.order[self.cursor])
 
@@ -181,12 +259,11 @@ class OperatorTable(ScrollView, can_focus=True):
         return None if row is None else self.table.names[row]
 
     def select_name(self, name: str) -> None:
-        """Put the cursor on an operator by name, if shown."""
-        try:
-            row = self.table.names.index(name)
-        except ValueError:
+        """Put the cursor on an operator by name, if shown (by shape: its first row shown)."""
+        rows = [row for row, item in enumerate(self.table.names) if item == name]
+        if not rows:
             return
-        found = np.flatnonzero(self.order == row)
+        found = np.flatnonzero(np.isin(self.order, np.array(rows, dtype=np.int64)))
         if found.size:
             self.move_cursor(int(found[0]))
 
@@ -205,7 +282,7 @@ class OperatorTable(ScrollView, can_focus=True):
 
     def move_cursor(self, index: int) -> None:
         """Put the cursor on a shown row, scroll to it and say which operator it is."""
-        if self.order.size == 0:
+        if self.order.size == 0 or self.shapes_state == "off":
             return
         index = max(0, min(int(self.order.size) - 1, index))
         self.cursor = index
@@ -281,11 +358,15 @@ class OperatorTable(ScrollView, can_focus=True):
         return " ▼" if self.descending else " ▲"
 
     def header_text(self) -> str:
-        """The header line, which says self or total and the sort."""
+        """The header line, which says self or total, the sort and the grouping."""
         mode = "Self" if self.mode == "self" else "Total"
         name_w, calls_w, cpu_w, gpu_w = self._widths()
+        if self.shapes_state:
+            state = "grouping…" if self.shapes_state == "reading" else "not recorded"
+            return f"Operator × input shapes: {state}"
+        grouping = " × input shapes" if isinstance(self.table, ShapeOpTable) else ""
         title = (
-            f"Operator ({self.order.size} of {len(self.table.names)}"
+            f"Operator{grouping} ({self.order.size} of {len(self.table.names)}"
             f"{', filter: ' + printable(self.filter_text) if self.filter_text else ''}"
             f"; {self.scope_label}){self._arrow('name')}"
         )
@@ -323,6 +404,8 @@ class OperatorTable(ScrollView, can_focus=True):
         base, header, cursor = self._style_set()
         if y == 0:
             return Strip([Segment(_fit(self.header_text(), width), header)], width)
+        if self.shapes_state == "off":
+            return self._shapes_off_line(y - 1, width, base)
         index = int(self.scroll_y) + y - 1
         if index >= self.order.size:
             return Strip([Segment(" " * width, base)], width)
@@ -340,6 +423,22 @@ class OperatorTable(ScrollView, can_focus=True):
         )
         style = cursor if index == self.cursor else base
         return Strip([Segment(_fit(text, width), style)], width)
+
+    def _shapes_off_line(self, line: int, width: int, style: Style) -> Strip:
+        """The why of an empty grouping, wrapped, instead of rows."""
+        import textwrap
+
+        lines = textwrap.wrap(SHAPES_OFF_WHY, max(width - 2, 10))
+        text = " " + lines[line] if line < len(lines) else ""
+        return Strip([Segment(_fit(text, width), style)], width)
+
+
+SHAPES_OFF_WHY = (
+    f"{SHAPES_OFF}: its trace holds no input shapes, so rows stay one per name. "
+    "Capture again with shapes on (steptrace capture --record-shapes, or "
+    "record_shapes=True): it adds cost to every operator and can keep tensors "
+    "alive longer. i: back to rows by name."
+)
 
 
 def _fit(text: str, width: int, right: bool = False) -> str:

@@ -1,0 +1,176 @@
+"""The Copies tab: copies and sets per direction, the repeated ones with their cost
+per step, per step, and per issuing operator path (`steptrace copies`); Enter
+marks a line's copies on the timeline.
+
+The figures are read once, in a worker, the first time the tab shows. When no
+GPU work was observed the tab says so and why, never an empty table.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.events import Show
+from textual.worker import Worker, WorkerState
+
+from tui.app.messages import CopiesRead, MarkEvents, StatusText
+from tui.app.widgets.rows_view import RowsView
+from tui.core.analysis import Analysis
+from tui.core.copies import CopyReading
+from tui.core.textsafe import printable
+from tui.view.copy_rows import CopyLine, copy_details, copy_lines
+from tui.view.labels import fit_middle
+
+
+class CopiesView(RowsView):
+    """Copies and sets of the capture, line by line; filterable by operator path."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *RowsView.BINDINGS,
+        Binding("enter", "activate", "Mark on timeline"),
+        Binding("v", "details", "Copy details (full path)"),
+    ]
+
+    def __init__(self, analysis: Analysis, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.analysis = analysis
+        self.reading: CopyReading | None = None
+        self.all_lines: list[CopyLine] = []
+        self.lines: list[CopyLine] = []
+        self.filter_text = ""
+        self._reading = False
+
+    # -- reading (once, off the UI) ----------------------------------------------
+
+    def on_show(self, event: Show) -> None:
+        self.read()
+
+    def read(self) -> None:
+        """Read the figures in a worker, unless read or being read."""
+        if self._reading or self.reading is not None:
+            return
+        self._reading = True
+        self.show_message("reading the copies…")
+        analysis = self.analysis
+
+        def read() -> None:
+            from tui.core.results.copies import CopiesResult
+
+            self.post_message(CopiesRead(CopiesResult.of(analysis)))
+
+        self.run_worker(
+            read, thread=True, exclusive=True, exit_on_error=False, group="copies"
+        )
+
+    def on_copies_read(self, message: CopiesRead) -> None:
+        message.stop()
+        result = message.result
+        reading = result.reading
+        if reading is None:
+            self.show_message(
+                "Copies: not observed — "
+                + printable(str(result.gpu_missing_reason))
+                + ". No copy figure is shown as 0: the capture holds no device "
+                "work to read them from."
+            )
+            return
+        self.reading = reading
+        if not reading.totals:
+            self.show_message(
+                "No copy or set in this capture: the device ran kernels only."
+            )
+            return
+        self.all_lines = copy_lines(reading)
+        self.message = None
+        self._refilter()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "copies" and event.state is WorkerState.ERROR:
+            self.show_message(f"could not read the copies: {event.worker.error}")
+
+    # -- filter ------------------------------------------------------------------
+
+    def _refilter(self) -> None:
+        needle = self.filter_text.lower()
+        if not needle:
+            self.lines = self.all_lines
+        else:
+            self.lines = [
+                line
+                for line in self.all_lines
+                if line.is_section or needle in (line.head + line.tail).lower()
+            ]
+        self.rows_changed()
+
+    def set_filter(self, text: str) -> None:
+        """Keep the rows whose direction, figures or issuing path contain `text`."""
+        self.filter_text = text
+        self.cursor = 0
+        self._refilter()
+        self.scroll_to(y=0, animate=False)
+
+    @property
+    def current_line(self) -> CopyLine | None:
+        """The line under the cursor (never a heading)."""
+        if self.message is not None or not self.lines:
+            return None
+        line = self.lines[min(self.cursor, len(self.lines) - 1)]
+        return None if line.is_section else line
+
+    # -- lines -------------------------------------------------------------------
+
+    def line_count(self) -> int:
+        return len(self.lines)
+
+    def is_section(self, index: int) -> bool:
+        return self.lines[index].is_section
+
+    def header_text(self, width: int) -> str:
+        if self.reading is None or self.message is not None:
+            return "Copies"
+        count = len(self.reading.columns)
+        scope = f", filter: {printable(self.filter_text)}" if self.filter_text else ""
+        return f"Copies and sets ({count:,} in the capture{scope})"
+
+    def line_text(self, index: int, width: int) -> str:
+        line = self.lines[index]
+        if not line.tail:
+            return line.head
+        room = width - cell_len(line.head)
+        return line.head + fit_middle(line.tail, max(room, 8))
+
+    def cursor_moved(self) -> None:
+        line = self.current_line
+        if line is None or line.positions is None:
+            return
+        text = Text()
+        text.append(line.label.rstrip(":"), style="bold")
+        text.append(f"  {line.positions.size:,} copies")
+        if line.tail:
+            text.append("  issued by " + line.tail)
+        text.append("  Enter: mark on the timeline  v: details", style="italic")
+        self.post_message(StatusText(text))
+
+    # -- keys ----------------------------------------------------------------------
+
+    def action_activate(self) -> None:
+        """Mark the line's copies on the timeline and visit the first."""
+        line = self.current_line
+        if line is None or line.positions is None or self.reading is None:
+            return
+        events = self.reading.columns.events[line.positions]
+        self.post_message(MarkEvents(events, line.label))
+
+    def action_details(self) -> None:
+        """The line's copies: count, bytes, full issuing path, issuing operators."""
+        line = self.current_line
+        if line is None or self.reading is None:
+            return
+        from tui.app.screens.figures import FiguresScreen
+
+        self.app.push_screen(
+            FiguresScreen("Copies", copy_details(self.reading, line, self.analysis))
+        )

@@ -1,0 +1,229 @@
+"""The Kernels tab: kernels per name as `steptrace kernels` counts them, sortable
+and filterable; Enter marks a kernel's occurrences on the timeline.
+
+The figures are read once, in a worker, the first time the tab shows. When no
+GPU work was observed the tab says so and why, never an empty table.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.events import Show
+from textual.worker import Worker, WorkerState
+
+from tui.app.messages import KernelsRead, MarkEvents, StatusText
+from tui.app.widgets.rows_view import RowsView, fit
+from tui.core.analysis import Analysis
+from tui.core.textsafe import printable
+from tui.core.vocab import KernelSort
+from tui.view.kernel_rows import COLUMNS, SORTS, KernelRows, kernel_details
+from tui.view.labels import fit_middle
+
+
+class KernelTable(RowsView):
+    """Kernels per name: count, total, median, max, busy share, launch delay."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *RowsView.BINDINGS,
+        Binding("enter", "activate", "Mark on timeline"),
+        Binding("o", "sort_next(1)", "Sort by next column"),
+        Binding("O", "sort_next(-1)", "Sort by previous column", show=False),
+        Binding("r", "reverse", "Reverse the sort", show=False),
+        Binding("v", "details", "Kernel details (full name)"),
+    ]
+
+    def __init__(self, analysis: Analysis, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.analysis = analysis
+        self.rows: KernelRows | None = None
+        self.sort = KernelSort.TOTAL
+        self.descending = True
+        self.filter_text = ""
+        self.order = np.zeros(0, dtype=np.int64)
+        self._wanted: str | None = None
+        self._reading = False
+
+    # -- reading (once, off the UI) ----------------------------------------------
+
+    def on_show(self, event: Show) -> None:
+        self.read()
+
+    def read(self) -> None:
+        """Read the figures in a worker, unless read or being read."""
+        if self._reading or self.rows is not None:
+            return
+        self._reading = True
+        self.show_message("reading the kernels…")
+        analysis = self.analysis
+
+        def read() -> None:
+            from tui.core.results.kernels import KernelsResult
+
+            self.post_message(KernelsRead(KernelsResult.of(analysis)))
+
+        self.run_worker(
+            read, thread=True, exclusive=True, exit_on_error=False, group="kernels"
+        )
+
+    def on_kernels_read(self, message: KernelsRead) -> None:
+        message.stop()
+        result = message.result
+        if result.stats is None:
+            self.show_message(
+                "Kernels: not observed — "
+                + printable(str(result.gpu_missing_reason))
+                + ". No kernel figure is shown as 0: the capture holds no device "
+                "work to read them from."
+            )
+            return
+        self.rows = KernelRows.of(result)
+        if not len(self.rows):
+            self.show_message(
+                "No kernel in this capture: the device ran copies or sets only "
+                "(see the Copies tab)."
+            )
+            return
+        self.message = None
+        self._reorder()
+        if self._wanted is not None:
+            self.select_name(self._wanted)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "kernels" and event.state is WorkerState.ERROR:
+            self.show_message(f"could not read the kernels: {event.worker.error}")
+
+    # -- order and filter -----------------------------------------------------------
+
+    def _reorder(self) -> None:
+        rows = self.rows
+        if rows is None:
+            return
+        self.order = rows.order(self.sort, self.descending, self.filter_text)
+        self.rows_changed()
+
+    def set_sort(self, sort: KernelSort, descending: bool | None = None) -> None:
+        """Sort by a column; figures largest first, names A to Z, by default."""
+        if descending is None:
+            descending = (
+                not self.descending
+                if sort is self.sort
+                else sort is not KernelSort.NAME
+            )
+        self.sort = sort
+        self.descending = descending
+        self._reorder()
+
+    def set_filter(self, text: str) -> None:
+        """Keep kernels whose readable or full name contains `text` (case-insensitive)."""
+        self.filter_text = text
+        self.cursor = 0
+        self._reorder()
+        self.scroll_to(y=0, animate=False)
+
+    def action_sort_next(self, step: int) -> None:
+        index = SORTS.index(self.sort)
+        self.set_sort(SORTS[(index + step) % len(SORTS)])
+
+    def action_reverse(self) -> None:
+        self.set_sort(self.sort, not self.descending)
+
+    @property
+    def current_row(self) -> int | None:
+        """The kernel row under the cursor."""
+        if self.message is not None or self.order.size == 0:
+            return None
+        return int(self.order[min(self.cursor, self.order.size - 1)])
+
+    def select_name(self, name: str) -> None:
+        """Put the cursor on a kernel by its full name (once the figures are read)."""
+        rows = self.rows
+        if rows is None:
+            self._wanted = name
+            return
+        self._wanted = None
+        row = rows.stats.table.row_of(name)
+        if row is None:
+            return
+        found = np.flatnonzero(self.order == row)
+        if found.size == 0 and self.filter_text:
+            self.set_filter("")
+            found = np.flatnonzero(self.order == row)
+        if found.size:
+            self.move_cursor(int(found[0]))
+
+    # -- rows -------------------------------------------------------------------------
+
+    def line_count(self) -> int:
+        return int(self.order.size)
+
+    def _name_width(self, width: int) -> int:
+        return max(width - sum(size + 1 for _, size, _ in COLUMNS), 8)
+
+    def header_text(self, width: int) -> str:
+        rows = self.rows
+        if rows is None or self.message is not None:
+            return "Kernels"
+        arrow = " ▼" if self.descending else " ▲"
+        title = (
+            f"Kernel ({self.order.size} of {len(rows)}"
+            + (f", filter: {printable(self.filter_text)}" if self.filter_text else "")
+            + ")"
+            + (arrow if self.sort is KernelSort.NAME else "")
+        )
+        parts = [fit(title, self._name_width(width))]
+        for heading, size, sort in COLUMNS:
+            parts.append(
+                fit(heading + (arrow if sort is self.sort else ""), size, True)
+            )
+        return " ".join(parts)
+
+    def line_text(self, index: int, width: int) -> str:
+        rows = self.rows
+        assert rows is not None
+        row = int(self.order[index])
+        name_width = self._name_width(width)
+        parts = [fit(rows.labels(name_width)[row], name_width)]
+        for (_, size, _), cell in zip(COLUMNS, rows.cells(row), strict=True):
+            parts.append(fit(cell, size, right=True))
+        return " ".join(parts)
+
+    def cursor_moved(self) -> None:
+        row = self.current_row
+        rows = self.rows
+        if row is None or rows is None:
+            return
+        text = Text()
+        text.append(rows.short_name(row), style="bold")
+        text.append(f"  {int(rows.stats.table.count[row]):,} kernels")
+        text.append("  Enter: mark on the timeline  v: full name", style="italic")
+        self.post_message(StatusText(text))
+
+    # -- keys -------------------------------------------------------------------------
+
+    def action_activate(self) -> None:
+        """Mark the kernel's occurrences on the timeline and visit the first."""
+        row = self.current_row
+        rows = self.rows
+        if row is None or rows is None:
+            return
+        self.post_message(
+            MarkEvents(
+                rows.events(row), f"kernel {fit_middle(rows.readable[row], 40)}:"
+            )
+        )
+
+    def action_details(self) -> None:
+        """The kernel's full name, figures and launching operators."""
+        row = self.current_row
+        rows = self.rows
+        if row is None or rows is None:
+            return
+        from tui.app.screens.figures import FiguresScreen
+
+        self.app.push_screen(
+            FiguresScreen("Kernel", kernel_details(rows, row, self.analysis))
+        )
