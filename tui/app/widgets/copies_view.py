@@ -31,7 +31,7 @@ class CopiesView(RowsView):
     BINDINGS: ClassVar[list[BindingType]] = [
         *RowsView.BINDINGS,
         Binding("enter", "activate", "Mark on timeline"),
-        Binding("v", "details", "Copy details (full path)"),
+        Binding("v", "details", "Details (full path)"),
     ]
 
     def __init__(self, analysis: Analysis, *, id: str | None = None) -> None:

@@ -33,7 +33,7 @@ class KernelTable(RowsView):
         Binding("o", "sort_next(1)", "Sort by next column"),
         Binding("O", "sort_next(-1)", "Sort by previous column", show=False),
         Binding("r", "reverse", "Reverse the sort", show=False),
-        Binding("v", "details", "Kernel details (full name)"),
+        Binding("v", "details", "Details (full name)"),
     ]
 
     def __init__(self, analysis: Analysis, *, id: str | None = None) -> None:

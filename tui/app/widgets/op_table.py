@@ -59,7 +59,7 @@ class OperatorTable(ScrollView, can_focus=True):
         Binding("o", "sort_next(1)", "Sort by next column"),
         Binding("O", "sort_next(-1)", "Sort by previous column", show=False),
         Binding("r", "reverse", "Reverse the sort", show=False),
-        Binding("i", "shapes", "Group by input shape (again: by name)"),
+        Binding("i", "shapes", "Rows by input shape"),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -115,9 +115,14 @@ class OperatorTable(ScrollView, can_focus=True):
         else:
             self._shown = [printable(name) for name in table.names]
         self._lower = [shown.lower() for shown in self._shown]
+        keys = table.names
+        if isinstance(table, ShapeOpTable):
+            keys = [
+                f"{name}\0{table.shapes_text(row)}"
+                for row, name in enumerate(table.names)
+            ]
         self._by_name = np.array(
-            sorted(range(len(table.names)), key=self._shown.__getitem__),
-            dtype=np.int64,
+            sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64
         )
         self._reorder()
 
