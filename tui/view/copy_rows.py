@@ -140,8 +140,7 @@ def _repeated_lines(reading: CopyReading) -> list[CopyLine]:
         ]
     lines = [
         CopyLine(
-            f"Repeated in all {steps} window steps  (same direction, size and "
-            "path: candidates for a constant re-sent every step)"
+            f"Repeated in all {steps} window steps  (same direction, size and path)"
         ),
         CopyLine(
             f"  {'direction':<{DIRECTION_WIDTH}} {'memory':<8} {'size':>9} "

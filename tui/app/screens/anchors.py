@@ -6,9 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from tui.app.dialogs.note_form import NoteDraft
+from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
+from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.op_table import OperatorTable
 from tui.core.findings import (
     Finding,
@@ -19,7 +22,9 @@ from tui.core.findings import (
     ShowStep,
 )
 from tui.core.findings_text import words
+from tui.core.kernels import readable_kernel_name
 from tui.core.textsafe import printable
+from tui.view.labels import fit_middle
 
 if TYPE_CHECKING:
     from tui.app.screens.main import MainScreen
@@ -115,25 +120,40 @@ def jump_to(screen: MainScreen, anchor: Any) -> bool:
 
 
 def show_finding(screen: MainScreen, finding: Finding) -> None:
-    """Show on the timeline (or in the table) what a finding rests on."""
+    """Show on the timeline (or in the table) what a finding rests on: the gap,
+    the operator in the table, the copy or the kernel selected among its own
+    kind marked (n/N visit them), the step."""
     anchor = finding.anchor
     if isinstance(anchor, ShowGap) and anchor.index < len(screen.analysis.gaps):
         screen.select_gap(anchor.index)
     elif isinstance(anchor, ShowOperator):
         screen.show_tab("tab-ops")
         screen.ops.select_name(anchor.name)
+        screen.ops.focus()
     elif isinstance(anchor, ShowEvents):
-        screen.search(anchor.name)
-        if anchor.select is not None and anchor.select < screen.trace.event_count:
-            screen.timeline.select_event(anchor.select)
+        events = _named(screen, anchor.name)
+        _visit(screen, events, f"{printable(anchor.name)}:", anchor.select)
+        if anchor.select is not None:
+            copies = screen.show_tab("tab-copies")
+            if isinstance(copies, CopiesView):
+                copies.select_copy(anchor.select)
+        screen.timeline.focus()
     elif isinstance(anchor, ShowKernel):
-        screen.search(anchor.name)
+        events = _named(screen, anchor.name)
         step = next((s for s in screen.analysis.steps if s.number == anchor.step), None)
-        marks = screen.marks
-        if step is not None and marks.size:  # its first occurrence from that step on
-            starts = screen.trace.start_ns[marks]
-            first = min(int(np.searchsorted(starts, step.start_ns)), marks.size - 1)
-            screen.timeline.select_event(int(marks[first]))
+        first = None
+        if step is not None and events.size:  # its first occurrence from that step on
+            starts = screen.trace.start_ns[events]
+            at = min(int(np.searchsorted(starts, step.start_ns)), events.size - 1)
+            first = int(events[at])
+        label = (
+            f"kernel {fit_middle(printable(readable_kernel_name(anchor.name)), 40)}:"
+        )
+        _visit(screen, events, label, first)
+        kernels = screen.show_tab("tab-kernels")
+        if isinstance(kernels, KernelTable):
+            kernels.select_name(anchor.name)
+        screen.timeline.focus()
     elif isinstance(anchor, ShowStep):
         for index, step in enumerate(screen.analysis.steps):
             if step.number == anchor.number:
@@ -141,3 +161,28 @@ def show_finding(screen: MainScreen, finding: Finding) -> None:
                 return
     elif screen.analysis.steps:
         screen.go_to_step(0)
+
+
+def _named(screen: MainScreen, name: str) -> npt.NDArray[np.int64]:
+    """The events with exactly this name, in time order."""
+    trace = screen.trace
+    ids = np.array([i for i, item in enumerate(trace.names) if item == name] or [-1])
+    events = np.flatnonzero(np.isin(trace.name_id, ids)).astype(np.int64)
+    return events[np.argsort(trace.start_ns[events], kind="stable")]
+
+
+def _visit(
+    screen: MainScreen,
+    events: npt.NDArray[np.int64],
+    label: str,
+    event: int | None,
+) -> None:
+    """Mark `events` and select `event` among them (else the first), saying which."""
+    marked = screen.marked
+    marked.set(events, label)
+    if not marked.events.size:
+        screen.notify("What this finding points at is not in this capture.")
+        return
+    found = np.flatnonzero(marked.events == (-1 if event is None else event))
+    marked.index = (int(found[0]) if found.size else 0) - 1
+    marked.step(1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import numpy as np
 from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -34,6 +35,8 @@ class CopiesView(RowsView):
         Binding("v", "details", "Details (full path)"),
     ]
 
+    ROW_ACTIONS = frozenset(("activate", "details"))
+
     def __init__(self, analysis: Analysis, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.analysis = analysis
@@ -42,6 +45,7 @@ class CopiesView(RowsView):
         self.lines: list[CopyLine] = []
         self.filter_text = ""
         self._reading = False
+        self._wanted: int | None = None
 
     # -- reading (once, off the UI) ----------------------------------------------
 
@@ -84,8 +88,12 @@ class CopiesView(RowsView):
             )
             return
         self.all_lines = copy_lines(reading)
-        self.message = None
+        self.show_message(None)
         self._refilter()
+        if self._wanted is not None:
+            self.select_copy(self._wanted)
+        else:
+            self.cursor_moved()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "copies" and event.state is WorkerState.ERROR:
@@ -111,6 +119,28 @@ class CopiesView(RowsView):
         self.cursor = 0
         self._refilter()
         self.scroll_to(y=0, animate=False)
+
+    def select_copy(self, event: int) -> None:
+        """Put the cursor on the narrowest line holding this copy (a repeated
+        copy's line before its direction's), once the figures are read."""
+        reading = self.reading
+        if reading is None or self.message is not None:
+            self._wanted = event
+            return
+        self._wanted = None
+        found = np.flatnonzero(reading.columns.events == event)
+        if found.size == 0:
+            return
+        if self.filter_text:
+            self.set_filter("")
+        position = int(found[0])
+        holding = [
+            (line.positions.size, index)
+            for index, line in enumerate(self.lines)
+            if line.positions is not None and bool(np.isin(position, line.positions))
+        ]
+        if holding:
+            self.move_cursor(min(holding)[1], say=False)
 
     @property
     def current_line(self) -> CopyLine | None:

@@ -36,6 +36,8 @@ class KernelTable(RowsView):
         Binding("v", "details", "Details (full name)"),
     ]
 
+    ROW_ACTIONS = frozenset(("activate", "details", "sort_next", "reverse"))
+
     def __init__(self, analysis: Analysis, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.analysis = analysis
@@ -87,10 +89,12 @@ class KernelTable(RowsView):
                 "(see the Copies tab)."
             )
             return
-        self.message = None
+        self.show_message(None)
         self._reorder()
         if self._wanted is not None:
             self.select_name(self._wanted)
+        else:
+            self.cursor_moved()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "kernels" and event.state is WorkerState.ERROR:
@@ -153,7 +157,7 @@ class KernelTable(RowsView):
             self.set_filter("")
             found = np.flatnonzero(self.order == row)
         if found.size:
-            self.move_cursor(int(found[0]))
+            self.move_cursor(int(found[0]), say=False)
 
     # -- rows -------------------------------------------------------------------------
 

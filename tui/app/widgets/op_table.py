@@ -149,6 +149,7 @@ class OperatorTable(ScrollView, can_focus=True):
             self.by_shape = False
             self.shapes_state = ""
             self._show_keeping_cursor(self.name_table)
+            self.refresh_bindings()
             return
         if self.analysis is None:
             return
@@ -184,9 +185,16 @@ class OperatorTable(ScrollView, can_focus=True):
             self.shapes_state = "off"
             self.virtual_size = Size(0, 1)
             self.refresh()
+            self.refresh_bindings()
             return
         self.shapes_state = ""
         self._show_keeping_cursor(message.table)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Row keys are not offered while the table says shapes were not recorded."""
+        if self.shapes_state == "off" and action in ("activate", "sort_next"):
+            return False
+        return True
 
     @property
     def gpu_observed(self) -> bool:

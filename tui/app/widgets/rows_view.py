@@ -91,10 +91,22 @@ class RowsView(ScrollView, can_focus=True):
 
     # -- state ---------------------------------------------------------------
 
+    ROW_ACTIONS: ClassVar[frozenset[str]] = frozenset()
+    """Actions that need rows: not offered while the message shows."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer offers row keys only when there are rows to act on."""
+        if action in self.ROW_ACTIONS:
+            return self.message is None and self.line_count() > 0
+        return True
+
     def show_message(self, message: str | None) -> None:
         """Draw `message` instead of the rows (None: the rows again)."""
+        had = self.message is None
         self.message = message
         self.rows_changed()
+        if had != (message is None):
+            self.refresh_bindings()
 
     def rows_changed(self) -> None:
         """The lines changed: size, cursor and picture follow."""
@@ -121,8 +133,9 @@ class RowsView(ScrollView, can_focus=True):
             probe -= step
         return max(0, min(index, count - 1))
 
-    def move_cursor(self, index: int, direction: int = 1) -> None:
-        """Put the cursor on a line (not a heading), scroll to it, say what it is."""
+    def move_cursor(self, index: int, direction: int = 1, *, say: bool = True) -> None:
+        """Put the cursor on a line (not a heading), scroll to it, say what it is
+        (unless `say` is False: another place speaks, a finding's anchor)."""
         count = self.line_count()
         if self.message is not None or count == 0:
             return
@@ -135,7 +148,8 @@ class RowsView(ScrollView, can_focus=True):
         elif index >= top + visible:
             self.scroll_to(y=index - visible + 1, animate=False)
         self.refresh()
-        self.cursor_moved()
+        if say:
+            self.cursor_moved()
 
     def action_cursor(self, delta: int) -> None:
         self.move_cursor(self.cursor + delta, delta)
