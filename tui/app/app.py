@@ -16,10 +16,22 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import Widget
 
-from tui.app.messages import LoadCancelled, LoadFailed, TraceLoaded, ZoneRefused
+from tui.app.messages import (
+    LoadCancelled,
+    LoadFailed,
+    RunLoaded,
+    TraceLoaded,
+    ZoneRefused,
+)
 from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.loading import LoadingScreen, LoadOutcome
 from tui.app.screens.main import MainScreen
+from tui.app.screens.ranks import RanksScreen
+from tui.app.screens.run_loading import (
+    RunLoadingScreen,
+    RunOutcome,
+    prepare_worker_processes,
+)
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.timeline import Timeline
@@ -42,12 +54,18 @@ class StepTraceApp(App[int]):
         served: bool = False,
         allow_capture: bool = False,
         zones: tuple[str, ...] = (),
+        rank_workers: int | None = None,
     ) -> None:
-        """`served`: running for a browser (`steptrace serve`), where launching
-        a capture is off unless `allow_capture`; `zones`: the data zone named
-        on the command line (`--zone`, for the first trace opened)."""
+        """`path`: a trace, or a run folder (one trace per rank); `served`:
+        running for a browser (`steptrace serve`), where launching a capture
+        is off unless `allow_capture`; `zones`: the data zone named on the
+        command line (`--zone`, for the first trace or run opened);
+        `rank_workers`: ranks of a run read at once (None: cores and memory)."""
         super().__init__()
         self.trace_path = Path(path)
+        self.rank_workers = rank_workers
+        if self.trace_path.is_dir():
+            prepare_worker_processes()
         self.served = served
         self.capture_allowed = allow_capture or not served
         self.zones = zones
@@ -55,14 +73,26 @@ class StepTraceApp(App[int]):
         """Lines for stderr once the app has ended (why it exited 2)."""
 
     def on_mount(self) -> None:
-        self.open_trace(self.trace_path, self.zones)
+        if self.trace_path.is_dir():
+            self.open_run(self.trace_path, self.zones)
+        else:
+            self.open_trace(self.trace_path, self.zones)
+
+    def open_run(self, folder: Path, zones: tuple[str, ...] = ()) -> None:
+        """Read a run folder's ranks; the ranks screen shows them when ready."""
+        self.push_screen(
+            RunLoadingScreen(folder, zones, self.rank_workers), self._loaded
+        )
 
     def open_trace(self, path: Path, zones: tuple[str, ...] = ()) -> None:
         """Load a trace; the main screen replaces the current one when it is ready."""
         self.push_screen(LoadingScreen(path, zones), self._loaded)
 
-    def _loaded(self, outcome: LoadOutcome | None) -> None:
-        if isinstance(outcome, TraceLoaded):
+    def _loaded(self, outcome: LoadOutcome | RunOutcome | None) -> None:
+        if isinstance(outcome, RunLoaded):
+            self.push_screen(RanksScreen(outcome))
+            self.sub_title = outcome.path.name
+        elif isinstance(outcome, TraceLoaded):
             for screen in self.screen_stack[1:]:
                 if isinstance(screen, (MainScreen, LoadErrorScreen)):
                     self.pop_screen()

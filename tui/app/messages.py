@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tui.core.model import Trace
     from tui.core.results.copies import CopiesResult
     from tui.core.results.kernels import KernelsResult
+    from tui.core.results.ranks import RanksResult
     from tui.core.shapes import ShapeOpTable
     from tui.notes import Note, NotesStore
     from tui.scrub import CheckReport, ScrubReport
@@ -259,3 +260,45 @@ class ScopeTable(Message):
 
     table: OpTable
     label: str
+
+
+@dataclass
+class RunProgressed(Message):
+    """A run's reading moved on: ranks finished, and what those in flight are doing."""
+
+    finished: int
+    total: int
+    loading: list[str]
+
+    def can_replace(self, message: Message) -> bool:
+        """Each carries the whole state: only the newest is worth drawing."""
+        return isinstance(message, RunProgressed)
+
+
+@dataclass
+class RunLoaded(Message):
+    """A run folder was read: its ranks side by side (`zones`: asked on the command line)."""
+
+    path: Path
+    result: RanksResult
+    zones: tuple[str, ...] = ()
+
+
+@dataclass
+class RankCellHighlighted(Message):
+    """The heat table's cursor is on this rank and step number."""
+
+    rank: int
+    step: int | None
+
+    def can_replace(self, message: Message) -> bool:
+        """Only the latest cell matters while keys repeat."""
+        return isinstance(message, RankCellHighlighted)
+
+
+@dataclass
+class RankCellChosen(Message):
+    """Enter on a heat table cell: open this rank's timeline at this step."""
+
+    rank: int
+    step: int | None

@@ -1,4 +1,4 @@
-"""`steptrace open TRACE` (also `steptrace TRACE`): explore a capture in the terminal."""
+"""`steptrace open TRACE|DIR` (also `steptrace TRACE`): explore a capture, or a run's ranks, in the terminal."""
 
 from __future__ import annotations
 
@@ -19,10 +19,15 @@ def register(subparsers: Any) -> None:
     """Add the `open` subcommand."""
     parser = subparsers.add_parser(
         "open",
-        help="explore a trace in the terminal (also: steptrace TRACE)",
-        description="Open a PyTorch profiler trace (.json or .json.gz) in the explorer.",
+        help="explore a trace, or a run folder of rank traces, in the terminal "
+        "(also: steptrace TRACE)",
+        description="Open a PyTorch profiler trace (.json or .json.gz) in the "
+        "explorer, or a run folder (one trace per rank) in its ranks screen.",
     )
-    parser.add_argument("trace", help="trace file (Kineto / Chrome trace JSON)")
+    parser.add_argument(
+        "trace",
+        help="trace file (Kineto / Chrome trace JSON), or a folder of per-rank traces",
+    )
     add_zone_option(parser)
     # Set by `steptrace serve` on the app process of each browser connection.
     parser.add_argument("--served", action="store_true", help=argparse.SUPPRESS)
@@ -34,10 +39,18 @@ def target_error(path: Path) -> str | None:
     """Why the explorer cannot open `path` (one line), or None when it can.
     `steptrace serve` asks the same question before it starts."""
     if path.is_dir():
-        return (
-            "is a folder: a folder of rank traces cannot be opened yet; "
-            "give one trace file"
-        )
+        from tui.core.runs.discover import is_trace_name
+
+        try:
+            names = [entry for entry in path.iterdir() if is_trace_name(entry.name)]
+        except OSError as error:
+            return f"is a folder that cannot be read ({error.strerror})"
+        if not any(entry.is_file() for entry in names):
+            return (
+                "is a folder without trace files (*.json, *.json.gz): give a "
+                "trace file, or a run folder of per-rank traces"
+            )
+        return None
     if not path.exists():
         return "no such file"
     return None
@@ -59,7 +72,8 @@ def open_in_app(
     read, a `--zone` name occurs nowhere, or there is no terminal to run in.
 
     `served`: the app runs for a browser (`steptrace serve`, through pipes):
-    it says so, and launching captures is off unless `allow_capture`."""
+    it says so, and launching captures is off unless `allow_capture`.
+    A folder opens as a run: its ranks screen, each rank's timeline from there."""
     if not served and not has_terminal():
         print(f"steptrace: {NO_TERMINAL}", file=sys.stderr)
         return 2

@@ -1,10 +1,10 @@
-"""`steptrace serve TRACE`: the explorer in a browser, behind a secret token.
+"""`steptrace serve TRACE|DIR`: the explorer in a browser, behind a secret token.
 
 Each browser connection gets its own `steptrace open --served` process on the
-same trace; their notes merge in the sidecar as two terminals' do. The server
-listens on loopback unless told otherwise, and prints one line: the URL with
-its token, and the SSH tunnel to reach it. textual-serve and aiohttp are
-imported inside `run` only.
+same trace (or run folder); their notes merge in the sidecar as two
+terminals' do. The server listens on loopback unless told otherwise, and
+prints one line: the URL with its token, and the SSH tunnel to reach it.
+textual-serve and aiohttp are imported inside `run` only.
 """
 
 from __future__ import annotations
@@ -26,13 +26,18 @@ def register(subparsers: Any) -> None:
         "serve",
         help="serve the explorer to a browser (through an SSH tunnel)",
         description=(
-            "Serve the explorer on TRACE over HTTP/WebSocket. Every browser "
+            "Serve the explorer on TRACE (or a run folder) over HTTP/WebSocket. "
+            "Every browser "
             "connection gets its own app on the same trace. Listens on "
             f"{DEFAULT_HOST} and prints the URL to open, with its secret token; "
             "Ctrl+C stops the server and every app it started."
         ),
     )
-    parser.add_argument("trace", metavar="TRACE", help="trace file (.json or .json.gz)")
+    parser.add_argument(
+        "trace",
+        metavar="TRACE",
+        help="trace file (.json or .json.gz), or a run folder of per-rank traces",
+    )
     parser.add_argument(
         "--port",
         type=int,

@@ -229,11 +229,11 @@ class HeatLevel(str, enum.Enum):
     def glyph(self) -> str:
         """Its mark, so that the level reads without colour (NO_COLOR, colour blindness)."""
         return {
-            HeatLevel.FASTER: "-",
+            HeatLevel.FASTER: "↓",
             HeatLevel.NEAR: "",
-            HeatLevel.SLOWER: "+",
-            HeatLevel.SLOW: "++",
-            HeatLevel.SLOWEST: "+++",
+            HeatLevel.SLOWER: "↑",
+            HeatLevel.SLOW: "↑↑",
+            HeatLevel.SLOWEST: "↑↑↑",
         }[self]
 
 

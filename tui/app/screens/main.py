@@ -41,13 +41,14 @@ from tui.app.messages import (
     ViewChanged,
     ZoneApplied,
 )
-from tui.app.screens import anchors, zone_switch
+from tui.app.screens import anchors, rank_switch, zone_switch
 from tui.app.screens.bottom_tabs import TABS, Filterable
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.help import HelpScreen, KeySection
 from tui.app.screens.loading import LoadingScreen
 from tui.app.screens.marks import Marks
 from tui.app.screens.notes_keeper import NotesKeeper
+from tui.app.screens.rank_switch import RankPlace
 from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.header_line import HeaderLine
@@ -77,6 +78,10 @@ class MainScreen(Screen[None]):
             show=False,
         ),
         Binding("right_square_bracket", "step(1)", "Next step", priority=True),
+        # A rank of a run (opened from the ranks screen): next/previous rank, back.
+        Binding("r", "rank(1)", "Next rank, same step"),
+        Binding("R", "rank(-1)", "Previous rank, same step", show=False),
+        Binding("u", "ranks", "Back to the ranks"),
         # Keys that open a prompt or a dialog act at once (priority), so what is
         # typed right after them goes there, not to the timeline.
         Binding("z", "zone", "Data zone", priority=True),
@@ -109,8 +114,12 @@ class MainScreen(Screen[None]):
         ),
     ]
 
-    def __init__(self, loaded: TraceLoaded) -> None:
+    def __init__(
+        self, loaded: TraceLoaded, *, rank_place: RankPlace | None = None
+    ) -> None:
+        """`rank_place`: which rank of a run this is, when opened from the ranks screen."""
         super().__init__()
+        self.rank_place = rank_place
         self.loaded = loaded
         self.path: Path = loaded.path
         self.trace = loaded.trace
@@ -137,6 +146,8 @@ class MainScreen(Screen[None]):
             return bool(self.analysis.gaps)
         if action == "mark":
             return bool(self.marks.size)
+        if action in rank_switch.ACTIONS:
+            return self.rank_place is not None
         return True
 
     # -- layout -------------------------------------------------------------
@@ -176,6 +187,20 @@ class MainScreen(Screen[None]):
             self.show_info(status.zone_info(self.analysis))
         else:
             self.show_info(status.window_info(self.analysis))
+        rank_switch.arrive(self)
+
+    @property
+    def run_label(self) -> str | None:
+        """Which rank of which run is shown (None: a capture opened alone)."""
+        return None if self.rank_place is None else self.rank_place.label()
+
+    def action_rank(self, delta: int) -> None:
+        """Show the next (or previous) rank of the run at the same step and zoom."""
+        rank_switch.switch(self, delta)
+
+    def action_ranks(self) -> None:
+        """Back to the run's ranks screen."""
+        rank_switch.back(self)
 
     @property
     def timeline(self) -> Timeline:
@@ -197,7 +222,7 @@ class MainScreen(Screen[None]):
         from tui.app.screens.help import timeline_keys
 
         return [
-            ("Main screen", self.BINDINGS),
+            ("Main screen", rank_switch.screen_keys(self, self.BINDINGS)),
             ("Timeline", timeline_keys(self.BINDINGS, Timeline.BINDINGS)),
             ("Operator table", OperatorTable.BINDINGS),
             ("Kernels", KernelTable.BINDINGS),

@@ -36,6 +36,7 @@ def header_lines(
     *,
     served: bool = False,
     capture_allowed: bool = True,
+    run_label: str | None = None,
 ) -> Text:
     """The header fitted to `width`: names and the question are shortened, the
     GPU state and its reason are wrapped, never cut."""
@@ -46,6 +47,9 @@ def header_lines(
     if served:
         mark = " served, captures on " if capture_allowed else " served "
         first.append(mark, style="bold reverse")
+        first.append(" ")
+    if run_label:
+        first.append(f" {fit_end(run_label, width // 2)} ", style="bold reverse")
         first.append(" ")
     gpu = trace.gpu_observed
     state = GPU_OBSERVED if gpu else GPU_NOT_OBSERVED
@@ -123,4 +127,5 @@ class HeaderLine(Widget):
             self.content_region.width or 80,
             served=bool(getattr(self.app, "served", False)),
             capture_allowed=bool(getattr(self.app, "capture_allowed", True)),
+            run_label=getattr(self.screen, "run_label", None),
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tui.core.results.text import TEXT_WIDTH, cut_end, fill
 from tui.core.runs.across import RunAnalysis, StepAcross
 from tui.core.units import duration_text, us
 from tui.core.vocab import HeatLevel
@@ -113,19 +114,28 @@ class RunHeat:
 
     def to_text(self) -> str:
         """One line per rank: its marks per step, steps late and total wait."""
-        lines = [
-            f"step time against the step's median: - faster than "
-            f"{100 * NEAR_SHARE:.0f}%, + up to {100 * SLOWER_SHARE:.0f}% slower, "
-            f"++ up to {100 * SLOW_SHARE:.0f}%, +++ beyond"
-        ]
+        lines = fill(
+            f"step time against the step's median: {HeatLevel.FASTER.glyph} over "
+            f"{100 * NEAR_SHARE:.0f}% faster, {HeatLevel.SLOWER.glyph} up to "
+            f"{100 * SLOWER_SHARE:.0f}% slower, {HeatLevel.SLOW.glyph} up to "
+            f"{100 * SLOW_SHARE:.0f}%, {HeatLevel.SLOWEST.glyph} beyond, . near it",
+            "",
+            "",
+        )
         for item in self.ranks:
             marks = " ".join(
                 (level.glyph or ".") if level is not None else "?"
                 for level in item.levels
             )
+            wait = (
+                "–" if item.total_wait_ns is None else duration_text(item.total_wait_ns)
+            )
             lines.append(
-                f"{item.rank:>6}  {marks}  late {item.late_steps}/{self.read_steps}"
-                f"  waits {duration_text(item.total_wait_ns) if item.total_wait_ns is not None else '–'}"
+                cut_end(
+                    f"{item.rank:>6}  late {item.late_steps}/{self.read_steps}"
+                    f"  waits {wait}  {marks}",
+                    TEXT_WIDTH,
+                )
             )
         return "\n".join(lines)
 

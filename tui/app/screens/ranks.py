@@ -1,0 +1,247 @@
+"""The ranks screen: a run's ranks side by side, and the way into each rank's timeline.
+
+The heat table (rank × step, each cell a rank's step time against the
+step's median, stragglers marked), the per-rank device breakdown bars, the
+run's reading (one rank late at the collectives, in `findings_text`'s
+words, with what the figures cannot show) and its warnings. Enter on a cell
+opens that rank at that step (`rank_switch`).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from tui.app.messages import RankCellChosen, RankCellHighlighted, RunLoaded
+from tui.app.screens import rank_switch
+from tui.app.screens.help import HelpScreen, KeySection
+from tui.app.screens.run_loading import RunLoadingScreen
+from tui.app.widgets.findings_panel import finding_text
+from tui.app.widgets.heat_table import HeatTable
+from tui.app.widgets.rank_bars import RankBars
+from tui.core.findings import ShowStep
+from tui.core.textsafe import printable
+from tui.core.vocab import HeatLevel
+from tui.view.labels import fit_middle
+from tui.view.run_table import STRAGGLER_MARK, RunTable
+
+BOTTOM_TABS = ("ranks-breakdown", "ranks-reading", "ranks-warnings")
+_LEGEND_STYLE = {
+    HeatLevel.FASTER: "#000000 on #9ecae1",
+    HeatLevel.SLOWER: "#000000 on #fdd0a2",
+    HeatLevel.SLOW: "#000000 on #fd8d3c",
+    HeatLevel.SLOWEST: "#ffffff on #a63603",
+}
+
+
+class RanksScreen(Screen[None]):
+    """A run folder's ranks: step times, stragglers, waits, device breakdowns."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o", "sort(1)", "Sort"),
+        Binding("O", "sort(-1)", "Sort by the previous key", show=False),
+        Binding("r", "reverse", "Reverse the sort", show=False),
+        Binding("v", "values", "Step time / wait"),
+        Binding("b", "bars_scope", "Bars: whole capture / this step", show=False),
+        Binding("l", "late", "Go to the late rank's longest wait", show=False),
+        Binding("1", "tab(0)", "Breakdown bars", show=False),
+        Binding("2", "tab(1)", "The run's reading", show=False),
+        Binding("3", "tab(2)", "Warnings", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, loaded: RunLoaded) -> None:
+        super().__init__()
+        self.loaded = loaded
+        self.result = loaded.result
+        self.run = loaded.result.run
+        self.zones = loaded.zones
+        self.table = RunTable(loaded.result)
+        self.bars_step = False
+
+    # -- layout -------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="ranks-header", markup=False)
+        yield HeatTable(self.table, id="heat")
+        yield Static("", id="ranks-info", markup=False)
+        warnings = [*self.run.warnings]
+        with TabbedContent(id="ranks-bottom"):
+            with TabPane("Breakdown [1]", id=BOTTOM_TABS[0]):
+                yield RankBars(self.run.ranks, id="rank-bars")
+            with TabPane("Reading [2]", id=BOTTOM_TABS[1]), VerticalScroll():
+                yield Static(self._reading_text(), markup=False)
+            with (
+                TabPane(f"Warnings ({len(warnings)}) [3]", id=BOTTOM_TABS[2]),
+                VerticalScroll(),
+            ):
+                yield Static(self._warnings_text(), markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        heat = self.heat
+        heat.focus()
+        self._show_header()
+        self.call_after_refresh(heat.go_to, None, None)
+
+    @property
+    def heat(self) -> HeatTable:
+        """The heat table."""
+        return self.query_one(HeatTable)
+
+    def on_resize(self) -> None:
+        self._show_header()
+
+    def _show_header(self) -> None:
+        self.query_one("#ranks-header", Static).update(self.header_text())
+
+    def header_text(self) -> Text:
+        """Which run, how many ranks and steps, what a cell shows and how to read it."""
+        run = self.run
+        width = max(self.size.width - 2, 40)
+        first = Text(no_wrap=True, overflow="ellipsis")
+        first.append("run ", style="bold")
+        first.append(
+            fit_middle(printable(run.folder.name), max(width // 3, 12)), style="bold"
+        )
+        world = "" if run.world_size is None else f", world size {run.world_size}"
+        first.append(f"  {len(run.ranks)} rank(s){world}")
+        first.append(f"  {len(run.steps)} step(s) in every rank")
+        gpu = sum(1 for row in run.ranks if row.summary.gpu_observed)
+        first.append(f"  GPU observed on {gpu}/{len(run.ranks)}")
+        legend = Text(no_wrap=True, overflow="ellipsis")
+        legend.append(f"{STRAGGLER_MARK} straggler", style="bold")
+        legend.append("  vs step median:")
+        for level, words in (
+            (HeatLevel.FASTER, ">3% faster"),
+            (HeatLevel.SLOWER, "≤10%"),
+            (HeatLevel.SLOW, "≤25%"),
+            (HeatLevel.SLOWEST, "more"),
+        ):
+            legend.append(" ")
+            legend.append(f" {level.glyph} {words} ", style=_LEGEND_STYLE[level])
+        heat = self.heat if self.is_mounted else None
+        third = Text(no_wrap=True, overflow="ellipsis")
+        shown = "wait in the collectives" if heat and heat.waits else "step time"
+        third.append(f"cells: {shown} ({self.table.unit})", style="bold")
+        if heat is not None:
+            arrow = "▼" if heat.descending else "▲"
+            third.append(f"  sorted by {heat.sort.label} {arrow}")
+        zone = ", ".join(printable(name) for name in self.zones) or "default"
+        third.append(f"  zone {zone}")
+        third.append(f"  unit {printable(run.unit)}")
+        return Text("\n").join([first, legend, third])
+
+    def _reading_text(self) -> Text:
+        text = finding_text(self.result.finding)
+        if isinstance(self.result.finding.anchor, ShowStep):
+            text.append("\n  l: go to its longest wait", style="italic")
+        if self.run.limits:
+            text.append("\n\nwhat these figures cannot show", style="bold")
+            for limit in self.run.limits:
+                text.append(f"\n  - {printable(limit)}")
+        return text
+
+    def _warnings_text(self) -> Text:
+        if not self.run.warnings:
+            return Text("No warnings: every rank found, one file each, one run.")
+        text = Text()
+        for warning in self.run.warnings:
+            text.append(f"- {printable(warning)}\n")
+        return text
+
+    def key_sections(self) -> list[KeySection]:
+        """The keys of this screen and of the timeline it opens."""
+        from tui.app.screens.main import MainScreen
+
+        run_keys = [
+            binding
+            for binding in MainScreen.BINDINGS
+            if isinstance(binding, Binding)
+            and binding.action.split("(")[0] in rank_switch.ACTIONS
+        ]
+        return [
+            ("Ranks screen", self.BINDINGS),
+            ("Heat table", HeatTable.BINDINGS),
+            ("A rank's timeline (opened with Enter)", run_keys),
+            ("Loading", RunLoadingScreen.BINDINGS),
+            ("Everywhere", [Binding("ctrl+p", "", "Command palette")]),
+        ]
+
+    # -- the table's cursor -----------------------------------------------------
+
+    def on_rank_cell_highlighted(self, message: RankCellHighlighted) -> None:
+        heat = self.heat
+        row = self.table.row_of_rank(message.rank)
+        column = self.table.step_index(message.step) if message.step is not None else 0
+        if row is not None:
+            self.query_one("#ranks-info", Static).update(
+                self.table.cell_info(row, column or 0)
+            )
+        self.query_one(RankBars).show(
+            heat.ranks_in_order(),
+            message.rank,
+            message.step if self.bars_step else None,
+        )
+
+    def on_rank_cell_chosen(self, message: RankCellChosen) -> None:
+        rank_switch.open_rank(self.app, self, message.rank, message.step)
+
+    def focus_cell(self, rank: int, step: int | None) -> None:
+        """Put the table's cursor on a rank and step (coming back from a timeline)."""
+        self.heat.go_to(rank, step)
+
+    def ranks_in_order(self) -> list[int]:
+        """The ranks as the table lists them now (r/R in a timeline walk this order)."""
+        return self.heat.ranks_in_order()
+
+    # -- actions --------------------------------------------------------------
+
+    def action_sort(self, step: int) -> None:
+        """Order the ranks by the next (or previous) key."""
+        self.heat.sort_next(step)
+        self._show_header()
+        self.heat.go_to(None, None)
+
+    def action_reverse(self) -> None:
+        """Reverse the order."""
+        heat = self.heat
+        heat.set_sort(heat.sort, not heat.descending)
+        self._show_header()
+
+    def action_values(self) -> None:
+        """Cells show step times, or waits in the collectives."""
+        heat = self.heat
+        heat.set_waits(not heat.waits)
+        self._show_header()
+
+    def action_bars_scope(self) -> None:
+        """Bars over the whole capture, or in the step under the cursor."""
+        self.bars_step = not self.bars_step
+        self.query_one(TabbedContent).active = BOTTOM_TABS[0]
+        self.heat.go_to(None, None)
+
+    def action_late(self) -> None:
+        """Put the cursor on the late rank at the step of its longest wait."""
+        finding = self.result.finding
+        figures = finding.figures
+        rank = getattr(figures, "rank", None)
+        if not isinstance(finding.anchor, ShowStep) or rank is None:
+            self.notify("No rank reaches the collectives late in this run.")
+            return
+        self.heat.go_to(rank, finding.anchor.number)
+
+    def action_tab(self, index: int) -> None:
+        """Show a bottom tab."""
+        self.query_one(TabbedContent).active = BOTTOM_TABS[index]
+
+    def action_help(self) -> None:
+        """List every key."""
+        self.app.push_screen(HelpScreen(self.key_sections()))

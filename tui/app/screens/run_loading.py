@@ -1,0 +1,214 @@
+"""The run loading screen: the ranks of a folder read in worker processes, with progress per rank.
+
+The reading is `tui.core.runs` (discover, the memory-bounded process pool,
+across): here a thread worker drives it and posts progress; Esc (or
+leaving the screen, or the app) sets the cancel event, on which the pool
+ends every worker process before the worker reports the cancel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, ProgressBar, Static
+
+from tui.app.messages import (
+    LoadCancelled,
+    LoadFailed,
+    RunLoaded,
+    RunProgressed,
+    ZoneRefused,
+)
+from tui.core.textsafe import printable
+
+RunOutcome = RunLoaded | LoadFailed | LoadCancelled | ZoneRefused
+# Ranks in flight listed on the screen (the others are counted).
+SHOWN_IN_FLIGHT = 6
+
+
+def prepare_worker_processes() -> None:
+    """Start multiprocessing's resource tracker while stderr is still the real one.
+
+    Spawning a worker starts the tracker on first use, handing it stderr's
+    file descriptor; inside the app, Textual's stand-in for stderr has none
+    (-1), and the spawn would fail. Call before the app runs.
+    """
+    from multiprocessing import resource_tracker
+
+    with contextlib.suppress(OSError, ValueError):
+        resource_tracker.ensure_running()
+
+
+class RankBoard:
+    """The state of a run's reading, fed by the pool's per-rank progress (in the worker)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.finished = 0
+        self.failed: list[str] = []
+        self.loading: dict[str, str] = {}
+
+    def update(self, progress: Any) -> None:
+        """Take one `RankProgress`."""
+        name = printable(Path(progress.path).name)
+        self.finished = progress.finished
+        self.total = progress.total
+        if progress.phase in ("done", "failed"):
+            self.loading.pop(name, None)
+            if progress.phase == "failed":
+                self.failed.append(name)
+            return
+        shown = progress.phase
+        if progress.fraction is not None:
+            shown += f" {100 * progress.fraction:.0f}%"
+        self.loading[name] = shown
+
+    def lines(self) -> list[str]:
+        """One line per rank in flight (a few), then how many more and how many failed."""
+        items = list(self.loading.items())
+        lines = [f"{name}: {phase}" for name, phase in items[:SHOWN_IN_FLIGHT]]
+        if len(items) > SHOWN_IN_FLIGHT:
+            lines.append(f"… and {len(items) - SHOWN_IN_FLIGHT} more")
+        if self.failed:
+            lines.append(f"{len(self.failed)} rank(s) could not be read")
+        return lines
+
+
+class RunLoadingScreen(Screen[RunOutcome]):
+    """Reads a run folder off the UI thread; dismisses with the outcome."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel loading"),
+    ]
+
+    def __init__(
+        self, folder: Path, zones: tuple[str, ...] = (), workers: int | None = None
+    ) -> None:
+        """`zones`: data-zone names asked for (`--zone`); `workers`: ranks read at
+        once (None: as many as cores and memory allow; 1: in this process)."""
+        super().__init__()
+        self.folder = folder
+        self.zones = zones
+        self.rank_workers = workers
+        self.cancel_event = threading.Event()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="run-loading-box"):
+            yield Static(
+                Text.assemble(
+                    ("Reading the run ", "bold"), printable(str(self.folder))
+                ),
+                id="run-loading-title",
+                markup=False,
+            )
+            yield ProgressBar(total=None, show_eta=False, id="run-loading-bar")
+            yield Static("finding the ranks", id="run-loading-phase", markup=False)
+            yield Static("", id="run-loading-ranks", markup=False)
+            yield Static(
+                Text(
+                    "each rank is read in its own process (through the column cache); "
+                    "Esc cancels",
+                    style="italic",
+                ),
+                markup=False,
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.read()
+
+    def on_unmount(self) -> None:
+        """Leaving the screen (or the app) stops the reading and its processes."""
+        self.cancel_event.set()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def read(self) -> None:
+        """Discover, summarise and read the ranks across; only posts messages back."""
+        from tui.core.errors import LoadCancelled as CoreCancelled
+        from tui.core.errors import TraceLoadError
+
+        try:
+            self.post_message(self._outcome())
+        except CoreCancelled:
+            self.post_message(LoadCancelled(self.folder))
+        except TraceLoadError as error:
+            self.post_message(LoadFailed(self.folder, str(error)))
+        except MemoryError:
+            self.post_message(LoadFailed(self.folder, "not enough memory to read it"))
+        except Exception as error:  # any other failure must still leave this screen
+            self.post_message(
+                LoadFailed(
+                    self.folder,
+                    f"unexpected {type(error).__name__} while reading the run: "
+                    f"{error} (a steptrace bug: please report it)",
+                )
+            )
+
+    def _outcome(self) -> RunOutcome:
+        from tui.commands._run_zones import run_zone_refusal, zone_names
+        from tui.core.errors import LoadCancelled as CoreCancelled
+        from tui.core.errors import TraceLoadError
+        from tui.core.results.ranks import RanksResult
+        from tui.core.runs.across import RunAnalysis
+        from tui.core.runs.discover import discover_run
+        from tui.core.runs.pool import summarise_files
+
+        layout = discover_run(self.folder)
+        board = RankBoard(len(layout.files))
+        self.post_message(RunProgressed(0, board.total, []))
+
+        def progress(step: Any) -> None:
+            board.update(step)
+            self.post_message(RunProgressed(board.finished, board.total, board.lines()))
+
+        outcomes = summarise_files(
+            [item.path for item in layout.files],
+            workers=self.rank_workers,
+            zones=zone_names(self.zones) or None,
+            progress=progress,
+            cancel=self.cancel_event,
+        )
+        if self.cancel_event.is_set():
+            raise CoreCancelled()
+        run = RunAnalysis.of(layout, outcomes)
+        if not run.ranks:
+            reasons = "; ".join(printable(warning) for warning in run.warnings[-3:])
+            raise TraceLoadError(f"no rank could be read ({reasons})")
+        refused = run_zone_refusal(run, self.zones)
+        if refused:
+            return ZoneRefused(self.folder, refused)
+        return RunLoaded(self.folder, RanksResult.of(run), self.zones)
+
+    def on_run_progressed(self, message: RunProgressed) -> None:
+        bar = self.query_one(ProgressBar)
+        bar.update(total=max(message.total, 1), progress=message.finished)
+        self.query_one("#run-loading-phase", Static).update(
+            f"{message.finished} of {message.total} rank(s) read"
+        )
+        self.query_one("#run-loading-ranks", Static).update("\n".join(message.loading))
+
+    def on_run_loaded(self, message: RunLoaded) -> None:
+        self.dismiss(message)
+
+    def on_load_failed(self, message: LoadFailed) -> None:
+        self.dismiss(message)
+
+    def on_load_cancelled(self, message: LoadCancelled) -> None:
+        self.dismiss(message)
+
+    def on_zone_refused(self, message: ZoneRefused) -> None:
+        self.dismiss(message)
+
+    def action_cancel(self) -> None:
+        """Ask the reading to stop; its worker processes end, then it answers."""
+        self.cancel_event.set()
+        self.query_one("#run-loading-phase", Static).update("cancelling…")

@@ -1,0 +1,244 @@
+"""The ranks screen's heat table in words: the ranks' order, and each cell's text and level.
+
+Textual-free: the widget only turns these into styled lines. Times share
+one unit per table (chosen so the longest step reads with at most three
+digits before the point), said in the table's labels. A cell reads
+without colour: after its value, `*` marks the straggler and arrows the
+band of its step time against the step's median (`tui.core.runs.heat`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from tui.core.results.ranks import RanksResult
+from tui.core.runs.across import RankRow, StepAcross
+from tui.core.runs.heat import RankHeat, RunHeat, change_pct
+from tui.core.textsafe import printable
+from tui.core.units import duration_text
+from tui.core.vocab import HeatLevel, RankSort
+
+STRAGGLER_MARK = "*"
+GLYPH_WIDTH = 3
+VALUE_WIDTH = 7
+CELL_WIDTH = 1 + GLYPH_WIDTH + VALUE_WIDTH
+COLUMN_GAP = 1
+LEFT_WIDTH = 30  # rank, late, median, wait
+SEPARATOR = " │"
+# Sort keys in the order `o` walks them; numbers largest first, ranks from 0.
+SORT_ORDER = (
+    RankSort.RANK,
+    RankSort.MEDIAN,
+    RankSort.WAIT,
+    RankSort.LATE,
+    RankSort.STEP,
+)
+_UNITS = ((1e9, "s"), (1e6, "ms"), (1e3, "µs"), (1.0, "ns"))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One rank's step: its text (exactly CELL_WIDTH cells), its band, straggler or not."""
+
+    text: str
+    level: HeatLevel | None
+    straggler: bool
+
+
+def table_unit(steps: tuple[StepAcross, ...]) -> tuple[str, float]:
+    """The unit of the table's times: the largest one the longest step reaches."""
+    longest = max(
+        (value for step in steps for value in step.duration_ns.values()), default=0
+    )
+    for scale, name in _UNITS:
+        if longest >= scale:
+            return name, scale
+    return "ns", 1.0
+
+
+def default_descending(key: RankSort) -> bool:
+    """Ranks from 0; every other key largest first."""
+    return key is not RankSort.RANK
+
+
+class RunTable:
+    """A run's rank × step table: ordering, cell texts and the words about a cell."""
+
+    def __init__(self, result: RanksResult) -> None:
+        self.result = result
+        self.run = result.run
+        self.heat = RunHeat.of(result.run)
+        self.rows: tuple[RankRow, ...] = self.run.ranks
+        self.steps: tuple[StepAcross, ...] = self.run.steps
+        self.unit, self.scale = table_unit(self.steps)
+        self._heat_of: dict[int, RankHeat] = {
+            item.rank: item for item in self.heat.ranks
+        }
+
+    # -- order --------------------------------------------------------------
+
+    def order(
+        self, key: RankSort, descending: bool, step_index: int | None = None
+    ) -> list[int]:
+        """Row indices sorted by `key` (ties by rank); ranks without a value go last."""
+
+        def value(index: int) -> float | None:
+            row = self.rows[index]
+            heat = self._heat_of[row.rank]
+            if key is RankSort.RANK:
+                return float(row.rank)
+            if key is RankSort.MEDIAN:
+                return heat.median_ns
+            if key is RankSort.WAIT:
+                return None if heat.total_wait_ns is None else float(heat.total_wait_ns)
+            if key is RankSort.LATE:
+                return float(heat.late_steps)
+            if step_index is None or not self.steps:
+                return None
+            found = self.steps[step_index].duration_ns.get(row.rank)
+            return None if found is None else float(found)
+
+        sign = -1.0 if descending else 1.0
+        keyed = [(value(index), index) for index in range(len(self.rows))]
+        known = sorted(
+            (item for item in keyed if item[0] is not None),
+            key=lambda item: (sign * (item[0] or 0.0), self.rows[item[1]].rank),
+        )
+        unknown = [item for item in keyed if item[0] is None]
+        return [index for _, index in known + unknown]
+
+    def row_of_rank(self, rank: int) -> int | None:
+        """The row index of a rank."""
+        return next(
+            (index for index, row in enumerate(self.rows) if row.rank == rank), None
+        )
+
+    def step_index(self, number: int) -> int | None:
+        """The column of a step number."""
+        return next(
+            (index for index, step in enumerate(self.steps) if step.number == number),
+            None,
+        )
+
+    # -- texts --------------------------------------------------------------
+
+    def number(self, ns: float | None) -> str:
+        """A time in the table's unit, at most VALUE_WIDTH cells."""
+        if ns is None:
+            return "–"
+        value = ns / self.scale
+        text = f"{value:.0f}" if self.scale == 1.0 else f"{value:.3f}"
+        if len(text) > VALUE_WIDTH:
+            text = f"{value:.0f}"
+        return text
+
+    @staticmethod
+    def aligned(value: str, marks: str = "") -> str:
+        """A cell: the value right-aligned, then its marks (straggler, band)."""
+        return f"{value:>{VALUE_WIDTH}}{marks:<{1 + GLYPH_WIDTH}}"
+
+    def header_left(self, key: RankSort, descending: bool) -> str:
+        """The left part of the column titles, with the sort's arrow."""
+        arrow = "▼" if descending else "▲"
+
+        def title(name: str, sort: RankSort) -> str:
+            return name + (arrow if key is sort else "")
+
+        return (
+            f"{title('rank', RankSort.RANK):>6} {title('late', RankSort.LATE):>5}"
+            f" {title('median', RankSort.MEDIAN):>8} {title('wait', RankSort.WAIT):>8}"
+        )
+
+    def step_title(
+        self, step_index: int, key: RankSort, descending: bool, current: int | None
+    ) -> str:
+        """A step column's title: `#N`, with the arrow when sorted by this step."""
+        title = f"#{self.steps[step_index].number}"
+        if key is RankSort.STEP and step_index == current:
+            title += "▼" if descending else "▲"
+        return title
+
+    def left_text(self, row_index: int) -> str:
+        """Rank, steps late, median step time and total wait of a row."""
+        row = self.rows[row_index]
+        heat = self._heat_of[row.rank]
+        late = (
+            f"{heat.late_steps}/{self.heat.read_steps}" if self.heat.read_steps else "–"
+        )
+        return (
+            f"{row.rank:>6} {late:>5} {self.number(heat.median_ns):>8}"
+            f" {self.number(heat.total_wait_ns):>8}"
+        )
+
+    def median_label(self) -> str:
+        """The label of the per-step median row."""
+        return f"step median ({self.unit})"
+
+    def spread_label(self) -> str:
+        """The label of the per-step spread row."""
+        return f"spread, max−min ({self.unit})"
+
+    def median_text(self, step_index: int) -> str:
+        """A step's median over the ranks, as a cell."""
+        return self.aligned(self.number(self.steps[step_index].median_ns))
+
+    def spread_text(self, step_index: int) -> str:
+        """A step's spread over the ranks, as a cell."""
+        return self.aligned(self.number(self.steps[step_index].spread_ns))
+
+    def cell(self, row_index: int, step_index: int, waits: bool = False) -> Cell:
+        """A rank's step time (or its wait in the collectives), its band and mark."""
+        rank = self.rows[row_index].rank
+        step = self.steps[step_index]
+        straggler = step.straggler == rank
+        mark = STRAGGLER_MARK if straggler else " "
+        if waits:
+            if straggler:
+                shown = "last"
+            else:
+                wait = step.wait_ns.get(rank)
+                shown = "–" if wait is None else self.number(wait)
+            return Cell(self.aligned(shown, mark), None, straggler)
+        level = self._heat_of[rank].levels[step_index]
+        glyph = "" if level is None else level.glyph
+        value = step.duration_ns.get(rank)
+        return Cell(self.aligned(self.number(value), mark + glyph), level, straggler)
+
+    # -- words about a cell -----------------------------------------------------
+
+    def cell_info(self, row_index: int, step_index: int) -> Text:
+        """The status line for a cell: time against the median, arrival, wait."""
+        row = self.rows[row_index]
+        text = Text()
+        if not self.steps:
+            text.append(f"rank {row.rank}", style="bold")
+            text.append("  no step recorded by every rank")
+            return text
+        step = self.steps[step_index]
+        duration = step.duration_ns.get(row.rank)
+        text.append(f"rank {row.rank} step {step.number}:", style="bold")
+        if duration is None:
+            text.append(" not recorded by this rank")
+            return text
+        text.append(f" {duration_text(duration)}")
+        change = change_pct(duration, step.median_ns)
+        if change is not None:
+            text.append(f" ({change:+.1f}%)")
+        arrival = step.arrival_ns.get(row.rank)
+        if step.straggler == row.rank:
+            text.append("  straggler", style="bold")
+            text.append(f", collectives at {duration_text(arrival)}")
+        elif arrival is not None:
+            text.append(f"  collectives at {duration_text(arrival)}")
+            wait = step.wait_ns.get(row.rank)
+            if wait is not None:
+                text.append(f", wait {duration_text(wait)}")
+        else:
+            text.append("  no collective in this step")
+        return text
+
+    def file_name(self, row_index: int) -> str:
+        """The trace file of a row, printable."""
+        return printable(self.rows[row_index].path.name)
