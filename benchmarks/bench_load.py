@@ -137,8 +137,9 @@ print(json.dumps({"events": trace.event_count}))
 # The floor: typed decoding of every event, nothing built from it, one core.
 TYPED_FLOOR = r"""
 import json, mmap, sys
-from tui.core.decode import _EVENTS_DECODER
-from tui.core.parallel import _framed, event_ranges, locate_events
+from tui.core.decode_records import _EVENTS_DECODER
+from tui.core.parallel_layout import event_ranges, locate_events
+from tui.core.parallel_ranges import _framed
 from tui.core.source import read_trace_bytes
 path = sys.argv[1]
 if path.endswith(".gz"):

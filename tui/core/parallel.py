@@ -15,11 +15,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import math
 import mmap
 import os
-import pickle
-import re
 import shutil
 import signal
 import subprocess
@@ -28,347 +25,30 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import msgspec
-import numpy as np
-
-from tui.core.build import CollectedPart, _Collector, finish_trace
-from tui.core.decode import (
-    _EVENTS_DECODER,
-    _RAW_LIST_DECODER,
-    _TOP_DECODER,
-    EventSource,
-    _decode_generic,
-)
+from tui.core.build import finish_trace
+from tui.core.collect import _Collector
 from tui.core.errors import LoadCancelled
 from tui.core.model import Trace
+from tui.core.parallel_layout import EventsLayout, event_ranges, locate_events
+from tui.core.parallel_ranges import (
+    _Control,
+    _RangeTask,
+    _read_result,
+    _restore,
+    _run_task,
+    _write_result,
+    decode_range,
+)
 
-# Where one event ends and the next begins: "}", a comma, "{" (whitespace between).
-_EVENT_SEPARATOR = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
-_SPACE = b" \t\r\n"
 # Each worker decodes its range this much at a time (bounds its memory, paces progress).
 RANGE_STEP_BYTES = 8 * 1024 * 1024
+
+
 # Below this much JSON per worker, starting one costs more than it saves.
 MIN_RANGE_BYTES = 48 * 1024 * 1024
-# How far past a wanted cut to look for an event boundary.
-_SEARCH_WINDOW = 4 * 1024 * 1024
-# The header (before "traceEvents") and the trailer (after it) are small in Kineto files.
-_HEADER_LIMIT = 64 * 1024 * 1024
-_TRAILER_LIMIT = 1024 * 1024
-_TRAILER_TRIES = 64
-
-
-@dataclass(frozen=True)
-class EventsLayout:
-    """Where the events array lies in a document, and the document's other keys."""
-
-    start: int  # first byte after "["
-    end: int  # the closing "]"
-    top_level: dict[str, Any]
-    array_form: bool
-
-
-def locate_events(data: Any) -> EventsLayout | None:
-    """The `traceEvents` array of a plain UTF-8 Chrome trace, or None when unsure.
-
-    The header before the array and the trailer after it are decoded on their
-    own; each decodes only if the cut is where the document says it is. Any
-    doubt (a byte-order mark, padding, a second `traceEvents`) is left to the
-    sequential path.
-    """
-    size = len(data)
-    first = 0
-    while first < size and data[first] in _SPACE:
-        first += 1
-    end = size
-    while end > first and data[end - 1] in _SPACE:
-        end -= 1
-    if end - first < 2:
-        return None
-    opening = data[first]
-    if opening == ord("["):
-        if data[end - 1] != ord("]"):
-            return None
-        return EventsLayout(first + 1, end - 1, {}, array_form=True)
-    if opening != ord("{") or data[end - 1] != ord("}"):
-        return None
-    key = data.find(b'"traceEvents"', first, min(end, first + _HEADER_LIMIT))
-    if key < 0:
-        return None
-    header = _decode_top(bytes(data[first:key]) + b'"traceEvents":0}')
-    if header is None:
-        return None
-    position = key + len(b'"traceEvents"')
-    position = _skip_space(data, position, end)
-    if position >= end or data[position] != ord(":"):
-        return None
-    position = _skip_space(data, position + 1, end)
-    if position >= end or data[position] != ord("["):
-        return None
-    start = position + 1
-    close, trailer = _find_trailer(data, start, end)
-    if trailer is None:
-        return None
-    top = dict(header)
-    top.update(trailer)
-    top.pop("traceEvents", None)
-    top_level = {name: _decode_generic(value) for name, value in top.items()}
-    return EventsLayout(start, close, top_level, array_form=False)
-
-
-def _skip_space(data: Any, position: int, end: int) -> int:
-    while position < end and data[position] in _SPACE:
-        position += 1
-    return position
-
-
-def _decode_top(text: bytes) -> dict[str, msgspec.Raw] | None:
-    """A top-level object whose last `traceEvents` is the 0 put there, or None."""
-    try:
-        decoded = _TOP_DECODER.decode(text)
-    except (msgspec.DecodeError, RecursionError, ValueError):
-        return None
-    if bytes(decoded.get("traceEvents", b"")) != b"0":
-        return None  # a second traceEvents key: the sequential path decides
-    return decoded
-
-
-def _find_trailer(
-    data: Any, start: int, end: int
-) -> tuple[int, dict[str, msgspec.Raw] | None]:
-    """The array's closing bracket and the keys after it, searched from the end.
-
-    A bracket after an event's "}" (or opening an empty array) is preferred: a
-    bracket inside a trailing key's value is not the end of the events. The
-    last range's decode proves the choice either way.
-    """
-    lowest = max(start - 1, end - _TRAILER_LIMIT)
-    close = end
-    fallback: tuple[int, dict[str, msgspec.Raw]] | None = None
-    for _ in range(_TRAILER_TRIES):
-        close = data.rfind(b"]", lowest, close)
-        if close < start:
-            break
-        trailer = _decode_top(b'{"traceEvents":0' + bytes(data[close + 1 : end]))
-        if trailer is None:
-            continue
-        before = close - 1
-        while before >= start and data[before] in _SPACE:
-            before -= 1
-        if before == start - 1 or data[before] == ord("}"):
-            return close, trailer
-        if fallback is None:
-            fallback = (close, trailer)
-    if fallback is not None:
-        return fallback
-    return -1, None
-
-
-def event_ranges(data: Any, start: int, end: int, parts: int) -> list[tuple[int, int]]:
-    """Cut [start, end) into at most `parts` ranges of whole events, at separators.
-
-    Each cut is the comma between two events; the ranges exclude it. A cut is
-    only a guess until its range decodes.
-    """
-    if parts <= 1 or end - start < 2:
-        return [(start, end)]
-    ranges: list[tuple[int, int]] = []
-    begin = start
-    for index in range(1, parts):
-        target = max(start + (end - start) * index // parts, begin)
-        match = _EVENT_SEPARATOR.search(data, target, min(end, target + _SEARCH_WINDOW))
-        if match is None:
-            continue
-        comma = match.start() + match.group().index(b",")
-        ranges.append((begin, comma))
-        begin = comma + 1
-    ranges.append((begin, end))
-    return ranges
-
-
-@dataclass(frozen=True)
-class _RangeTask:
-    """One worker's share: a byte range of the events array in a file."""
-
-    source: str
-    start: int
-    end: int
-    slot: int
-    scratch: str
-    control: str
-    step: int
-
-
-@dataclass
-class _RangeResult:
-    """A decoded range: its part (columns stored in a scratch file), or why not."""
-
-    part: CollectedPart | None = None
-    layout: dict[str, tuple[int, str, int]] = field(default_factory=dict)
-    path: str = ""
-    failure: str = ""
-
-
-class _Control:
-    """A tiny shared file: a cancel flag, then bytes decoded per worker."""
-
-    def __init__(self, path: str) -> None:
-        self.values = np.memmap(path, dtype=np.int64, mode="r+")
-
-    @staticmethod
-    def create(path: str, workers: int) -> _Control:
-        np.zeros(1 + workers, dtype=np.int64).tofile(path)
-        return _Control(path)
-
-    @property
-    def cancelled(self) -> bool:
-        return bool(self.values[0])
-
-    def cancel(self) -> None:
-        self.values[0] = 1
-
-    def report(self, slot: int, done: int) -> None:
-        self.values[1 + slot] = done
-
-    def done(self) -> list[int]:
-        return [int(value) for value in self.values[1:]]
-
-
-class _Cancelled(Exception):
-    """The parent asked the workers to stop."""
-
-
-def decode_range(
-    data: Any,
-    start: int,
-    end: int,
-    on_step: Callable[[int], None] | None = None,
-    reader: io.RawIOBase | None = None,
-    step: int | None = None,
-) -> _Collector | None:
-    """Columns of the events in data[start:end], or None if that is not whole events.
-
-    `reader`, when given, reads the same bytes as `data` (a mapping of it).
-    """
-    collector = _Collector()
-    for begin, stop in event_ranges(
-        data, start, end, math.ceil((end - start) / (step or RANGE_STEP_BYTES))
-    ):
-        text = _framed(data, reader, begin, stop)
-        try:
-            collector.add_batch(_EVENTS_DECODER.decode(text))
-        except msgspec.DecodeError:
-            # Something an element-by-element decode must look at (or not JSON).
-            try:
-                elements = _RAW_LIST_DECODER.decode(text)
-            except (msgspec.DecodeError, RecursionError):
-                return None
-            source = EventSource(elements=elements)
-            for batch in source.batches():
-                collector.add_batch(batch)
-            collector.repaired_utf8 |= source.repaired_utf8
-        except RecursionError:
-            return None
-        del text
-        if on_step is not None:
-            on_step(stop - start)
-    return collector
-
-
-def _framed(data: Any, reader: io.RawIOBase | None, begin: int, stop: int) -> bytearray:
-    """data[begin:stop] between "[" and "]", copied once.
-
-    Read from the file when there is one: a read copies faster than touching
-    every page of a mapping.
-    """
-    text = bytearray(stop - begin + 2)
-    text[0], text[-1] = ord("["), ord("]")
-    with memoryview(text) as view:
-        if reader is None:
-            view[1:-1] = memoryview(data)[begin:stop]
-        else:
-            reader.seek(begin)
-            done = 0
-            while done < stop - begin:
-                count = reader.readinto(view[1 + done : 1 + stop - begin])
-                if not count:
-                    raise OSError("the file is shorter than when it was opened")
-                done += count
-    return text
-
-
-def _run_task(task: _RangeTask) -> _RangeResult:
-    """In a worker: decode one range of the file, store the columns in a scratch file."""
-    control = _Control(task.control)
-
-    def on_step(done: int) -> None:
-        control.report(task.slot, done)
-        if control.cancelled:
-            raise _Cancelled()
-
-    try:
-        with (
-            open(task.source, "rb", buffering=0) as handle,
-            mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
-        ):
-            collector = decode_range(
-                data, task.start, task.end, on_step, handle, task.step
-            )
-            if collector is None:
-                return _RangeResult(failure="not whole events")
-            part = collector.export()
-    except _Cancelled:
-        return _RangeResult(failure="cancelled")
-    except (MemoryError, OSError, ValueError) as error:
-        return _RangeResult(failure=f"{type(error).__name__}: {error}")
-    path = os.path.join(task.scratch, f"part-{task.slot}.bin")
-    layout = _store(part, path)
-    light = replace(part, columns={}, flow_columns={}, args_blob=b"")
-    return _RangeResult(part=light, layout=layout, path=path)
-
-
-def _store(part: CollectedPart, path: str) -> dict[str, tuple[int, str, int]]:
-    """Write a part's arrays and args one after the other; return where each lies."""
-    layout: dict[str, tuple[int, str, int]] = {}
-    arrays: list[tuple[str, Any]] = [
-        *[(f"c.{name}", array) for name, array in part.columns.items()],
-        *[(f"f.{name}", array) for name, array in part.flow_columns.items()],
-        ("args", np.frombuffer(part.args_blob, dtype=np.uint8)),
-    ]
-    offset = 0
-    with open(path, "wb") as handle:
-        for name, array in arrays:
-            contiguous = np.ascontiguousarray(array)
-            layout[name] = (offset, contiguous.dtype.str, int(contiguous.size))
-            handle.write(contiguous.data)
-            offset += contiguous.nbytes
-    return layout
-
-
-def _restore(result: _RangeResult) -> CollectedPart:
-    """The part of a result, its arrays read back from the scratch file."""
-    assert result.part is not None
-    arrays: dict[str, Any] = {}
-    with open(result.path, "rb") as handle:
-        for name, (offset, dtype, count) in sorted(
-            result.layout.items(), key=lambda item: item[1][0]
-        ):
-            handle.seek(offset)
-            if name == "args":
-                arrays[name] = handle.read(count)
-            else:
-                arrays[name] = np.fromfile(handle, dtype=dtype, count=count)
-    return replace(
-        result.part,
-        columns={name[2:]: a for name, a in arrays.items() if name.startswith("c.")},
-        flow_columns={
-            name[2:]: a for name, a in arrays.items() if name.startswith("f.")
-        },
-        args_blob=arrays["args"],
-    )
 
 
 ProgressCallback = Callable[[int, int, tuple[tuple[int, int], ...]], None]
@@ -429,7 +109,9 @@ def _collect_here(
         if progress is not None:
             progress(done, total, ((done, total),))
 
-    return decode_range(data, layout.start, layout.end, on_step, reader)
+    return decode_range(
+        data, layout.start, layout.end, on_step, reader, step=RANGE_STEP_BYTES
+    )
 
 
 _POLL_SECONDS = 0.05
@@ -468,7 +150,14 @@ def _collect_in_workers(
             report()
 
         try:
-            collector = decode_range(data, ranges[0][0], ranges[0][1], on_step, handle)
+            collector = decode_range(
+                data,
+                ranges[0][0],
+                ranges[0][1],
+                on_step,
+                handle,
+                step=RANGE_STEP_BYTES,
+            )
             if collector is None:
                 return None
             if helper is not None:
@@ -523,15 +212,6 @@ def _start_helper(
         )
 
 
-def _read_result(scratch: str, slot: int) -> _RangeResult | None:
-    try:
-        with open(os.path.join(scratch, f"result-{slot}.pickle"), "rb") as handle:
-            result = pickle.load(handle)
-    except (OSError, EOFError, pickle.UnpicklingError):
-        return None  # the worker died (killed, out of memory)
-    return result if isinstance(result, _RangeResult) else None
-
-
 def serve(arguments: list[str]) -> int:
     """The helper process: fork one worker per range after the first, wait for them.
 
@@ -577,13 +257,6 @@ def serve(arguments: list[str]) -> int:
     if orphaned or os.getppid() != spec["parent"]:
         shutil.rmtree(spec["scratch"], ignore_errors=True)  # nobody else will
     return 0
-
-
-def _write_result(task: _RangeTask, result: _RangeResult) -> None:
-    final = os.path.join(task.scratch, f"result-{task.slot}.pickle")
-    with open(final + ".part", "wb") as handle:
-        pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(final + ".part", final)
 
 
 def load_parallel(
