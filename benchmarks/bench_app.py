@@ -4,14 +4,18 @@
 Usage::
 
     bench_app.py [TRACE] [--presses 150] [--size 200x60] [--op-rows 100000]
+                 [--memory-events 1000000]
 
 Runs the app headless (`run_test`) on the trace (the 85 MB MTIA trace by
 default) and prints: the time from start to the first frame of the main
 screen (load in the worker included), the cost of zoom/pan keys with every
 widget on screen (a full repaint of the screen after each key), and the
 operator table's cost at `--op-rows` distinct operators (a synthetic table:
-render the visible rows, sort, filter, toggle self/total). The goal is under
-50 ms per keypress. Figures are for reading; nothing is asserted.
+render the visible rows, sort, filter, toggle self/total), the keys of the
+Kernels and Copies tabs and of rows by input shape (with the time their
+workers take to read), and a memory lane over `--memory-events` allocations.
+The goal is under 50 ms per keypress. Figures are for reading; nothing is
+asserted.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import asyncio
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from textual.app import App, ComposeResult
@@ -122,6 +127,81 @@ async def bench_app(path: Path, presses: int, size: tuple[int, int]) -> None:
             f"  search 'aten' ({found:,} matches)  "
             f"{(time.process_time() - cpu_began) * 1000:7.1f} ms"
         )
+        await bench_views(app, pilot)
+
+
+async def timed_key(app: App[object], pilot: Any, name: str, *keys: str) -> float:
+    """UI-thread CPU time of a key and a full repaint (workers it starts are
+    timed apart, by `until_read`), printed; milliseconds per key."""
+    cpu_began = time.thread_time()
+    await pilot.press(*keys)
+    repaint(app)
+    cost = (time.thread_time() - cpu_began) * 1000 / len(keys)
+    per = f" (per key, {len(keys)} keys)" if len(keys) > 1 else ""
+    print(f"  {name:<34} UI CPU {cost:7.1f} ms{per}")
+    return cost
+
+
+async def until_read(app: App[object], pilot: Any, name: str, ready: Any) -> None:
+    """Wall time until a tab's worker has read its figures and they are drawn."""
+    began = time.perf_counter()
+    while not ready():
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    repaint(app)
+    print(
+        f"  {name:<34} {(time.perf_counter() - began) * 1000:7.0f} ms to read and draw"
+    )
+
+
+async def bench_views(app: App[object], pilot: Any) -> None:
+    """The Kernels and Copies tabs and rows by shape: keys on the UI, reading in workers."""
+    from tui.app.widgets.copies_view import CopiesView
+    from tui.app.widgets.kernel_table import KernelTable
+
+    screen = app.screen
+    assert isinstance(screen, MainScreen)
+    print("views (Kernels, Copies, rows by shape)")
+    kernels = screen.query_one(KernelTable)
+    await timed_key(app, pilot, "key '4' (Kernels tab opens)", "4")
+    await until_read(
+        app,
+        pilot,
+        "kernels",
+        lambda: kernels.message is None or kernels.rows is not None,
+    )
+    for name, keys in (
+        ("cursor down", ("down",)),
+        ("sort by next column (o)", ("o",)),
+        ("reverse (r)", ("r",)),
+        ("Enter: mark a kernel's occurrences", ("enter",)),
+        ("n: next occurrence", ("n",)),
+        ("F (filter prompt)", ("F",)),
+        ("type 'mul'", tuple("mul")),
+        ("Enter (filter applied)", ("enter",)),
+    ):
+        await timed_key(app, pilot, name, *keys)
+    await timed_key(app, pilot, "v (details opens)", "v")
+    await timed_key(app, pilot, "Esc (details closes)", "escape")
+    copies = screen.query_one(CopiesView)
+    await timed_key(app, pilot, "key '5' (Copies tab opens)", "5")
+    await until_read(
+        app,
+        pilot,
+        "copies",
+        lambda: (
+            copies.reading is not None
+            or (copies.message or "").startswith(("Copies:", "No copy"))
+        ),
+    )
+    await timed_key(app, pilot, "cursor down", "down")
+    await timed_key(app, pilot, "Enter: mark a line's copies", "enter")
+    await timed_key(app, pilot, "n: next copy", "n")
+    ops = screen.ops
+    await timed_key(app, pilot, "key '1' (operators)", "1")
+    await timed_key(app, pilot, "i (rows by shape)", "i")
+    await until_read(app, pilot, "rows by shape", lambda: ops.shapes_state != "reading")
+    await timed_key(app, pilot, "i (back to rows by name)", "i")
 
 
 def synthetic_table(rows: int) -> OpTable:
@@ -182,17 +262,41 @@ async def bench_table(rows: int, size: tuple[int, int]) -> None:
         await pilot.pause()
 
 
+def bench_memory_lane(events: int, width: int) -> None:
+    """The memory lane's cost at many allocations: build once, then one view."""
+    from tui.core.memory import DeviceMemory
+    from tui.view.cells import Viewport
+    from tui.view.memory_lane import MemoryLane
+
+    generator = np.random.default_rng(7)
+    times = np.cumsum(generator.integers(1, 1000, events)).astype(np.int64)
+    totals = generator.integers(0, 1 << 34, events).astype(np.int64)
+    began = time.perf_counter()
+    lane = MemoryLane.build(DeviceMemory("cuda:0", times, totals))
+    built = time.perf_counter() - began
+    view = Viewport(0, int(times[-1]), width)
+    began = time.perf_counter()
+    cells = lane.cells(view)
+    drawn = time.perf_counter() - began
+    print(
+        f"memory lane, {events:,} allocations: index {built * 1000:.1f} ms, "
+        f"one line at {width} cells {drawn * 1000:.2f} ms ({cells.examined:,} nodes read)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trace", nargs="?", default=str(DEFAULT_TRACE))
     parser.add_argument("--presses", type=int, default=150)
     parser.add_argument("--size", default="200x60")
     parser.add_argument("--op-rows", type=int, default=100_000)
+    parser.add_argument("--memory-events", type=int, default=1_000_000)
     args = parser.parse_args()
     width, height = (int(part) for part in args.size.split("x"))
     print(f"trace: {Path(args.trace).name}")
     asyncio.run(bench_app(Path(args.trace), args.presses, (width, height)))
     asyncio.run(bench_table(args.op_rows, (width, height)))
+    bench_memory_lane(args.memory_events, width)
 
 
 if __name__ == "__main__":
