@@ -23,6 +23,8 @@ from tui.app.messages import (
     TraceLoaded,
     ZoneRefused,
 )
+from tui.app.screens.comparison import ComparisonScreen
+from tui.app.screens.comparison_data import CompareRequest
 from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.loading import LoadingScreen, LoadOutcome
 from tui.app.screens.main import MainScreen
@@ -55,12 +57,15 @@ class StepTraceApp(App[int]):
         allow_capture: bool = False,
         zones: tuple[str, ...] = (),
         rank_workers: int | None = None,
+        compare: CompareRequest | None = None,
     ) -> None:
         """`path`: a trace, or a run folder (one trace per rank); `served`:
         running for a browser (`steptrace serve`), where launching a capture
         is off unless `allow_capture`; `zones`: the data zone named on the
         command line (`--zone`, for the first trace or run opened);
-        `rank_workers`: ranks of a run read at once (None: cores and memory)."""
+        `rank_workers`: ranks of a run read at once (None: cores and memory);
+        `compare`: the capture to compare the trace with once it is open
+        (`steptrace diff A B` on a terminal)."""
         super().__init__()
         self.trace_path = Path(path)
         self.rank_workers = rank_workers
@@ -69,6 +74,7 @@ class StepTraceApp(App[int]):
         self.served = served
         self.capture_allowed = allow_capture or not served
         self.zones = zones
+        self.compare = compare
         self.exit_lines: list[str] = []
         """Lines for stderr once the app has ended (why it exited 2)."""
 
@@ -96,9 +102,13 @@ class StepTraceApp(App[int]):
             for screen in self.screen_stack[1:]:
                 if isinstance(screen, (MainScreen, LoadErrorScreen)):
                     self.pop_screen()
-            self.push_screen(MainScreen(outcome))
+            main = MainScreen(outcome)
+            self.push_screen(main)
             self.trace_path = outcome.path
             self.sub_title = outcome.path.name
+            if self.compare is not None:
+                request, self.compare = self.compare, None
+                self.push_screen(ComparisonScreen(main, request))
         elif isinstance(outcome, LoadFailed):
             self.push_screen(LoadErrorScreen(outcome.path, outcome.reason))
         elif isinstance(outcome, ZoneRefused):

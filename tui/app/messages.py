@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from tui.app.screens.comparison_data import Comparison
     from tui.core.analysis import Analysis, OpTable
     from tui.core.findings import Finding
     from tui.core.load import LoadProgress
@@ -260,6 +261,28 @@ class ScopeTable(Message):
 
     table: OpTable
     label: str
+
+
+@dataclass
+class ComparisonReady(Message):
+    """A comparison worker loaded the other capture and compared both."""
+
+    comparison: Comparison
+
+
+@dataclass
+class ComparisonFailed(Message):
+    """A comparison worker could not load or compare (one line each)."""
+
+    lines: list[str]
+
+
+@dataclass
+class ReportWritten(Message):
+    """The report export ended: where it went, or why it was not written."""
+
+    path: Path | None
+    error: str | None = None
 
 
 @dataclass

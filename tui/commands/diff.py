@@ -54,13 +54,67 @@ def register(subparsers: Any) -> None:
         help="match operators by name (default), or by name and input shapes when "
         "both captures recorded them",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print JSON (see README)")
+    output.add_argument(
+        "--text",
+        action="store_true",
+        help="print text even on a terminal (where the comparison screen opens "
+        "otherwise); pipes and scripts always get text",
+    )
     add_workers_option(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the diff; exit 2 for an unreadable trace or a zone in neither capture."""
+    """Open the comparison screen on a terminal, else print the diff; exit 2 for an
+    unreadable trace or a zone in neither capture."""
+    import sys
+
+    if args.limit is not None and args.limit < 0:
+        print("steptrace: --limit must be 0 or more", file=sys.stderr)
+        return 2
+    if not args.json and not args.text:
+        from tui.commands.open import has_terminal
+
+        if has_terminal():
+            return _open_comparison(args)
+    return _print(args)
+
+
+def _open_comparison(args: argparse.Namespace) -> int:
+    """The explorer on BEFORE, with the comparison screen over it."""
+    import sys
+    from pathlib import Path
+
+    from tui.commands.open import target_error
+    from tui.core.textsafe import printable
+
+    for given in (args.before, args.after):
+        problem = target_error(Path(given))
+        if problem is not None:
+            print(f"steptrace: {printable(given)}: {problem}", file=sys.stderr)
+            return 2
+    from tui.app.app import StepTraceApp
+    from tui.app.screens.comparison_data import CompareRequest
+    from tui.core.vocab import SortKey, TimeDevice
+
+    request = CompareRequest(
+        Path(args.after),
+        SortKey(args.sort),
+        TimeDevice(args.device) if args.device else None,
+        by_shape=args.group_by == "shape",
+        zones=tuple(args.zone),
+    )
+    app = StepTraceApp(Path(args.before), compare=request)
+    app.run()
+    for line in app.exit_lines:
+        print(line, file=sys.stderr)
+    return int(app.return_code or 0)
+
+
+def _print(args: argparse.Namespace) -> int:
+    """The diff as text or JSON on stdout."""
     import sys
 
     from tui.commands._common import load_for_cli, print_json
@@ -69,9 +123,6 @@ def run(args: argparse.Namespace) -> int:
     from tui.core.textsafe import printable
     from tui.core.zones import zone_group
 
-    if args.limit is not None and args.limit < 0:
-        print("steptrace: --limit must be 0 or more", file=sys.stderr)
-        return 2
     zones = [zone_group(name) for name in args.zone] or None
     before = Analysis(load_for_cli(args.before, args.workers), zones)
     after = Analysis(load_for_cli(args.after, args.workers), zones)

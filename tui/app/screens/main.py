@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
 from tui.app.dialogs.capture import CaptureDialog
+from tui.app.dialogs.compare_with import CompareWithDialog
 from tui.app.dialogs.note_form import NoteDraft, NoteForm
 from tui.app.dialogs.scrub import ScrubDialog
 from tui.app.dialogs.zone_picker import ZonePicker
@@ -34,6 +35,7 @@ from tui.app.messages import (
     NotesUpdated,
     OperatorActivated,
     OperatorSelected,
+    ReportWritten,
     ScopeTable,
     StatusText,
     StepChosen,
@@ -41,7 +43,7 @@ from tui.app.messages import (
     ViewChanged,
     ZoneApplied,
 )
-from tui.app.screens import anchors, rank_switch, zone_switch
+from tui.app.screens import anchors, rank_switch, report_export, zone_switch
 from tui.app.screens.bottom_tabs import TABS, Filterable
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.help import HelpScreen, KeySection
@@ -61,7 +63,7 @@ from tui.core.analysis import Analysis, OpTable, Step
 from tui.core.findings import Finding
 from tui.core.findings_text import words
 from tui.core.textsafe import printable
-from tui.core.vocab import ZoneSource
+from tui.core.vocab import SortKey, ZoneSource
 from tui.view import status
 
 
@@ -109,6 +111,8 @@ class MainScreen(Screen[None]):
         Binding("m", "note", "Note"),
         Binding("c", "capture", "New capture", show=False),
         Binding("E", "share", "Share: scrub a copy", show=False),
+        Binding("D", "compare", "Compare with another capture", show=False),
+        Binding("X", "export_report", "Export the report (Markdown)", show=False),
         Binding(
             "escape", "clear", "Clear marks and selection / close search", show=False
         ),
@@ -235,6 +239,7 @@ class MainScreen(Screen[None]):
             ("Loading", LoadingScreen.BINDINGS),
             ("New capture", CaptureDialog.BINDINGS),
             ("Share (scrub a copy)", ScrubDialog.BINDINGS),
+            ("Compare with (path)", CompareWithDialog.BINDINGS),
             ("Everywhere", [Binding("ctrl+p", "", "Command palette")]),
         ]
 
@@ -548,6 +553,26 @@ class MainScreen(Screen[None]):
         Allowed in a served app: the copy is an export of this trace, written
         next to it under a fresh derived name, never over a file."""
         self.app.push_screen(ScrubDialog(self.path))
+
+    def action_compare(self) -> None:
+        """Ask for another capture and compare this one (before) with it (after)."""
+        from tui.app.screens.comparison import ComparisonScreen
+        from tui.app.screens.comparison_data import CompareRequest
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                request = CompareRequest(path, SortKey(self.mode))
+                self.app.push_screen(ComparisonScreen(self, request))
+
+        self.app.push_screen(CompareWithDialog(self.path), chosen)
+
+    def action_export_report(self) -> None:
+        """Write the method report next to the trace under a fresh name (off the UI).
+        Allowed in a served app: an export writes a new file and runs nothing."""
+        report_export.export(self)
+
+    def on_report_written(self, message: ReportWritten) -> None:
+        report_export.written(self, message)
 
     # -- notes ---------------------------------------------------------------
 

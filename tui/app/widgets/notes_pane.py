@@ -12,6 +12,7 @@ from textual.widgets.option_list import Option
 from tui.app.messages import NoteAction
 from tui.core.textsafe import printable
 from tui.notes import Note
+from tui.notes.report import tested_by_text
 
 STATUS_STYLE = {
     "open": "bold",
@@ -36,6 +37,12 @@ def note_text(note: Note) -> Text:
     if note.result is not None and note.result.text:
         text.append("\n  result: ", style="italic")
         text.append(printable(note.result.text))
+    tested = note.result.tested_by if note.result is not None else None
+    if tested is not None:
+        text.append("\n  tested by ", style="italic")
+        text.append(printable(tested.path), style="underline")
+        text.append(": ")
+        text.append(printable(tested_by_text(tested)), style="bold")
     return text
 
 

@@ -1,0 +1,99 @@
+"""Export the method report from the main screen: `markdown_report`, written next
+to the trace under a fresh name, off the UI thread.
+
+The file is written whole through `fresh_file.write_fresh`, never over an
+existing one: `<trace>.report.md`, then `<trace>.report-1.md`, ... An export
+is allowed in a served app (as the share dialog's scrubbed copy is): it writes
+a new file next to the trace and runs nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from tui.app.messages import ReportWritten
+from tui.core.textsafe import printable
+
+if TYPE_CHECKING:
+    from tui.app.screens.main import MainScreen
+
+TRIES = 1000
+
+
+def report_stem(trace: Path) -> str:
+    """The trace's name without `.json` / `.json.gz`."""
+    stem = trace.name
+    for ending in (".gz", ".json"):
+        if stem.endswith(ending) and len(stem) > len(ending):
+            stem = stem[: -len(ending)]
+    return stem
+
+
+def write_report(trace: Path, markdown: str) -> Path:
+    """Write `markdown` next to `trace` under the first free name; its path.
+
+    A name taken meanwhile (by another session) is skipped, never replaced.
+    OSError when the folder cannot be written.
+    """
+    from tui.core.fresh_file import write_fresh
+
+    stem = report_stem(trace)
+    data = markdown.encode("utf-8")
+    for number in range(TRIES):
+        suffix = "" if number == 0 else f"-{number}"
+        candidate = trace.with_name(f"{stem}.report{suffix}.md")
+        try:
+            return write_fresh(candidate, data)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free report name next to {trace}")
+
+
+def export(screen: MainScreen) -> None:
+    """Build the report of what the screen shows (its data zone, its notes) and write it."""
+    analysis = screen.analysis
+    path = screen.path
+    keeper = getattr(screen, "notes", None)
+    notes = list(keeper.notes.values()) if keeper is not None else []
+
+    def job() -> None:
+        from tui.core.results.report import markdown_report
+
+        try:
+            markdown = markdown_report(analysis, notes, trace_name=path.name)
+            screen.post_message(ReportWritten(write_report(path, markdown)))
+        except OSError as error:
+            screen.post_message(
+                ReportWritten(None, f"report not written: {error.strerror or error}")
+            )
+        except Exception as error:  # the user must hear of any failure
+            screen.post_message(
+                ReportWritten(
+                    None,
+                    f"report not written: unexpected {type(error).__name__}: {error} "
+                    "(a steptrace bug: please report it)",
+                )
+            )
+
+    screen.notify("Writing the report…")
+    screen.run_worker(
+        job, thread=True, exclusive=True, exit_on_error=False, group="report"
+    )
+
+
+def written(screen: MainScreen, message: ReportWritten) -> None:
+    """Say where the report went, or why it was not written."""
+    if message.path is None:
+        screen.notify(
+            printable(message.error or "report not written"),
+            severity="error",
+            markup=False,
+        )
+        return
+    text = Text("Report written to ")
+    text.append(printable(str(message.path)), style="bold")
+    screen.show_info(text)
+    screen.notify(f"Report written to {printable(str(message.path))}", markup=False)

@@ -1,0 +1,137 @@
+"""The comparison screen in words: the verdict, the comparability warnings and
+the operator-change cells, from one `DiffResult` (Textual-free).
+
+The verdict reads faster or slower only when the two ranges of window step
+times do not overlap; the change of the median is shown only then, so an
+inconclusive pair never reads as a speed-up. GPU cells of a side without GPU
+events read `n/o` (not observed), never 0.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from tui.core.analysis import Analysis
+from tui.core.diff.tables import OpsDiff
+from tui.core.results.diff import DiffResult, verdict_words
+from tui.core.textsafe import printable
+from tui.core.units import duration_text
+from tui.core.vocab import OpPresence, SortKey, TimeDevice, Verdict
+
+NOT_OBSERVED_CELL = "n/o"
+PRESENCE_MARK = {OpPresence.BOTH: " ", OpPresence.ADDED: "+", OpPresence.REMOVED: "-"}
+VERDICT_STYLE = {
+    Verdict.FASTER: "bold reverse",
+    Verdict.SLOWER: "bold reverse",
+    Verdict.INCONCLUSIVE: "bold",
+}
+
+
+def sides_text(result: DiffResult) -> Text:
+    """Which capture is before and which after (file names, escaped)."""
+    diff = result.diff
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for word, path in (("before ", diff.before.path), ("   after ", diff.after.path)):
+        text.append(word, style="bold")
+        text.append(printable(path.rsplit("/", 1)[-1]))
+    return text
+
+
+def verdict_text(result: DiffResult) -> Text:
+    """The verdict and what it rests on, with the change of the median only when the
+    verdict is faster or slower (the steps strips below show both ranges)."""
+    steps = result.diff.steps
+    said = verdict_words(steps)
+    head, _, rest = said.partition(": ")
+    text = Text()
+    text.append(f" {head.upper()} ", style=VERDICT_STYLE[steps.verdict])
+    text.append(f" {rest}")
+    if steps.verdict is not Verdict.INCONCLUSIVE and steps.change_pct is not None:
+        text.append(f"; median step time {steps.change_pct:+.1f}%", style="bold")
+    elif steps.before.stats is not None and steps.after.stats is not None:
+        text.append("; no change can be claimed", style="italic")
+    return text
+
+
+def comparability_text(result: DiffResult) -> Text:
+    """Whether the captures compare, each warning that says why not, then the caveats."""
+    diff = result.diff
+    text = Text()
+    breaking = [w.message for w in diff.warnings if w.breaks_comparability]
+    caveats = [w.message for w in diff.warnings if not w.breaks_comparability]
+    if breaking:
+        text.append(" NOT COMPARABLE ", style="bold reverse")
+        text.append(" the verdict does not carry over:")
+        for message in breaking:
+            text.append("\n  - ")
+            text.append(printable(message))
+    else:
+        text.append("comparable", style="bold")
+        text.append(" (same environment, window, options, question, batch, zone)")
+    for message in caveats:
+        text.append("\n  caveat: ", style="italic")
+        text.append(printable(message))
+    return text
+
+
+def ops_title(result: DiffResult, mode: SortKey, device: TimeDevice) -> str:
+    """What the operator table compares and how its rows are ordered."""
+    ops = result.diff.ops
+    order = (
+        "by name"
+        if result.sort is SortKey.NAME
+        else "by change of calls"
+        if result.sort is SortKey.CALLS
+        else f"by change of {mode.value} {device.value.upper()} time"
+    )
+    shapes = " and input shapes" if ops.by_shape else ""
+    return f"Operators{shapes} ({len(ops)}) {order}; whole trace; + added, - removed"
+
+
+def gpu_note(ops: OpsDiff) -> str | None:
+    """Which side's GPU figures are not observed, if one is."""
+    missing = [
+        word
+        for word, table in (("before", ops.before), ("after", ops.after))
+        if table.self_gpu_ns is None
+    ]
+    if not missing:
+        return None
+    if len(missing) == 2:
+        return "GPU: not observed on either side (no GPU events)"
+    return f"GPU {missing[0]}: not observed (no GPU events on that side)"
+
+
+def calls_cell(ops: OpsDiff, row: int) -> str:
+    """Calls before → after."""
+    return f"{int(ops.before.calls[row])}→{int(ops.after.calls[row])}"
+
+
+def time_cells(
+    ops: OpsDiff, row: int, mode: SortKey, device: TimeDevice
+) -> tuple[str, str, str]:
+    """Before, after and the signed change of one time column; n/o where not observed."""
+    values = []
+    for table in (ops.before, ops.after):
+        if device is TimeDevice.GPU:
+            column = table.self_gpu_ns if mode is SortKey.SELF else table.total_gpu_ns
+        else:
+            column = table.self_cpu_ns if mode is SortKey.SELF else table.total_cpu_ns
+        values.append(None if column is None else int(column[row]))
+    before, after = values
+    shown = [NOT_OBSERVED_CELL if v is None else duration_text(v) for v in values]
+    if before is None or after is None:
+        return shown[0], shown[1], "–"
+    delta = after - before
+    return shown[0], shown[1], ("+" if delta > 0 else "") + duration_text(delta)
+
+
+def step_line(analysis: Analysis, word: str, name: str, count: int, label: str) -> Text:
+    """The line above one timeline: the side, the step shown, the occurrences in it."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"{word} ", style="bold")
+    text.append(printable(str(analysis.trace.path).rsplit("/", 1)[-1]))
+    text.append(f"  {label}  ")
+    text.append(printable(name), style="bold")
+    text.append(f"  {count} in this step" if count else "  none in this step")
+    return text
