@@ -107,6 +107,9 @@ class RanksScreen(Screen[None]):
         run = self.run
         width = max(self.size.width - 2, 40)
         first = Text(no_wrap=True, overflow="ellipsis")
+        if getattr(self.app, "served", False):
+            first.append(" served ", style="bold reverse")
+            first.append(" ")
         first.append("run ", style="bold")
         first.append(
             fit_middle(printable(run.folder.name), max(width // 3, 12)), style="bold"
