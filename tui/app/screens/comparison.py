@@ -81,7 +81,9 @@ class ComparisonScreen(Screen[None]):
             priority=True,
             show=False,
         ),
-        Binding("right_square_bracket", "step(1)", "Next step", priority=True),
+        Binding(
+            "right_square_bracket", "step(1)", "Next step", priority=True, show=False
+        ),
         Binding("t", "toggle_total", "Self/total"),
         Binding("n", "mark(1)", "Next occurrence", show=False),
         Binding("N", "mark(-1)", "Previous occurrence", show=False),
@@ -291,7 +293,7 @@ class ComparisonScreen(Screen[None]):
     def _say_table(self) -> None:
         text = Text()
         text.append("Enter", style="bold")
-        text.append(": occurrences on both timelines, same step")
+        text.append(": both timelines, same step")
         text.append("  t self/total  o order  l tested by", style="italic")
         self.show_info(text)
 

@@ -65,8 +65,8 @@ class DiffOpTable(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home", "edge(0)", "First", show=False),
         Binding("end", "edge(1)", "Last", show=False),
-        Binding("enter", "activate", "Both timelines"),
-        Binding("o", "order", "Order"),
+        Binding("enter", "activate", "Timelines"),
+        Binding("o", "order", "Order: change/calls/name", show=False),
         Binding("c", "clock", "CPU/GPU", show=False),
     ]
 
