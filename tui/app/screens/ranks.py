@@ -185,8 +185,9 @@ class RanksScreen(Screen[None]):
         row = self.table.row_of_rank(message.rank)
         column = self.table.step_index(message.step) if message.step is not None else 0
         if row is not None:
+            # One fixed line: no layout to redo on every key.
             self.query_one("#ranks-info", Static).update(
-                self.table.cell_info(row, column or 0)
+                self.table.cell_info(row, column or 0), layout=False
             )
         self.query_one(RankBars).show(
             heat.ranks_in_order(),
