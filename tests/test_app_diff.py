@@ -487,3 +487,51 @@ async def test_an_unreadable_other_capture_says_why(
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
+
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="shared traces not present")
+@pilot_test
+async def test_real_pair_inconclusive_and_occurrences_match_raw_counts(
+    tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    """The two shared trace_compare captures (copied: the app may write beside them)."""
+    import gzip
+    import shutil
+
+    paths = []
+    for name in ("trace_compare-base-base.json.gz", "trace_compare-test-test.json.gz"):
+        paths.append(Path(shutil.copy(SHARED / name, tmp_path / name)))
+    documents = [orjson.loads(gzip.decompress(path.read_bytes())) for path in paths]
+
+    def steps_us(document: dict[str, Any]) -> list[float]:
+        return [
+            float(e["dur"])
+            for e in document["traceEvents"]
+            if str(e.get("name", "")).startswith("ProfilerStep#")
+        ]
+
+    first, second = (steps_us(document) for document in documents)
+    assert max(second) >= min(first) and min(second) <= max(first)  # overlap
+    app = comparing(*paths)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await settle_comparison(pilot)
+        assert "INCONCLUSIVE" in shown(screen, "#cmp-verdict")
+        table = screen.query_one(DiffOpTable)
+        table.focus()
+        name = "nccl:all_reduce"
+        table.move_cursor(
+            int(np.flatnonzero(table.order == table.diff.ops.names.index(name))[0])
+        )
+        await pilot.press("enter")
+        await pilot.pause()
+        for word, document in zip(("before", "after"), documents, strict=True):
+            raw = [
+                e
+                for e in document["traceEvents"]
+                if e.get("name") == name and e.get("ph") == "X"
+            ]
+            timeline = screen.query_one(f"#cmp-timeline-{word}", Timeline)
+            assert len(_marked(timeline)) == len(raw) > 0
