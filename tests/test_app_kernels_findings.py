@@ -63,7 +63,7 @@ async def _enter_on(
 @pilot_test
 async def test_small_launches_selects_its_kernel(isolated_data_dir: Path) -> None:
     app = make_app(SAMPLED)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         screen, finding = await _enter_on(pilot, FindingId.SMALL_LAUNCHES)
         anchor = finding.anchor
         assert isinstance(anchor, ShowKernel) and anchor.step is not None
@@ -92,13 +92,15 @@ async def test_small_launches_selects_its_kernel(isolated_data_dir: Path) -> Non
         table = screen.query_one(KernelTable)
         assert table.rows is not None and table.current_row is not None
         assert table.rows.stats.table.names[table.current_row] == anchor.name
+        top = int(table.scroll_y)
+        assert top <= table.cursor < top + table.size.height - 1  # on screen
         assert screen.timeline.has_focus
 
 
 @pilot_test
 async def test_repeated_copy_selects_the_copy(isolated_data_dir: Path) -> None:
     app = make_app(SAMPLED)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         screen, finding = await _enter_on(pilot, FindingId.REPEATED_COPY)
         anchor = finding.anchor
         assert isinstance(anchor, ShowEvents) and anchor.select is not None
@@ -114,12 +116,14 @@ async def test_repeated_copy_selects_the_copy(isolated_data_dir: Path) -> None:
         assert view.reading is not None
         assert anchor.select in view.reading.columns.events[line.positions].tolist()
         assert line.label.startswith("repeated ")
+        top = int(view.scroll_y)
+        assert top <= view.cursor < top + view.size.height - 1  # on screen
 
 
 @pilot_test
 async def test_dominant_operator_in_the_table(isolated_data_dir: Path) -> None:
     app = make_app(SAMPLED)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         screen, finding = await _enter_on(pilot, FindingId.DOMINANT_OP)
         anchor = finding.anchor
         assert isinstance(anchor, ShowOperator)
@@ -130,7 +134,7 @@ async def test_dominant_operator_in_the_table(isolated_data_dir: Path) -> None:
 @pilot_test
 async def test_idle_reading_selects_its_gap(isolated_data_dir: Path) -> None:
     app = make_app(CPU_GAPS)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         screen, finding = await _enter_on(pilot, FindingId.GPU_IDLE_DATA_ZONE)
         anchor = finding.anchor
         assert isinstance(anchor, ShowGap)

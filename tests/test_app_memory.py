@@ -69,8 +69,9 @@ async def test_lanes_and_step_peaks(memory_trace: Path) -> None:
             )
             said = info(screen)
             assert f"step {step.number}" in said
+            assert "alloc peak " in said
             for label, peak in peaks.items():
-                assert f"peak alloc {label} {size_text(peak)}" in said
+                assert f" {label} {size_text(peak)}" in said
         # The lane's label names the peak in view: the last step's cuda:0 peak.
         await pilot.pause()
         line = timeline.render_line(
@@ -94,7 +95,7 @@ async def test_no_memory_events_no_lane_and_the_help_says_why(
         timeline = screen.query_one(Timeline)
         assert all(row.role is not RowRole.MEMORY for row in timeline._rows)
         await pilot.press("right_square_bracket")
-        assert "peak alloc" not in info(screen)
+        assert "alloc peak" not in info(screen)
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)

@@ -64,7 +64,7 @@ def copy_lines(reading: CopyReading) -> list[CopyLine]:
     lines: list[CopyLine] = [
         CopyLine("Directions  (time: union of intervals; bytes from the trace)"),
         CopyLine(
-            f"  {'direction':<{DIRECTION_WIDTH}} {'count':>8} {'bytes':>9} "
+            f"  {'direction':<{DIRECTION_WIDTH}} {'count':>8} {'bytes':>10} "
             f"{'time':>11} {'pageable':>9} {'pinned':>7}"
         ),
     ]
@@ -74,7 +74,7 @@ def copy_lines(reading: CopyReading) -> list[CopyLine]:
         lines.append(
             CopyLine(
                 f"  {row.direction.label:<{DIRECTION_WIDTH}} {row.count:>8,} "
-                f"{size_text(row.bytes):>9} {duration_text(row.time_ns):>11} "
+                f"{size_text(row.bytes):>10} {duration_text(row.time_ns):>11} "
                 f"{row.pageable:>9,} {row.pinned:>7,}{unknown}",
                 positions=np.flatnonzero(columns.direction == code).astype(np.int64),
                 label=f"{row.direction.label}:",
@@ -95,7 +95,7 @@ def copy_lines(reading: CopyReading) -> list[CopyLine]:
                 lines.append(
                     CopyLine(
                         f"{label} {row.direction.label:<{DIRECTION_WIDTH}} "
-                        f"{row.count:>6,}× {size_text(row.bytes):>9} "
+                        f"{row.count:>6,}× {size_text(row.bytes):>10} "
                         f"{duration_text(row.time_ns):>11}",
                         positions=np.flatnonzero(mine).astype(np.int64),
                         label=f"step {step.number} {row.direction.label}:",
@@ -104,7 +104,7 @@ def copy_lines(reading: CopyReading) -> list[CopyLine]:
     lines.append(CopyLine("By issuing operator path  (largest time first)"))
     lines.append(
         CopyLine(
-            f"  {'direction':<{DIRECTION_WIDTH}} {'memory':<8} {'size':>9} "
+            f"  {'direction':<{DIRECTION_WIDTH}} {'memory':<8} {'size':>10} "
             f"{'count':>7} {'time':>11}  issued by"
         )
     )
@@ -112,7 +112,7 @@ def copy_lines(reading: CopyReading) -> list[CopyLine]:
         lines.append(
             CopyLine(
                 f"  {group.direction.label:<{DIRECTION_WIDTH}} {_memory(group):<8} "
-                f"{_size(group.bytes):>9} {group.count:>6,}× "
+                f"{_size(group.bytes):>10} {group.count:>6,}× "
                 f"{duration_text(group.time_ns):>11}  ",
                 path_text(group),
                 group.positions,
@@ -143,7 +143,7 @@ def _repeated_lines(reading: CopyReading) -> list[CopyLine]:
             f"Repeated in all {steps} window steps  (same direction, size and path)"
         ),
         CopyLine(
-            f"  {'direction':<{DIRECTION_WIDTH}} {'memory':<8} {'size':>9} "
+            f"  {'direction':<{DIRECTION_WIDTH}} {'memory':<8} {'size':>10} "
             f"{'per step':>9} {'time/step':>11}  issued by"
         ),
     ]
@@ -151,7 +151,7 @@ def _repeated_lines(reading: CopyReading) -> list[CopyLine]:
         lines.append(
             CopyLine(
                 f"  {group.direction.label:<{DIRECTION_WIDTH}} {_memory(group):<8} "
-                f"{_size(group.bytes):>9} {group.median_count_per_step:>8g}× "
+                f"{_size(group.bytes):>10} {group.median_count_per_step:>8g}× "
                 f"{duration_text(group.median_ns_per_step):>11}  ",
                 path_text(group),
                 group.positions,

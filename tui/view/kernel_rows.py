@@ -35,6 +35,23 @@ COLUMNS: list[tuple[str, int, KernelSort | None]] = [
     ("Delay med", 11, KernelSort.DELAY),
 ]
 """The figure columns after the name: title, width, the sort it shows."""
+DROPPED_FIRST = (4, 3, 2, 5)
+"""Columns left out, in this order, when the name would be narrower than NAME_MIN."""
+NAME_MIN = 28
+
+
+def visible_columns(width: int, sort: KernelSort) -> list[int]:
+    """The figure columns shown at `width` cells: all when the name keeps
+    NAME_MIN cells, else fewer (never the one sorted by, Count and Total stay)."""
+    shown = list(range(len(COLUMNS)))
+    for column in DROPPED_FIRST:
+        if width - sum(COLUMNS[i][1] + 1 for i in shown) >= NAME_MIN:
+            break
+        if COLUMNS[column][2] is not sort:
+            shown.remove(column)
+    return shown
+
+
 LAUNCHERS_SHOWN = 8
 
 

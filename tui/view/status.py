@@ -52,10 +52,13 @@ def step_info(analysis: Analysis, step: Step) -> Text:
     )
     memory = analysis.trace.memory
     if len(memory):  # profile_memory captures: the step's peaks (as steptrace memory)
-        for device in devices_of(memory):
+        devices = devices_of(memory)
+        devices.sort(key=lambda device: device.label == "cpu")  # devices first
+        text.append("  alloc peak")
+        for device in devices:
             peak = device.peak(step.start_ns, step.end_ns)
             if peak is not None:
-                text.append(f"  peak alloc {printable(device.label)} ")
+                text.append(f" {printable(device.label)} ")
                 text.append(size_text(peak), style="bold")
     for zone in analysis.zones_in(step.start_ns, step.end_ns)[:4]:
         text.append(f"  {printable(zone.name)} ")
@@ -104,11 +107,11 @@ def launcher_text(analysis: Analysis, event: int) -> str:
     trace = analysis.trace
     if not trace.device_work_mask[event]:
         return ""
-    kind = int(trace.kind[event])
-    verb = "issued by" if kind in (Kind.MEMCPY, Kind.MEMSET) else "launched by"
+    copy = int(trace.kind[event]) in (Kind.MEMCPY, Kind.MEMSET)
     owner = int(analysis.gpu_owner[event])
     if owner < 0:
-        return f"{verb} no operator in the trace"
+        return ("issuing" if copy else "launching") + " operator not in the trace"
+    verb = "issued by" if copy else "launched by"
     return f"{verb} {printable(trace.event_name(owner))}"
 
 
@@ -122,12 +125,12 @@ def mark_info(
     text.append(f"{label} ", style="bold")
     text.append(f"{position + 1}/{count:,}  ")
     launcher = launcher_text(analysis, event)
-    if not launcher:
+    if launcher:
+        text.append(launcher + "  ", style="bold")
+    else:
         text.append(printable(trace.event_name(event)) + "  ")
     text.append(duration_text(int(trace.duration_ns[event])))
     text.append(f" at {position_text(int(trace.start_ns[event]), span_ns)}")
-    if launcher:
-        text.append(f"  {launcher}", style="bold")
     _hint(text, "n/N next  Enter details")
     if launcher:
         text.append("  " + printable(trace.event_name(event)))

@@ -129,7 +129,7 @@ def show_finding(screen: MainScreen, finding: Finding) -> None:
     elif isinstance(anchor, ShowOperator):
         screen.show_tab("tab-ops")
         screen.ops.select_name(anchor.name)
-        screen.ops.focus()
+        screen.set_focus(screen.ops)
     elif isinstance(anchor, ShowEvents):
         events = _named(screen, anchor.name)
         _visit(screen, events, f"{printable(anchor.name)}:", anchor.select)
@@ -137,7 +137,7 @@ def show_finding(screen: MainScreen, finding: Finding) -> None:
             copies = screen.show_tab("tab-copies")
             if isinstance(copies, CopiesView):
                 copies.select_copy(anchor.select)
-        screen.timeline.focus()
+        screen.set_focus(screen.timeline)  # at once: a late highlight says nothing
     elif isinstance(anchor, ShowKernel):
         events = _named(screen, anchor.name)
         step = next((s for s in screen.analysis.steps if s.number == anchor.step), None)
@@ -147,13 +147,13 @@ def show_finding(screen: MainScreen, finding: Finding) -> None:
             at = min(int(np.searchsorted(starts, step.start_ns)), events.size - 1)
             first = int(events[at])
         label = (
-            f"kernel {fit_middle(printable(readable_kernel_name(anchor.name)), 40)}:"
+            f"kernel {fit_middle(printable(readable_kernel_name(anchor.name)), 24)}:"
         )
         _visit(screen, events, label, first)
         kernels = screen.show_tab("tab-kernels")
         if isinstance(kernels, KernelTable):
             kernels.select_name(anchor.name)
-        screen.timeline.focus()
+        screen.set_focus(screen.timeline)  # at once: a late highlight says nothing
     elif isinstance(anchor, ShowStep):
         for index, step in enumerate(screen.analysis.steps):
             if step.number == anchor.number:

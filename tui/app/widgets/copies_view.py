@@ -178,7 +178,8 @@ class CopiesView(RowsView):
             return
         text = Text()
         text.append(line.label.rstrip(":"), style="bold")
-        text.append(f"  {line.positions.size:,} copies")
+        count = int(line.positions.size)
+        text.append(f"  {count:,} cop{'y' if count == 1 else 'ies'}")
         if line.tail:
             text.append("  issued by " + line.tail)
         text.append("  Enter: mark on the timeline  v: details", style="italic")

@@ -20,7 +20,13 @@ from tui.app.widgets.rows_view import RowsView, fit
 from tui.core.analysis import Analysis
 from tui.core.textsafe import printable
 from tui.core.vocab import KernelSort
-from tui.view.kernel_rows import COLUMNS, SORTS, KernelRows, kernel_details
+from tui.view.kernel_rows import (
+    COLUMNS,
+    SORTS,
+    KernelRows,
+    kernel_details,
+    visible_columns,
+)
 from tui.view.labels import fit_middle
 
 
@@ -164,8 +170,12 @@ class KernelTable(RowsView):
     def line_count(self) -> int:
         return int(self.order.size)
 
+    def _columns(self, width: int) -> list[int]:
+        return visible_columns(width, self.sort)
+
     def _name_width(self, width: int) -> int:
-        return max(width - sum(size + 1 for _, size, _ in COLUMNS), 8)
+        shown = self._columns(width)
+        return max(width - sum(COLUMNS[i][1] + 1 for i in shown), 8)
 
     def header_text(self, width: int) -> str:
         rows = self.rows
@@ -179,7 +189,8 @@ class KernelTable(RowsView):
             + (arrow if self.sort is KernelSort.NAME else "")
         )
         parts = [fit(title, self._name_width(width))]
-        for heading, size, sort in COLUMNS:
+        for column in self._columns(width):
+            heading, size, sort = COLUMNS[column]
             parts.append(
                 fit(heading + (arrow if sort is self.sort else ""), size, True)
             )
@@ -191,8 +202,9 @@ class KernelTable(RowsView):
         row = int(self.order[index])
         name_width = self._name_width(width)
         parts = [fit(rows.labels(name_width)[row], name_width)]
-        for (_, size, _), cell in zip(COLUMNS, rows.cells(row), strict=True):
-            parts.append(fit(cell, size, right=True))
+        cells = rows.cells(row)
+        for column in self._columns(width):
+            parts.append(fit(cells[column], COLUMNS[column][1], right=True))
         return " ".join(parts)
 
     def cursor_moved(self) -> None:
@@ -216,7 +228,7 @@ class KernelTable(RowsView):
             return
         self.post_message(
             MarkEvents(
-                rows.events(row), f"kernel {fit_middle(rows.readable[row], 40)}:"
+                rows.events(row), f"kernel {fit_middle(rows.readable[row], 24)}:"
             )
         )
 

@@ -141,15 +141,20 @@ class RowsView(ScrollView, can_focus=True):
             return
         index = self._selectable(max(0, min(count - 1, index)), direction)
         self.cursor = index
-        visible = max(self.size.height - 1, 1)
-        top = int(self.scroll_y)
-        if index < top:
-            self.scroll_to(y=index, animate=False)
-        elif index >= top + visible:
-            self.scroll_to(y=index - visible + 1, animate=False)
+        self._cursor_into_view()
+        # Rows just read: the scroll range follows the new size after a refresh.
+        self.call_after_refresh(self._cursor_into_view)
         self.refresh()
         if say:
             self.cursor_moved()
+
+    def _cursor_into_view(self) -> None:
+        visible = max(self.size.height - 1, 1)
+        top = int(self.scroll_y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + visible:
+            self.scroll_to(y=self.cursor - visible + 1, animate=False, immediate=True)
 
     def action_cursor(self, delta: int) -> None:
         self.move_cursor(self.cursor + delta, delta)

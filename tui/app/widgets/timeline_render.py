@@ -195,9 +195,14 @@ class Painter:
         ]
 
     @staticmethod
-    def memory_label(row: Row, cells: MemoryCells) -> str:
-        """The device and the peak in view (what a full block stands for)."""
-        return f"{row.label} {size_text(cells.peak)}"
+    def memory_label(row: Row, cells: MemoryCells, width: int) -> str:
+        """The device and the peak in view (what a full block stands for);
+        `alloc` left out when the column is narrow, never the device."""
+        peak = size_text(cells.peak)
+        full = f"{row.label} {peak}"
+        if cell_len(full) <= width or row.memory is None:
+            return full
+        return f"{row.memory.label} {peak}"
 
     # -- event rows -------------------------------------------------------------------
 
@@ -349,7 +354,7 @@ def draw_line(timeline: Timeline, row: Row, index: int, total_width: int) -> Str
         timeline.events_examined += memory.examined
         segments[0] = painter.label(
             row,
-            painter.memory_label(row, memory),
+            painter.memory_label(row, memory, label_width),
             label_width,
             index == timeline._cursor_row,
         )
