@@ -20,7 +20,7 @@ from tui.core.load import load_trace
 from tui.core.runs import read_run
 from tui.core.runs.heat import RunHeat
 from tui.core.runs.rank_summary import summarise_trace
-from tui.core.vocab import HeatLevel
+from tui.core.vocab import HeatLevel, RankSort
 
 ARRIVALS = {
     0: [100.0, 700.0, 120.0, 200.0],
@@ -160,3 +160,55 @@ def test_ranks_zone_is_refused_only_when_no_rank_holds_it(
         assert f"no range named '{name}' in any rank of this run" in line
     if refused == ["lecture_batch_cp"]:
         assert lines[0].endswith("closest: lecture_batch_cpu")
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        (350, 0, 0, 0, 0),
+        (150, 100, 60, 0, 40),
+        (1, 1, 1, 1, 996),
+        (333, 333, 334, 0, 0),
+        (7, 0, 0, 0, 0),
+    ],
+    ids=["all-compute", "by-hand", "slivers", "thirds", "tiny"],
+)
+@pytest.mark.parametrize("width", [1, 10, 24, 37])
+def test_bars_add_up_to_their_width_and_follow_the_shares(
+    parts: tuple[int, ...], width: int
+) -> None:
+    from tui.view.device_bars import bar_cells, bar_text
+
+    split = DeviceSplit(sum(parts), *parts)
+    cells = bar_cells(split, width)
+    assert sum(count for _, count in cells) == width
+    assert len(bar_text(split, width)) == width
+    total = sum(parts)
+    for (_, count), ns in zip(cells, parts, strict=True):
+        assert abs(count - ns * width / total) < 1.0
+        if ns == 0:
+            assert count == 0
+
+
+def test_sorting_puts_ranks_without_a_value_last_both_ways(tmp_path: Path) -> None:
+    """A rank with no collective has no total wait: last whichever the direction."""
+    from tui.core.results.ranks import RanksResult
+    from tui.view.run_table import RunTable
+
+    folder = write_run(tmp_path / "run", {0: [100.0], 2: [300.0]}, world_size=3)
+    events = [*metadata(), cpu("ProfilerStep#1", 0, 1000, cat="user_annotation")]
+    write_trace(
+        folder / "rank-1.pt.trace.json",
+        events,
+        extra={"distributedInfo": {"rank": 1, "world_size": 3}},
+    )
+    table = RunTable(RanksResult.of(read_run(folder, workers=1)))
+    ranks = [row.rank for row in table.rows]
+    for descending in (True, False):
+        order = [ranks[i] for i in table.order(RankSort.WAIT, descending)]
+        assert order[-1] == 1
+    # Rank 0 arrives 200 µs before rank 2 and waits for it; rank 2 waits nothing.
+    assert [ranks[i] for i in table.order(RankSort.WAIT, True)] == [0, 2, 1]
+    assert table.unit == "ms"
+    assert table.cell(0, 0).text.strip() == "1.000"
+    assert table.cell(2, 0).text.strip() == "1.000*"

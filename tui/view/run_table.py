@@ -9,6 +9,7 @@ band of its step time against the step's median (`tui.core.runs.heat`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -47,10 +48,17 @@ class Cell:
     straggler: bool
 
 
-def table_unit(steps: tuple[StepAcross, ...]) -> tuple[str, float]:
-    """The unit of the table's times: the largest one the longest step reaches."""
+def table_unit(
+    steps: tuple[StepAcross, ...], medians: Iterable[float | None] = ()
+) -> tuple[str, float]:
+    """The unit of the table's times: the largest one the longest step (or a
+    rank's median step, when no step is common to all ranks) reaches."""
     longest = max(
-        (value for step in steps for value in step.duration_ns.values()), default=0
+        (
+            *(value for step in steps for value in step.duration_ns.values()),
+            *(value for value in medians if value is not None),
+        ),
+        default=0,
     )
     for scale, name in _UNITS:
         if longest >= scale:
@@ -72,7 +80,9 @@ class RunTable:
         self.heat = RunHeat.of(result.run)
         self.rows: tuple[RankRow, ...] = self.run.ranks
         self.steps: tuple[StepAcross, ...] = self.run.steps
-        self.unit, self.scale = table_unit(self.steps)
+        self.unit, self.scale = table_unit(
+            self.steps, (item.median_ns for item in self.heat.ranks)
+        )
         self._heat_of: dict[int, RankHeat] = {
             item.rank: item for item in self.heat.ranks
         }

@@ -137,10 +137,15 @@ class RanksScreen(Screen[None]):
         if heat is not None:
             arrow = "▼" if heat.descending else "▲"
             third.append(f"  sorted by {heat.sort.label} {arrow}")
-        zone = ", ".join(printable(name) for name in self.zones) or "default"
-        third.append(f"  zone {zone}")
+        third.append(f"  zone {self.zone_words()}")
         third.append(f"  unit {printable(run.unit)}")
         return Text("\n").join([first, legend, third])
+
+    def zone_words(self) -> str:
+        """The data-zone names the ranks hold, and whose choice they are."""
+        held = sorted({name for row in self.run.ranks for name in row.summary.zones})
+        names = ", ".join(printable(name) for name in held) or "none found"
+        return f"{names} ({'as asked' if self.zones else 'each rank default'})"
 
     def _reading_text(self) -> Text:
         text = finding_text(self.result.finding)
