@@ -324,3 +324,51 @@ async def test_an_unknown_zone_exits_2_with_the_closest_names(run_folder: Path) 
     assert len(app.exit_lines) == 1
     assert "in any rank of this run" in app.exit_lines[0]
     assert app.exit_lines[0].endswith("closest: lecture_batch_cpu")
+
+
+@pilot_test
+async def test_a_rank_without_the_runs_zone_opens_with_its_own(
+    tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    """`--zone` held by rank 1 only: rank 0 still opens, on its default zone, with a warning."""
+    folder = write_heat_run(tmp_path / "run", ARRIVALS, SCALES, world_size=4)
+    path = folder / "rank-1.pt.trace.json"
+    document = orjson.loads(path.read_bytes())
+    step = next(e for e in document["traceEvents"] if e.get("name") == "ProfilerStep#1")
+    document["traceEvents"].append({**step, "name": "only_on_rank_1", "dur": 50.0})
+    path.write_bytes(orjson.dumps(document))
+    app = make_run_app(folder, zones=("only_on_rank_1",))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle_on(pilot, RanksScreen)
+        screen = await open_cell(pilot, 1, 1)
+        assert screen.analysis.zone_choice.names == ("only_on_rank_1",)
+        await pilot.press("u")
+        await pilot.pause()
+        screen = await open_cell(pilot, 0, 1)
+        assert screen.path.name == "rank-0.pt.trace.json"
+        assert "lecture_batch_cpu" in screen.analysis.zone_choice.names
+        messages = [note.message for note in app._notifications]
+        assert any("Rank 0 has no range of the run's data zone" in m for m in messages)
+
+
+@pilot_test
+async def test_a_run_no_rank_of_which_reads_shows_why(
+    tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "rank-0.pt.trace.json").write_bytes(b"not json at all")
+    app = make_run_app(folder)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(200):
+            with contextlib.suppress(WorkerCancelled):
+                await app.workers.wait_for_complete()
+            await pilot.pause()
+            if isinstance(app.screen, LoadErrorScreen):
+                break
+        screen = app.screen
+        assert isinstance(screen, LoadErrorScreen)
+        assert screen.reason.startswith("no rank could be read (rank 0 left out:")
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.return_code == 2
