@@ -15,7 +15,9 @@ import numpy as np
 import numpy.typing as npt
 
 from tui.core import nesting
+from tui.core.derived import DerivedColumns
 from tui.core.intervals import Intervals
+from tui.core.masks import names_in
 from tui.core.model import Kind, Trace
 from tui.core.nesting import FILTERED_NAMES, SATURATED_NS, sum_by_index
 from tui.core.optable import OpTable, build_op_table, group_name
@@ -154,7 +156,7 @@ class Analysis:
         mask = (
             self.on_cpu
             & (trace.kind == Kind.USER_ANNOTATION)
-            & ~np.isin(trace.name_id, step_name_ids(trace))
+            & ~names_in(trace, step_name_ids(trace))
         )
         return np.flatnonzero(mask).astype(np.int64)
 
@@ -185,55 +187,117 @@ class Analysis:
         figures.sort(key=lambda figure: trace.start_ns[by_name[figure.name][0]])
         return figures
 
+    @cached_property
+    def step_zones(self) -> list[list[ZoneFigure]]:
+        """`zones_in` of each step (in `steps` order), computed for all steps at once."""
+        trace = self.trace
+        steps = self.steps
+        events, starts = self._zones_by_start
+        step_starts, step_ends, _numbers = self._step_bounds
+        first = np.searchsorted(starts, step_starts, side="left")
+        last = np.searchsorted(starts, step_ends, side="left")
+        counts = np.maximum(last - first, 0)
+        figures: list[list[ZoneFigure]] = [[] for _ in steps]
+        total = int(counts.sum())
+        if total == 0:
+            return figures
+        # One row per (step, zone occurrence starting in it).
+        step_of = np.repeat(np.arange(len(steps), dtype=np.int64), counts)
+        position = np.arange(total, dtype=np.int64) - np.repeat(
+            np.cumsum(counts) - counts - first, counts
+        )
+        member = events[position]
+        name = _canonical_names(trace.names)[trace.name_id[member]]
+        order = np.lexsort((position, name, step_of))
+        step_of, position, name, member = (
+            step_of[order],
+            position[order],
+            name[order],
+            member[order],
+        )
+        head = np.ones(total, dtype=bool)
+        head[1:] = (step_of[1:] != step_of[:-1]) | (name[1:] != name[:-1])
+        heads = np.flatnonzero(head)
+        group = np.cumsum(head) - 1
+        member_starts = np.asarray(trace.start_ns[member], dtype=np.int64)
+        member_ends = member_starts + trace.duration_ns[member]
+        # Union per group, members in start order: the part of each beyond
+        # the furthest end of those before it in its group.
+        levels, rank = np.unique(member_ends, return_inverse=True)
+        stride = np.int64(levels.size)
+        reach = np.maximum.accumulate(group * stride + rank.reshape(-1)) % stride
+        before = np.full(total, np.iinfo(np.int64).min, dtype=np.int64)
+        before[1:] = np.where(head[1:], before[1:], levels[reach[:-1]])
+        beyond = np.maximum(member_ends - np.maximum(member_starts, before), 0)
+        union = np.add.reduceat(beyond, heads)
+        sizes = np.diff(np.append(heads, total))
+        shown = np.lexsort((position[heads], step_of[heads]))
+        names = trace.names
+        for index in shown.tolist():
+            head_row = int(heads[index])
+            figures[int(step_of[head_row])].append(
+                ZoneFigure(
+                    names[int(name[head_row])], int(sizes[index]), int(union[index])
+                )
+            )
+        return figures
+
+    def step_device_busy_ns(self) -> list[int | None]:
+        """`device_busy_ns` of each step (in `steps` order), for all steps at once."""
+        if not self.trace.gpu_observed:
+            return [None] * len(self.steps)
+        starts, ends, _numbers = self._step_bounds
+        return [int(value) for value in self.busy_all_devices.covered_in(starts, ends)]
+
     # -- nesting and the operator table -----------------------------------------
 
     @cached_property
-    def _participants(self) -> BoolArray:
-        return nesting.participants(self.trace, self.on_cpu)
+    def _derived(self) -> DerivedColumns:
+        return DerivedColumns(self.trace, lambda: self.on_cpu)
 
-    @cached_property
+    @property
+    def _participants(self) -> BoolArray:
+        return self._derived.participants
+
+    @property
     def parent(self) -> Int64Array:
         """Each event's parent on its thread (torch's rule), -1 for roots and non-participants."""
-        return nesting.parents(self.trace, self._participants)
+        return self._derived.parent
 
-    @cached_property
+    @property
     def depth(self) -> npt.NDArray[np.int32]:
         """Nesting depth on the thread (0 for roots)."""
-        return nesting.depths(self.parent)
+        return self._derived.depth
 
-    @cached_property
+    @property
     def self_cpu_ns(self) -> Int64Array:
         """Duration minus direct children's durations (non-participants: their duration)."""
-        return nesting.self_times(self.trace.duration_ns, self.parent)
+        return self._derived.self_cpu_ns
 
-    @cached_property
+    @property
     def gpu_owner(self) -> Int64Array:
         """For each device-work event, the CPU event that launched it (-1 when unknown)."""
-        return nesting.gpu_owners(self.trace, self._participants, self.parent)
+        return self._derived.gpu_owner
 
-    @cached_property
+    @property
     def launch_call(self) -> Int64Array:
         """For each device-work event, the runtime call that launched it (-1 when unknown)."""
-        return nesting.launch_calls(self.trace, self._participants)
+        return self._derived.launch_call
 
     @cached_property
     def unlinked_device_events(self) -> int:
         """Device work we could not tie to a CPU event (counted in no operator)."""
         return int((self.trace.device_work_mask & (self.gpu_owner < 0)).sum())
 
-    @cached_property
+    @property
     def self_gpu_ns(self) -> Int64Array:
         """Device time launched directly by each CPU event."""
-        owner = self.gpu_owner
-        linked = np.flatnonzero(owner >= 0)
-        return sum_by_index(
-            self.trace.event_count, owner[linked], self.trace.duration_ns[linked]
-        )
+        return self._derived.self_gpu_ns
 
-    @cached_property
+    @property
     def total_gpu_ns(self) -> Int64Array:
         """Device time launched by each CPU event and its descendants."""
-        return nesting.total_gpu_times(self.self_gpu_ns, self.parent, self.depth)
+        return self._derived.total_gpu_ns
 
     def op_table(
         self, start_ns: int | None = None, end_ns: int | None = None
@@ -263,28 +327,16 @@ class Analysis:
         """Devices that ran work, in order."""
         trace = self.trace
         work = trace.device_work_mask
+        per_track = np.bincount(trace.track[work], minlength=len(trace.tracks))
         return sorted(
-            {trace.tracks[t].device for t in np.unique(trace.track[work]).tolist()},
+            {trace.tracks[t].device for t in np.flatnonzero(per_track).tolist()},
             key=lambda device: (device is None, device or 0),
         )
 
     @cached_property
     def busy_by_device(self) -> dict[int | None, Intervals]:
         """When each device runs any kernel, copy or set (the union over its streams)."""
-        trace = self.trace
-        work = trace.device_work_mask
-        track_device = [track.device for track in trace.tracks]
-        busy: dict[int | None, Intervals] = {}
-        for device in self.devices:
-            on_device = np.array(
-                [value == device for value in track_device] or [False], dtype=bool
-            )
-            events = np.flatnonzero(work & on_device[trace.track])
-            starts = trace.start_ns[events]
-            busy[device] = Intervals.union_of(
-                starts, starts + trace.duration_ns[events]
-            )
-        return busy
+        return {device: self._derived.busy(device) for device in self.devices}
 
     @cached_property
     def busy_all_devices(self) -> Intervals:
@@ -320,8 +372,12 @@ class Analysis:
     def zone_names_present(self) -> frozenset[str]:
         """Zone choice names (DataLoader ranges as one group) that occur in the trace."""
         trace = self.trace
-        ids = np.unique(trace.name_id[self.zone_candidate_mask])
-        return frozenset(zone_group(trace.names[int(i)]) for i in ids.tolist())
+        counts = np.bincount(
+            trace.name_id[self.zone_candidate_mask], minlength=len(trace.names)
+        )
+        return frozenset(
+            zone_group(trace.names[i]) for i in np.flatnonzero(counts).tolist()
+        )
 
     @cached_property
     def zone_choice(self) -> ZoneChoice:
@@ -379,3 +435,12 @@ class Analysis:
     def total_gap_ns(self) -> int:
         """Time in the data zone when some device idles (or the zone waits)."""
         return self.zone_reading.total_gap_ns
+
+
+def _canonical_names(names: Sequence[str]) -> Int64Array:
+    """For each name id, the first id spelling the same name (names group by their text)."""
+    first: dict[str, int] = {}
+    return np.array(
+        [first.setdefault(name, index) for index, name in enumerate(names)] or [0],
+        dtype=np.int64,
+    )

@@ -8,10 +8,15 @@ the trace's absolute path, size and modification time, and by a hash of the
 source of the code that builds columns, so a changed loader never reads an
 entry built by the old one; any mismatch or any unreadable part means a miss,
 never a wrong figure.
+
+An entry also keeps columns derived from the trace (nesting, launches),
+written the first time they are computed and keyed by the hash of the code
+that computes them (`tui.core.derived` and what it imports).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.resources
@@ -20,6 +25,7 @@ import os
 import re
 import shutil
 import tempfile
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +46,8 @@ any module or subpackage named with one of BUILDER_PREFIXES count too.
 """
 BUILDER_PREFIXES = ("decode", "parallel")
 """Name prefixes of tui.core modules that build columns (decoders to come)."""
+DERIVED_MODULES = ("derived",)
+"""Modules of tui.core whose code computes the derived columns (and what they import)."""
 _CORE_IMPORT = re.compile(
     rb"^[ \t]*(?:from[ \t]+(?:tui\.core)?\.(\w+)[ \t]+import"
     rb"|import[ \t]+tui\.core\.(\w+)"
@@ -72,18 +80,22 @@ def cache_root() -> Path:
     return Path(base) / "steptrace" / "columns"
 
 
-def builder_sources(package: Traversable) -> list[tuple[str, bytes]]:
+def builder_sources(
+    package: Traversable,
+    modules: tuple[str, ...] = BUILDER_MODULES,
+    prefixes: tuple[str, ...] = BUILDER_PREFIXES,
+) -> list[tuple[str, bytes]]:
     """(file name, bytes) of each column-building module in `package`, sorted by name.
 
-    BUILDER_MODULES, the modules named with BUILDER_PREFIXES and every
-    tui.core module these import. OSError when one cannot be read: its code
-    would otherwise go unseen.
+    `modules`, the modules named with `prefixes` and every tui.core module
+    these import. OSError when one cannot be read: its code would otherwise
+    go unseen.
     """
     files: dict[str, Traversable] = {
-        f"{name}.py": package.joinpath(f"{name}.py") for name in BUILDER_MODULES
+        f"{name}.py": package.joinpath(f"{name}.py") for name in modules
     }
     for item in package.iterdir():
-        if not item.name.startswith(BUILDER_PREFIXES):
+        if not prefixes or not item.name.startswith(prefixes):
             continue
         if item.is_dir():
             for inner in item.iterdir():
@@ -143,6 +155,72 @@ def code_version() -> str:
         return source_version(builder_sources(importlib.resources.files("tui.core")))
     except (OSError, TypeError, ValueError, ModuleNotFoundError):
         return "unhashable-" + os.urandom(8).hex()
+
+
+@functools.cache
+def derived_version() -> str:
+    """The version of the code computing derived columns in this process, hashed once."""
+    try:
+        package = importlib.resources.files("tui.core")
+        return source_version(builder_sources(package, DERIVED_MODULES, ()))
+    except (OSError, TypeError, ValueError, ModuleNotFoundError):
+        return "unhashable-" + os.urandom(8).hex()
+
+
+# Traces read from or written to an entry: id → (the trace, its entry, the
+# name tag of its derived columns). Only these keep derived columns.
+_ENTRIES: dict[int, tuple[weakref.ref[Trace], Path, str]] = {}
+
+
+def _register(trace: Trace, entry: Path, key: dict[str, Any]) -> None:
+    tag = hashlib.sha256(
+        orjson.dumps(key, option=orjson.OPT_SORT_KEYS) + derived_version().encode()
+    ).hexdigest()[:20]
+    identity = id(trace)
+    _ENTRIES[identity] = (
+        weakref.ref(trace, lambda _gone: _ENTRIES.pop(identity, None)),
+        entry,
+        tag,
+    )
+
+
+def _derived_path(trace: Trace, name: str) -> Path | None:
+    registered = _ENTRIES.get(id(trace))
+    if registered is None or registered[0]() is not trace:
+        return None
+    _ref, entry, tag = registered
+    return entry / f"derived.{name}.{tag}.npy"
+
+
+def load_derived(trace: Trace, name: str) -> np.ndarray[Any, Any] | None:
+    """A derived column kept in the trace's entry, memory-mapped; None on any miss."""
+    path = _derived_path(trace, name)
+    if path is None:
+        return None
+    try:
+        column: np.ndarray[Any, Any] = np.load(path, mmap_mode="r")
+    except (OSError, ValueError):
+        return None
+    return np.asarray(column)  # a plain view of the mapping: no memmap per-item cost
+
+
+def save_derived(trace: Trace, name: str, column: np.ndarray[Any, Any]) -> bool:
+    """Keep a derived column in the trace's entry (when it has one); False when not written."""
+    path = _derived_path(trace, name)
+    if path is None:
+        return False
+    staging = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.npy")
+    try:
+        np.save(staging, np.ascontiguousarray(column))
+        os.replace(staging, path)
+        for stale in path.parent.glob(f"derived.{name}.*.npy"):
+            if stale != path:
+                stale.unlink(missing_ok=True)
+    except OSError:
+        with contextlib.suppress(OSError):
+            staging.unlink()
+        return False
+    return True
 
 
 def _entry_dir(trace_path: Path, root: Path) -> tuple[Path, dict[str, Any]]:
@@ -218,6 +296,7 @@ def save(trace: Trace, root: Path | None = None) -> Path | None:
         if entry.exists():
             shutil.rmtree(entry, ignore_errors=True)
         os.replace(staging, entry)
+        _register(trace, entry, key)
         return entry
     except (OSError, TypeError, ValueError):
         shutil.rmtree(staging, ignore_errors=True)
@@ -267,7 +346,7 @@ def load(trace_path: str | os.PathLike[str], root: Path | None = None) -> Trace 
             "tracks"
         ]
     ]
-    return Trace(
+    trace = Trace(
         path=path,
         origin_ns=int(tables["origin_ns"]),
         names=list(tables["names"]),
@@ -285,6 +364,8 @@ def load(trace_path: str | os.PathLike[str], root: Path | None = None) -> Trace 
         memory=memory,
         **columns,
     )
+    _register(trace, entry, key)
+    return trace
 
 
 def _tuplify(value: Any) -> Any:

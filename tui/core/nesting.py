@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.masks import kinds_in, names_in
 from tui.core.model import CPU_FUNCTION_KINDS, DEVICE_WORK_KINDS, Kind, Trace, TrackKind
 
 Int64Array = npt.NDArray[np.int64]
@@ -47,17 +48,12 @@ def cpu_track_mask(trace: Trace) -> BoolArray:
 def participants(trace: Trace, on_cpu: BoolArray) -> BoolArray:
     """Events torch's key_averages() counts: CPU function events, minus its filtered names."""
     filtered = trace.name_ids_matching(set(FILTERED_NAMES))
-    return (
-        on_cpu
-        & np.isin(trace.kind, np.array(CPU_FUNCTION_KINDS, dtype=np.uint8))
-        & ~np.isin(trace.name_id, filtered)
-    )
+    return on_cpu & kinds_in(trace, CPU_FUNCTION_KINDS) & ~names_in(trace, filtered)
 
 
 def parents(trace: Trace, taking_part: BoolArray) -> Int64Array:
     """Each event's parent on its thread, -1 for roots and non-participants."""
     parent = np.full(trace.event_count, -1, dtype=np.int64)
-    ends = trace.start_ns + trace.duration_ns
     for track in trace.tracks:
         if track.kind != TrackKind.CPU:
             continue
@@ -65,13 +61,88 @@ def parents(trace: Trace, taking_part: BoolArray) -> Int64Array:
         indices = np.flatnonzero(taking_part[span]) + span.start
         if indices.size == 0:
             continue
-        _nest(
-            indices.tolist(),
-            trace.start_ns[indices].tolist(),
-            ends[indices].tolist(),
-            parent,
-        )
+        starts = np.asarray(trace.start_ns[indices], dtype=np.int64)
+        ends = starts + trace.duration_ns[indices]
+        local = thread_parents(starts, ends)
+        parent[indices] = np.where(local >= 0, indices[np.maximum(local, 0)], -1)
     return parent
+
+
+def thread_parents(starts: Int64Array, ends: Int64Array) -> Int64Array:
+    """torch's `_populate_cpu_children` on one thread's events, sorted by (start, -end).
+
+    Vectorised: where the events nest (no two overlap without one holding
+    the other) torch's stack rule gives each event the innermost one holding
+    it, found from nesting depths. Stretches of the thread where two events
+    overlap partly (rare) take torch's loop itself, so the result is the
+    rule's in every case. Returns positions into the arrays, -1 for roots.
+    """
+    count = starts.size
+    parent = np.full(count, -1, dtype=np.int64)
+    if count < 2:
+        return parent
+    position = np.arange(count, dtype=np.int64)
+    timed = ends > starts
+    # An event with a duration closes before any event starting at its end
+    # opens; closes at one time come innermost (latest opened) first. An
+    # instant closes right after it opens.
+    timed_at = np.flatnonzero(timed)
+    close_order = timed_at[::-1][np.argsort(ends[timed_at][::-1], kind="stable")]
+    opens_before_close = np.searchsorted(starts, ends[close_order], side="left")
+    closes_before_open = np.cumsum(np.bincount(opens_before_close, minlength=count + 1))
+    instants_before = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(~timed, out=instants_before[1:])
+    depth = position + 1 - closes_before_open[:count] - instants_before[:count]
+    # Each close must meet the depth its event opened at: else two events
+    # overlap partly there, and torch's loop decides that stretch.
+    depth_at_close = (
+        opens_before_close
+        - instants_before[opens_before_close]
+        - np.arange(close_order.size)
+    )
+    crossing = close_order[depth_at_close != depth[close_order]]
+    # The innermost open event: the last one opened before, one level up
+    # (the event just before, when the depth went up by one).
+    deeper = np.zeros(count, dtype=bool)
+    np.equal(depth[1:], depth[:-1] + 1, out=deeper[1:])
+    parent[deeper] = position[deeper] - 1
+    level_order = np.argsort(
+        depth.astype(np.uint16) if depth.max() < 2**16 else depth, kind="stable"
+    )
+    stride = np.int64(count + 1)
+    keys = depth[level_order] * stride + level_order
+    look = np.flatnonzero(~deeper & (depth > 1))
+    found = np.searchsorted(keys, (depth[look] - 1) * stride + look, side="left") - 1
+    safe = np.maximum(found, 0)
+    nested = (found >= 0) & (keys[safe] // stride == depth[look] - 1)
+    parent[look[nested]] = level_order[safe[nested]]
+    if crossing.size:
+        _nest_partly_overlapping(starts, ends, depth, crossing, parent)
+    return parent
+
+
+def _nest_partly_overlapping(
+    starts: Int64Array,
+    ends: Int64Array,
+    depth: Int64Array,
+    crossing: Int64Array,
+    parent: Int64Array,
+) -> None:
+    """torch's loop over each stretch (between moments nothing is open) that holds a partial overlap."""
+    stretch = np.cumsum(depth == 1) - 1
+    bad = np.unique(stretch[crossing])
+    heads = np.flatnonzero(depth == 1)
+    bounds = np.append(heads, starts.size)
+    for index in bad.tolist():
+        begin, end = int(bounds[index]), int(bounds[index + 1])
+        local = np.full(end - begin, -1, dtype=np.int64)
+        _nest(
+            list(range(end - begin)),
+            starts[begin:end].tolist(),
+            ends[begin:end].tolist(),
+            local,
+        )
+        parent[begin:end] = np.where(local >= 0, local + begin, -1)
 
 
 def _nest(
@@ -116,16 +187,12 @@ def self_times(durations: Int64Array, parent: Int64Array) -> Int64Array:
 def gpu_owners(trace: Trace, taking_part: BoolArray, parent: Int64Array) -> Int64Array:
     """For each device-work event, the CPU event that launched it (-1 when unknown)."""
     owner = np.full(trace.event_count, -1, dtype=np.int64)
-    device_events = np.flatnonzero(
-        np.isin(trace.kind, np.array(DEVICE_WORK_KINDS, dtype=np.uint8))
-    )
+    device_events = np.flatnonzero(kinds_in(trace, DEVICE_WORK_KINDS))
     if device_events.size == 0:
         return owner
     # 1. External id: the op (or annotation) whose id the launch carried.
     candidates = np.flatnonzero(
-        taking_part
-        & np.isin(trace.kind, np.array(_OWNER_KINDS, dtype=np.uint8))
-        & (trace.external_id >= 0)
+        taking_part & kinds_in(trace, _OWNER_KINDS) & (trace.external_id >= 0)
     )
     # Prefer ops over annotations when both carry the same id.
     preference = np.where(trace.kind[candidates] == Kind.CPU_OP, 0, 1)
@@ -140,7 +207,7 @@ def gpu_owners(trace: Trace, taking_part: BoolArray, parent: Int64Array) -> Int6
     if missing.size:
         runtimes = np.flatnonzero(
             taking_part
-            & np.isin(trace.kind, np.array((Kind.RUNTIME, Kind.DRIVER), dtype=np.uint8))
+            & kinds_in(trace, (Kind.RUNTIME, Kind.DRIVER))
             & (trace.correlation >= 0)
         )
         runtimes = runtimes[np.argsort(trace.correlation[runtimes], kind="stable")]
@@ -154,14 +221,12 @@ def gpu_owners(trace: Trace, taking_part: BoolArray, parent: Int64Array) -> Int6
 def launch_calls(trace: Trace, taking_part: BoolArray) -> Int64Array:
     """For each device-work event, the runtime/driver call that launched it (-1 when unknown)."""
     launch = np.full(trace.event_count, -1, dtype=np.int64)
-    device_events = np.flatnonzero(
-        np.isin(trace.kind, np.array(DEVICE_WORK_KINDS, dtype=np.uint8))
-    )
+    device_events = np.flatnonzero(kinds_in(trace, DEVICE_WORK_KINDS))
     if device_events.size == 0:
         return launch
     runtimes = np.flatnonzero(
         taking_part
-        & np.isin(trace.kind, np.array((Kind.RUNTIME, Kind.DRIVER), dtype=np.uint8))
+        & kinds_in(trace, (Kind.RUNTIME, Kind.DRIVER))
         & (trace.correlation >= 0)
     )
     runtimes = runtimes[np.argsort(trace.correlation[runtimes], kind="stable")]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.masks import names_in
 from tui.core.model import Trace
 from tui.core.vocab import StepPhase
 
@@ -46,9 +47,7 @@ def find_steps(trace: Trace, on_cpu: npt.NDArray[np.bool_]) -> list[Step]:
     }
     if not step_ids:
         return []
-    candidates = np.flatnonzero(
-        on_cpu & np.isin(trace.name_id, np.array(list(step_ids), dtype=np.int32))
-    )
+    candidates = np.flatnonzero(on_cpu & names_in(trace, list(step_ids)))
     if candidates.size == 0:
         return []
     tracks, counts = np.unique(trace.track[candidates], return_counts=True)

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tui.core.intervals import Intervals
+from tui.core.masks import kinds_in, names_in
 from tui.core.model import Kind, Trace
 from tui.core.nesting import sum_by_index
 from tui.core.steps import Step, step_name_ids
@@ -62,11 +63,7 @@ class ZoneChoice:
 
 def zone_event_mask(trace: Trace, on_cpu: BoolArray) -> BoolArray:
     """Events that could be a data zone: CPU-thread annotations, operators, python ranges (no steps)."""
-    return (
-        on_cpu
-        & np.isin(trace.kind, np.array(ZONE_KINDS, dtype=np.uint8))
-        & ~np.isin(trace.name_id, step_name_ids(trace))
-    )
+    return on_cpu & kinds_in(trace, ZONE_KINDS) & ~names_in(trace, step_name_ids(trace))
 
 
 def default_zone_choice(trace: Trace, present: Iterable[str]) -> ZoneChoice:
@@ -168,7 +165,7 @@ def read_zone(
 ) -> ZoneReading:
     """Compute the zone, its gaps per device (or its CPU wait) and per-step figures."""
     zone_events = np.flatnonzero(
-        candidates & np.isin(trace.name_id, choice.name_ids(trace))
+        candidates & names_in(trace, choice.name_ids(trace))
     ).astype(np.int64)
     starts = trace.start_ns[zone_events]
     ends = starts + trace.duration_ns[zone_events]
@@ -181,7 +178,7 @@ def read_zone(
     idle_by_device: dict[int | None, Intervals] = {}
     if gpu:
         for device, busy in busy_by_device.items():
-            idle_by_device[device] = zone.subtract(busy)
+            idle_by_device[device] = zone.subtract(_overlapping(busy, zone))
         union = Intervals.union_all(list(idle_by_device.values()))
     else:
         union = zone.subtract(_work_inside_zones(trace, zone_events, parent))
@@ -225,6 +222,21 @@ def read_zone(
     return ZoneReading(
         choice, kind, zone, zone_events, gaps, idle_by_device, union, step_figures
     )
+
+
+def _overlapping(busy: Intervals, zone: Intervals) -> Intervals:
+    """The intervals of `busy` that overlap `zone`: all that subtracting it from the zone needs."""
+    if not busy or not zone:
+        return Intervals.empty()
+    first = np.searchsorted(busy.ends, zone.starts, side="right")
+    last = np.searchsorted(busy.starts, zone.ends, side="left")
+    counts = np.maximum(last - first, 0)
+    total = int(counts.sum())
+    if total == busy.starts.size:
+        return busy
+    offsets = np.repeat(first - (np.cumsum(counts) - counts), counts)
+    chosen = np.unique(np.arange(total, dtype=np.int64) + offsets)
+    return Intervals(busy.starts[chosen], busy.ends[chosen])
 
 
 def _work_inside_zones(

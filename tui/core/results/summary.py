@@ -66,7 +66,12 @@ class SummaryResult:
         samples = capture.samples_per_step
         reading = analysis.zone_reading
         rows = []
-        for step in analysis.steps:
+        for step, zones, busy in zip(
+            analysis.steps,
+            analysis.step_zones,
+            analysis.step_device_busy_ns(),
+            strict=True,
+        ):
             figure = reading.step_zone(step.number)
             rows.append(
                 StepRow(
@@ -77,8 +82,8 @@ class SummaryResult:
                     samples / (step.duration_ns / 1e9)
                     if samples and step.duration_ns > 0
                     else None,
-                    analysis.zones_in(step.start_ns, step.end_ns),
-                    analysis.device_busy_ns(step.start_ns, step.end_ns),
+                    zones,
+                    busy,
                     figure.zone_ns if figure else 0,
                     figure.gap_ns if figure else None,
                 )

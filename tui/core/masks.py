@@ -1,0 +1,27 @@
+"""Masks of events by kind or by name id, as table lookups (np.isin sorts; these index)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import numpy.typing as npt
+
+from tui.core.model import Trace
+
+BoolArray = npt.NDArray[np.bool_]
+
+
+def kinds_in(trace: Trace, kinds: Iterable[int]) -> BoolArray:
+    """Events whose kind is one of `kinds`."""
+    table = np.zeros(256, dtype=bool)
+    table[np.array([int(kind) for kind in kinds], dtype=np.int64)] = True
+    return table[trace.kind]
+
+
+def names_in(trace: Trace, name_ids: npt.ArrayLike) -> BoolArray:
+    """Events whose name id is one of `name_ids` (ids outside the name table match nothing)."""
+    ids = np.asarray(name_ids, dtype=np.int64).reshape(-1)
+    table = np.zeros(len(trace.names) + 1, dtype=bool)
+    table[ids[(ids >= 0) & (ids < len(trace.names))]] = True
+    return table[trace.name_id]
