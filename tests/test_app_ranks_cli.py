@@ -76,3 +76,24 @@ def test_a_served_run_reads_its_ranks_in_worker_processes(run_folder: Path) -> N
         max(ARRIVALS, key=lambda rank: ARRIVALS[rank][index]) for index in range(4)
     ]
     assert stragglers == expected
+
+
+def test_the_help_over_the_run_loading_screen_gives_way_to_the_ranks(
+    run_folder: Path,
+) -> None:
+    """? while the ranks load: once read, the ranks screen shows, nothing left behind."""
+    from tui.app.screens.help import HelpScreen
+    from tui.app.screens.run_loading import RunLoadingScreen
+
+    async def walk() -> list[str]:
+        app = StepTraceApp(run_folder, rank_workers=2)
+        app.animation_level = "none"
+        async with app.run_test(size=(100, 30)) as pilot:
+            while not isinstance(app.screen, RunLoadingScreen):
+                await pilot.pause()
+            await pilot.press("question_mark")
+            assert isinstance(app.screen, (HelpScreen, RanksScreen))
+            await settle_on(pilot, RanksScreen)
+            return [type(screen).__name__ for screen in app.screen_stack[1:]]
+
+    assert asyncio.run(walk()) == ["RanksScreen"]

@@ -88,6 +88,7 @@ class RunLoadingScreen(Screen[RunOutcome]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel loading"),
+        Binding("question_mark", "help", "Help"),
     ]
 
     def __init__(
@@ -196,17 +197,31 @@ class RunLoadingScreen(Screen[RunOutcome]):
         )
         self.query_one("#run-loading-ranks", Static).update("\n".join(message.loading))
 
+    def _finish(self, outcome: RunOutcome) -> None:
+        """Leave with the outcome; the help, if open over this screen, goes first
+        (dismissing pops whichever screen is on top)."""
+        app = self.app
+        while app.screen is not self and self in app.screen_stack:
+            app.pop_screen()
+        self.dismiss(outcome)
+
     def on_run_loaded(self, message: RunLoaded) -> None:
-        self.dismiss(message)
+        self._finish(message)
 
     def on_load_failed(self, message: LoadFailed) -> None:
-        self.dismiss(message)
+        self._finish(message)
 
     def on_load_cancelled(self, message: LoadCancelled) -> None:
-        self.dismiss(message)
+        self._finish(message)
 
     def on_zone_refused(self, message: ZoneRefused) -> None:
-        self.dismiss(message)
+        self._finish(message)
+
+    def action_help(self) -> None:
+        """What this screen does and its keys."""
+        from tui.app.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen([("Reading a run", self.BINDINGS)]))
 
     def action_cancel(self) -> None:
         """Ask the reading to stop; its worker processes end, then it answers."""
