@@ -8,6 +8,7 @@ column cache are the computed ones, and a change of their code is a miss.
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 from pathlib import Path
@@ -321,3 +322,40 @@ def test_a_replaced_entry_never_takes_the_old_traces_derived_columns(
     reopened = cache.load(path)
     assert reopened is not None
     assert np.array_equal(Analysis(reopened).parent, expected)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_flows_pair_by_python_equality_of_category_and_id(
+    tmp_path: Path, seed: int
+) -> None:
+    """Flow ends meet their starts exactly when (category, id) are equal in Python (1 == 1.0 == True)."""
+    rng = random.Random(seed)
+    identities: list[Any] = [1, 1.0, True, 2, "2", 2**70, -3, 3.5, None, "x", 2**63]
+    categories: list[Any] = ["ac2g", "fwdbwd", 5]
+    events: list[dict[str, Any]] = list(metadata())
+    starts: dict[Any, int] = {}
+    ends: dict[Any, int] = {}
+    for index in range(40):
+        at = 10 * index
+        events.append(cpu(f"op{index}", at, 5))
+        events.append(gpu(f"k{index}", at + 2, 3))
+        category = rng.choice(categories)
+        first, second = rng.choice(identities), rng.choice(identities)
+        flow = {"cat": category, "name": "link", "pid": 100, "tid": 100}
+        events.append({**flow, "ph": "s", "id": first, "ts": BASE_US + at})
+        end = {**flow, "ph": "f", "bp": "e", "id": second, "pid": 0, "tid": 7}
+        events.append({**end, "ts": BASE_US + at + 2})
+        starts[(category, first)] = at * 1000
+        ends[(category, second)] = (at + 2) * 1000
+    path = tmp_path / "flows.json"
+
+    path.write_text(json.dumps({"traceEvents": events}))
+    trace = load_trace(path)
+    flows = trace.flows
+    bound = {
+        (int(trace.start_ns[source]), int(trace.start_ns[target]))
+        for source, target in zip(
+            flows.source_event.tolist(), flows.target_event.tolist(), strict=True
+        )
+    }
+    assert bound == {(starts[key], ends[key]) for key in starts if key in ends}

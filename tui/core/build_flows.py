@@ -42,7 +42,7 @@ def _bind_flows(
     if not columns.phase:
         return empty
     phase = np.concatenate(columns.phase)
-    key = np.concatenate(columns.key).astype(np.int64)
+    key = _dense_keys(np.concatenate(columns.key_group), np.concatenate(columns.key))
     flow_id = np.concatenate(columns.flow_id)
     category = category_map[np.concatenate(columns.category)]
     thread = np.concatenate(columns.thread).astype(np.int64)
@@ -85,6 +85,22 @@ def _bind_flows(
         _bind_points(thread_rank[thread[sources]], stamp[sources] - origin, **bind),
         _bind_points(thread_rank[thread[targets]], stamp[targets] - origin, **bind),
     )
+
+
+def _dense_keys(
+    group: np.ndarray[Any, Any], key: np.ndarray[Any, Any]
+) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """One int64 per flow point, equal exactly when its (group, key) pair is."""
+    if key.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort((key, group))
+    new = np.ones(key.size, dtype=bool)
+    new[1:] = (group[order][1:] != group[order][:-1]) | (
+        key[order][1:] != key[order][:-1]
+    )
+    dense = np.empty(key.size, dtype=np.int64)
+    dense[order] = np.cumsum(new) - 1
+    return dense
 
 
 def _bind_points(

@@ -99,7 +99,16 @@ _COLUMN_NAMES = (
 )
 
 
-_FLOW_COLUMN_NAMES = ("phase", "key", "flow_id", "category", "thread", "stamp", "valid")
+_FLOW_COLUMN_NAMES = (
+    "phase",
+    "key_group",
+    "key",
+    "flow_id",
+    "category",
+    "thread",
+    "stamp",
+    "valid",
+)
 
 
 @dataclass
@@ -382,7 +391,22 @@ class _Collector:
         if flow_columns["phase"].size:
             flows = self.flows
             flows.phase.append(flow_columns["phase"])
-            flows.key.append(_remap(flows.keys, part.flow_keys, flow_columns["key"]))
+            category_map = _remap_table(self.flow_categories, part.flow_categories)
+            key_map = _remap_table(flows.keys, part.flow_keys)
+            group = flow_columns["key_group"]
+            by_pair = group < 0
+            flows.key_group.append(
+                np.where(by_pair, -1, category_map[np.maximum(group, 0)]).astype(
+                    np.int32
+                )
+            )
+            flows.key.append(
+                np.where(
+                    by_pair,
+                    key_map[np.where(by_pair, flow_columns["key"], 0)],
+                    flow_columns["key"],
+                ).astype(np.int64)
+            )
             flows.flow_id.append(flow_columns["flow_id"])
             flows.category.append(
                 _remap(
@@ -411,7 +435,8 @@ _COLUMN_DTYPES: dict[str, Any] = {
 
 _FLOW_DTYPES: dict[str, Any] = {
     "phase": np.int8,
-    "key": np.int32,
+    "key_group": np.int32,
+    "key": np.int64,
     "flow_id": np.int64,
     "category": np.int32,
     "thread": np.int32,
@@ -428,6 +453,15 @@ def _remap(
         return np.zeros(codes.size, dtype=np.int32)
     mapping = interner.codes(keys)
     return np.asarray(mapping[codes], dtype=np.int32)
+
+
+def _remap_table(
+    interner: _Interner, keys: list[Any]
+) -> np.ndarray[Any, np.dtype[np.int32]]:
+    """For each of a part's codes, the code in `interner` (which learns the part's new keys in order)."""
+    if not keys:
+        return np.zeros(1, dtype=np.int32)
+    return np.asarray(interner.codes(keys), dtype=np.int32)
 
 
 _NOT_OBJECTS = "elements of traceEvents that are not objects were skipped"

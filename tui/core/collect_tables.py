@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 import re
 from collections import Counter, defaultdict
@@ -91,6 +92,10 @@ class _FlowColumns:
     """Flow events (s/t/f) as compact columns, gathered batch by batch."""
 
     phase: list[np.ndarray[Any, Any]] = field(default_factory=list)
+    # A flow's (category, id) key: the id itself under the category's code
+    # when the category is text and the id a number that is an int64 (as
+    # Kineto writes them), else the code of the interned pair under -1.
+    key_group: list[np.ndarray[Any, Any]] = field(default_factory=list)
     key: list[np.ndarray[Any, Any]] = field(default_factory=list)
     flow_id: list[np.ndarray[Any, Any]] = field(default_factory=list)
     category: list[np.ndarray[Any, Any]] = field(default_factory=list)
@@ -113,15 +118,59 @@ class _FlowColumns:
         )
         category_values = list(map(_CAT, events))
         id_values = list(map(_ID, events))
-        self.key.append(
-            self.keys.codes(list(zip(category_values, id_values, strict=True)))
-        )
+        category_codes = categories.codes(category_values)
+        group, key = self._keys(category_values, id_values, category_codes)
+        self.key_group.append(group)
+        self.key.append(key)
         self.flow_id.append(_id_column(id_values))
-        self.category.append(categories.codes(category_values))
+        self.category.append(category_codes)
         self.thread.append(self.threads.codes_of(events, _PID_TID))
         stamps, valid = parse_us_to_ns(list(map(_TS, events)))
         self.stamp.append(stamps)
         self.valid.append(valid & _in_time_range(stamps))
+
+    def _keys(
+        self,
+        category_values: list[Any],
+        id_values: list[Any],
+        category_codes: np.ndarray[Any, np.dtype[np.int32]],
+    ) -> tuple[
+        np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, np.dtype[np.int64]]
+    ]:
+        """Key groups and keys: equal exactly when the (category, id) pairs are equal."""
+        count = len(id_values)
+        if set(map(type, category_values)) <= {str} and set(map(type, id_values)) <= {
+            int
+        }:
+            try:
+                ids = np.fromiter(id_values, dtype=np.int64, count=count)
+            except OverflowError:
+                pass
+            else:
+                return category_codes.astype(np.int32), ids
+        group = np.full(count, -1, dtype=np.int32)
+        key = np.zeros(count, dtype=np.int64)
+        for row, (category, value) in enumerate(
+            zip(category_values, id_values, strict=True)
+        ):
+            number = _as_int64(value) if type(category) is str else None
+            if number is None:
+                key[row] = self.keys.codes([(category, value)])[0]
+            else:
+                group[row] = category_codes[row]
+                key[row] = number
+        return group, key
+
+
+def _as_int64(value: Any) -> int | None:
+    """The int64 a flow id equals in Python (1 == 1.0 == True), or None."""
+    if type(value) in (int, bool) or (
+        type(value) is float and math.isfinite(value) and value.is_integer()
+    ):
+        number = int(value)
+        if -(2**63) <= number < 2**63:
+            return number
+    return None
 
 
 def _in_time_range(stamps: np.ndarray[Any, np.dtype[np.int64]]) -> np.ndarray[Any, Any]:
