@@ -38,6 +38,7 @@ from tui.app.dialogs.compare_with import CompareWithDialog, complete_path
 from tui.app.dialogs.tested_by import TestedByDialog
 from tui.app.screens.comparison import ComparisonScreen
 from tui.app.screens.comparison_data import CompareRequest
+from tui.app.screens.help import HelpScreen
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.diff_table import DiffOpTable
 from tui.app.widgets.notes_pane import NotesPane
@@ -347,6 +348,12 @@ async def test_link_without_an_open_note_says_what_to_do(
         await pilot.pause()
         assert app.screen is screen
         assert any("No open note" in str(n.message) for n in app._notifications)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        listed = str(app.screen.query(Static).last().render())
+        for words in ("Tested by", "Timelines", "Order: change/calls/name", "CPU/GPU"):
+            assert words in listed
 
 
 @pilot_test

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from tui.core.analysis import Analysis
 from tui.core.diff.tables import OpsDiff
 from tui.core.results.diff import DiffResult, verdict_words
 from tui.core.textsafe import printable
@@ -124,14 +123,3 @@ def time_cells(
         return shown[0], shown[1], "–"
     delta = after - before
     return shown[0], shown[1], ("+" if delta > 0 else "") + duration_text(delta)
-
-
-def step_line(analysis: Analysis, word: str, name: str, count: int, label: str) -> Text:
-    """The line above one timeline: the side, the step shown, the occurrences in it."""
-    text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(f"{word} ", style="bold")
-    text.append(printable(str(analysis.trace.path).rsplit("/", 1)[-1]))
-    text.append(f"  {label}  ")
-    text.append(printable(name), style="bold")
-    text.append(f"  {count} in this step" if count else "  none in this step")
-    return text

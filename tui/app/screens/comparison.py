@@ -405,7 +405,7 @@ class ComparisonScreen(Screen[None]):
     def _step_line(self, word: str, step: Any, label: str) -> Text:
         side = self._side(word)
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(f"{word:<7}", style="bold reverse" if word == "before" else "bold")
+        text.append(f"{word:<7}", style="bold")
         text.append(f" {_name(side.path)}  ")
         if step is None:
             text.append(
