@@ -359,3 +359,21 @@ def test_flows_pair_by_python_equality_of_category_and_id(
         )
     }
     assert bound == {(starts[key], ends[key]) for key in starts if key in ends}
+
+
+def test_tied_device_work_is_what_has_an_owner(tmp_path: Path) -> None:
+    generate(tmp_path / "g.json", steps=3, seed=6)
+    for trace in (load_trace(tmp_path / "g.json"), *_small_real_traces()):
+        taking_part = nesting.participants(trace, nesting.cpu_track_mask(trace))
+        owners = nesting.gpu_owners(
+            trace, taking_part, nesting.parents(trace, taking_part)
+        )
+        assert np.array_equal(nesting.tied_device_work(trace, taking_part), owners >= 0)
+
+
+def _small_real_traces() -> list[Any]:
+    names = [
+        "amd_trace-mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+        "critical_path-alexnet-benchmark_result_2869224_1695835535_trace.json.gz",
+    ]
+    return [load_trace(SHARED / name) for name in names if (SHARED / name).exists()]

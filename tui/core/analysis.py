@@ -284,10 +284,10 @@ class Analysis:
         """For each device-work event, the runtime call that launched it (-1 when unknown)."""
         return self._derived.launch_call
 
-    @cached_property
+    @property
     def unlinked_device_events(self) -> int:
         """Device work we could not tie to a CPU event (counted in no operator)."""
-        return int((self.trace.device_work_mask & (self.gpu_owner < 0)).sum())
+        return self._derived.unlinked_device_events
 
     @property
     def self_gpu_ns(self) -> Int64Array:

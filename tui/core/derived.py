@@ -96,6 +96,19 @@ class DerivedColumns:
         )
 
     @cached_property
+    def unlinked_device_events(self) -> int:
+        """Device work tied to no CPU event (without computing the nesting when not at hand)."""
+        work = self.trace.device_work_mask
+        if "gpu_owner" not in self.__dict__ and not self._kept("gpu_owner"):
+            tied = nesting.tied_device_work(self.trace, self.participants)
+            return int((work & ~tied).sum())
+        return int((work & (self.gpu_owner < 0)).sum())
+
+    def _kept(self, name: str) -> bool:
+        cache = _column_cache()
+        return cache is not None and cache.load_derived(self.trace, name) is not None
+
+    @cached_property
     def launch_call(self) -> Int64Array:
         """For each device-work event, the runtime call that launched it (-1 when unknown)."""
         return self._column(

@@ -218,6 +218,12 @@ def gpu_owners(trace: Trace, taking_part: BoolArray, parent: Int64Array) -> Int6
     return owner
 
 
+def tied_device_work(trace: Trace, taking_part: BoolArray) -> BoolArray:
+    """Device work tied to a CPU event by `gpu_owners` (no nesting needed to know which)."""
+    no_parents = np.full(trace.event_count, -1, dtype=np.int64)
+    return gpu_owners(trace, taking_part, no_parents) >= 0
+
+
 def launch_calls(trace: Trace, taking_part: BoolArray) -> Int64Array:
     """For each device-work event, the runtime/driver call that launched it (-1 when unknown)."""
     launch = np.full(trace.event_count, -1, dtype=np.int64)
