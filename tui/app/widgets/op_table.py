@@ -146,10 +146,12 @@ class OperatorTable(ScrollView, can_focus=True):
     def action_shapes(self) -> None:
         """Group rows by (name, input shapes), or back by name."""
         if self.by_shape:
+            was_off = self.shapes_state == "off"
             self.by_shape = False
             self.shapes_state = ""
             self._show_keeping_cursor(self.name_table)
-            self.refresh_bindings()
+            if was_off:
+                self.refresh_bindings()  # row keys are offered again
             return
         if self.analysis is None:
             return
@@ -192,9 +194,7 @@ class OperatorTable(ScrollView, can_focus=True):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Row keys are not offered while the table says shapes were not recorded."""
-        if self.shapes_state == "off" and action in ("activate", "sort_next"):
-            return False
-        return True
+        return not (self.shapes_state == "off" and action in ("activate", "sort_next"))
 
     @property
     def gpu_observed(self) -> bool:
