@@ -377,3 +377,49 @@ def _small_real_traces() -> list[Any]:
         "critical_path-alexnet-benchmark_result_2869224_1695835535_trace.json.gz",
     ]
     return [load_trace(SHARED / name) for name in names if (SHARED / name).exists()]
+
+
+@pytest.mark.parametrize(
+    "scale", [1, 2**40, 2**61], ids=["small", "large", "saturating"]
+)
+def test_sums_by_index_are_pythons_exact_sums(scale: int) -> None:
+    rng = np.random.default_rng(scale % 1000)
+    index = rng.integers(0, 50, 20_000)
+    values = rng.integers(-scale, scale, 20_000, dtype=np.int64)
+    expected = [0] * 50
+    for where, value in zip(index.tolist(), values.tolist(), strict=True):
+        expected[where] += value
+    limit = int(nesting.SATURATED_NS)
+    got = nesting.sum_by_index(50, index, values).tolist()
+    for total, want in zip(got, expected, strict=True):
+        if abs(want) < limit // 2:
+            assert total == want
+        else:
+            assert abs(total) >= limit // 2
+
+
+def test_window_operator_tables_take_the_events_starting_in_the_window(
+    tmp_path: Path,
+) -> None:
+    generate(tmp_path / "g.json", steps=4, seed=8)
+    trace = load_trace(tmp_path / "g.json")
+    analysis = Analysis(trace)
+    rng = random.Random(8)
+    span = trace.span_ns
+    for _ in range(20):
+        start, end = sorted(rng.randrange(-10, span + 10) for _ in range(2))
+        table = analysis.op_table(start, end)
+        inside = (trace.start_ns >= start) & (trace.start_ns < end)
+        chosen = np.flatnonzero(analysis._participants & inside)
+        names = [trace.names[i] for i in trace.name_id[chosen].tolist()]
+        grouped = [
+            "ProfilerStep*" if n.startswith("ProfilerStep#") else n for n in names
+        ]
+        calls = {name: grouped.count(name) for name in set(grouped)}
+        assert dict(zip(table.names, table.calls.tolist(), strict=True)) == calls
+        self_cpu: dict[str, int] = {}
+        for name, event in zip(grouped, chosen.tolist(), strict=True):
+            self_cpu[name] = self_cpu.get(name, 0) + int(analysis.self_cpu_ns[event])
+        assert dict(zip(table.names, table.self_cpu_ns.tolist(), strict=True)) == (
+            self_cpu
+        )

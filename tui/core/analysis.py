@@ -18,7 +18,7 @@ from tui.core import nesting
 from tui.core.derived import DerivedColumns
 from tui.core.intervals import Intervals
 from tui.core.masks import names_in
-from tui.core.model import Kind, Trace
+from tui.core.model import Kind, Trace, TrackKind
 from tui.core.nesting import FILTERED_NAMES, SATURATED_NS, sum_by_index
 from tui.core.optable import OpTable, build_op_table, group_name
 from tui.core.steps import STEP_NAME, Step, StepStats, find_steps, step_name_ids
@@ -304,11 +304,11 @@ class Analysis:
     ) -> OpTable:
         """torch's key_averages() per name, for events starting in [start, end) (default: all)."""
         trace = self.trace
-        events = np.flatnonzero(self._participants)
-        if start_ns is not None:
-            events = events[trace.start_ns[events] >= start_ns]
-        if end_ns is not None:
-            events = events[trace.start_ns[events] < end_ns]
+        if start_ns is None and end_ns is None:
+            events = np.flatnonzero(self._participants)
+        else:
+            events = self._starting_in(start_ns, end_ns)
+            events = events[self._participants[events]]
         gpu = trace.gpu_observed
         return build_op_table(
             trace.names,
@@ -319,6 +319,23 @@ class Analysis:
             self.self_gpu_ns if gpu else None,
             self.total_gpu_ns if gpu else None,
         )
+
+    def _starting_in(self, start_ns: int | None, end_ns: int | None) -> Int64Array:
+        """Events of CPU threads starting in [start, end), in event order (each thread's are sorted)."""
+        trace = self.trace
+        pieces = [np.zeros(0, dtype=np.int64)]
+        for track in trace.tracks:
+            if track.kind != TrackKind.CPU:
+                continue
+            span = trace.track_slice(track.index)
+            starts = trace.start_ns[span]
+            low = 0 if start_ns is None else int(np.searchsorted(starts, start_ns))
+            high = (
+                starts.size if end_ns is None else int(np.searchsorted(starts, end_ns))
+            )
+            if high > low:
+                pieces.append(np.arange(span.start + low, span.start + high))
+        return np.concatenate(pieces).astype(np.int64)
 
     # -- device busy ---------------------------------------------------------------
 

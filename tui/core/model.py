@@ -164,9 +164,9 @@ class Trace:
     counter_count: int = 0
     memory: MemoryColumns = field(default_factory=MemoryColumns.empty)
 
-    @property
+    @cached_property
     def end_ns(self) -> Int64Array:
-        """End of each event."""
+        """End of each event (computed once: the columns never change)."""
         return self.start_ns + self.duration_ns
 
     @property

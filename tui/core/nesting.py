@@ -35,6 +35,8 @@ FILTERED_NAMES = frozenset(
 _OWNER_KINDS = (Kind.CPU_OP, Kind.USER_ANNOTATION, Kind.CPU_OTHER, Kind.PYTHON)
 # Sums at or past this are shown saturated rather than wrapped (2**62 ns is 146 years).
 SATURATED_NS = np.int64(2**62)
+# Sums of integers whose magnitudes add up to less than this are exact in float64.
+_EXACT_FLOAT_SUM = float(2**52)
 
 
 def cpu_track_mask(trace: Trace) -> BoolArray:
@@ -290,7 +292,11 @@ def sum_by_index(size: int, index: Int64Array, values: Int64Array) -> Int64Array
     sums = np.zeros(size, dtype=np.int64)
     if index.size == 0:
         return sums
-    approximate = np.bincount(index, weights=values.astype(np.float64), minlength=size)
+    weights = values.astype(np.float64)
+    approximate = np.bincount(index, weights=weights, minlength=size)
+    if float(np.abs(weights).sum()) < _EXACT_FLOAT_SUM:
+        # Every partial sum is an integer below 2**53: float64 holds it exactly.
+        return approximate.astype(np.int64)
     risky = np.abs(approximate) >= float(SATURATED_NS) / 2
     if not risky.any():
         np.add.at(sums, index, values)
