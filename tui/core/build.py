@@ -17,11 +17,11 @@ import numpy as np
 
 from tui.core.build_flows import _bind_flows, _link_by_flows
 from tui.core.build_tracks import (
-    _DEVICE_PROCESS,
     _canonical_tracks,
-    _sortable,
     _tracks_holding,
     _warn_unplaced,
+    classify_tracks,
+    display_order,
 )
 from tui.core.collect import (
     _NOT_OBJECTS,
@@ -29,10 +29,10 @@ from tui.core.collect import (
     _concatenate,
     collect_events,
 )
-from tui.core.collect_tables import _key, _pair_begin_end
+from tui.core.collect_tables import _pair_begin_end
 from tui.core.decode_records import DecodedTrace, EventSource
 from tui.core.errors import TraceLoadError
-from tui.core.interning import _Interner, _shown, _text
+from tui.core.interning import _Interner, _shown
 from tui.core.model import Kind, Trace, Track, TrackKind
 from tui.core.textsafe import printable
 
@@ -184,10 +184,6 @@ def finish_trace(
 
     if progress is not None:
         progress("tracks", 0, 0)
-    process_names = metadata_tables.process_names
-    thread_names = metadata_tables.thread_names
-    process_sort = metadata_tables.process_sort
-    thread_sort = metadata_tables.thread_sort
     # Numeric-string ids (PyTorch <= 1.10 writes "tid": "25738") are that number:
     # one track per thread whatever the spelling, so metadata, B/E pairs and
     # flows (which all key on the canonical id) land on the same track.
@@ -208,47 +204,13 @@ def finish_trace(
         cpu_work |= (kind == Kind.CPU_OTHER) & runtime_like_category[category_id]
     cpu_work_tracks = _tracks_holding(track_of_event, cpu_work)
     span_tracks = _tracks_holding(track_of_event, kind == Kind.TRACE_SPAN)
-    tracks_unsorted: list[Track] = []
-    for code, (pid, tid) in enumerate(raw_keys):
-        process_name = _text(process_names.get(_key(pid), ""))
-        thread_name = _text(thread_names.get((_key(pid), _key(tid)), ""))
-        device_match = _DEVICE_PROCESS.match(process_name)
-        is_device = code in device_kind_tracks or device_match is not None
-        if is_device:
-            track_kind = TrackKind.DEVICE
-            device = (
-                pid
-                if type(pid) is int
-                else (int(device_match.group(2)) if device_match else None)
-            )
-            stream = thread_name.strip() or f"stream {_text(tid)}"
-            label = f"{process_name.strip() or f'GPU {_text(pid)}'} {stream}"
-            sort_key: tuple[Any, ...] = (
-                1,
-                device if device is not None else 1 << 30,
-                _sortable(tid),
-            )
-        elif code in cpu_work_tracks or (
-            code not in span_tracks and type(pid) is int and type(tid) is int
-        ):
-            track_kind = TrackKind.CPU
-            device = None
-            label = thread_name.strip() or f"thread {_text(tid)}"
-            sort_key = (
-                0,
-                process_sort.get(_key(pid), 0),
-                _sortable(pid),
-                thread_sort.get((_key(pid), _key(tid)), 0),
-                _sortable(tid),
-            )
-        else:
-            track_kind = TrackKind.OTHER
-            device = None
-            label = thread_name.strip() or f"{_text(pid)} {_text(tid)}".strip()
-            sort_key = (2, _sortable(pid), _sortable(tid))
-        tracks_unsorted.append(
-            Track(code, pid, tid, track_kind, label, process_name, device, sort_key)
-        )
+    tracks_unsorted = classify_tracks(
+        raw_keys,
+        metadata_tables,
+        device_events=device_kind_tracks,
+        cpu_work=cpu_work_tracks,
+        spans=span_tracks,
+    )
 
     _warn_unplaced(tracks_unsorted, track_of_event, kind, warnings)
 
@@ -330,25 +292,7 @@ def finish_trace(
         )
 
     # Sort tracks for display, then events by (track, start, longest first).
-    ordered_tracks = sorted(
-        tracks_unsorted, key=lambda track: (track.sort_key, track.index)
-    )
-    rank_of_code = np.zeros(max(len(ordered_tracks), 1), dtype=np.int32)
-    tracks: list[Track] = []
-    for rank, track in enumerate(ordered_tracks):
-        rank_of_code[track.index] = rank
-        tracks.append(
-            Track(
-                rank,
-                track.pid,
-                track.tid,
-                track.kind,
-                track.label,
-                track.process_name,
-                track.device,
-                track.sort_key,
-            )
-        )
+    tracks, rank_of_code = display_order(tracks_unsorted)
     track_rank = (
         rank_of_code[track_of_event] if track_of_event.size else np.zeros(0, np.int32)
     )
