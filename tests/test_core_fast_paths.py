@@ -423,3 +423,56 @@ def test_window_operator_tables_take_the_events_starting_in_the_window(
         assert dict(zip(table.names, table.self_cpu_ns.tolist(), strict=True)) == (
             self_cpu
         )
+
+
+def _exact_ns(text: bytes) -> int | None:
+    """The oracle: Decimal µs to ns, half up; None for what is not a plain number."""
+    from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+    try:
+        value = Decimal(text.decode())
+    except (InvalidOperation, UnicodeDecodeError):
+        return None
+    if not value.is_finite():
+        return None
+    result = int((value * 1000).to_integral_value(rounding=ROUND_HALF_UP))
+    return result if abs(result) < 2**63 else None
+
+
+@pytest.mark.parametrize("shape", ["epoch-ns", "whole-us", "edge", "odd"])
+def test_timestamps_parse_exactly(shape: str) -> None:
+    from tui.core.numbers import parse_us_to_ns
+
+    rng = random.Random(shape)
+    for _ in range(200):
+        count = rng.randrange(1, 40)
+        if shape == "epoch-ns":
+            texts = [
+                b"%d.%03d" % (rng.randrange(10**15, 9 * 10**15), rng.randrange(1000))
+                for _ in range(count)
+            ]
+        elif shape == "whole-us":
+            texts = [b"%d" % rng.randrange(10**15, 9 * 10**15) for _ in range(count)]
+        elif shape == "edge":  # 19 nanosecond digits, all within int64
+            first = rng.choice([b"8", b"91"])
+            texts = [
+                first
+                + b"%0*d.%03d"
+                % (
+                    16 - len(first),
+                    rng.randrange(10 ** (16 - len(first))),
+                    rng.randrange(1000),
+                )
+                for _ in range(count)
+            ]
+        else:
+            texts = [
+                rng.choice([b"12.5", b"-3", b"1e3", b"007", b"1.2345", b"x1", b"12"])
+                for _ in range(count)
+            ]
+        values, valid = parse_us_to_ns(texts)
+        for text, value, ok in zip(texts, values.tolist(), valid.tolist(), strict=True):
+            expected = _exact_ns(text)
+            assert ok == (expected is not None), text
+            if ok:
+                assert value == expected, text

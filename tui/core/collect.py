@@ -38,6 +38,7 @@ _NAME = operator.attrgetter("name")
 
 
 _DUR = operator.attrgetter("dur")
+_ARGS = operator.attrgetter("args")
 
 
 def collect_events(
@@ -298,8 +299,13 @@ class _Collector:
         self.name_id.append(self.names.codes_of(complete, _NAME))
         self.category_id.append(self.categories.codes_of(complete, _CAT))
         self.track.append(self.track_keys.codes_of(complete, _PID_TID))
-        pieces = [event.args if len(event.args) else b"{}" for event in complete]
+        pieces: list[Any] = list(map(_ARGS, complete))
         lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+        empty = np.flatnonzero(lengths == 0)
+        if empty.size:  # no args: an empty object
+            for index in empty.tolist():
+                pieces[index] = b"{}"
+            lengths[empty] = 2
         offsets = np.zeros(len(pieces), dtype=np.int64)
         offsets[1:] = np.cumsum(lengths[:-1] + 1)
         if len(self.args_blob) > 1:
