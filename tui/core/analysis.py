@@ -169,40 +169,30 @@ class Analysis:
 
     def zones_in(self, start_ns: int, end_ns: int) -> list[ZoneFigure]:
         """Zones starting inside [start, end), per name, nested occurrences counted once."""
-        trace = self.trace
-        events, starts = self._zones_by_start
-        first = int(np.searchsorted(starts, start_ns, side="left"))
-        last = int(np.searchsorted(starts, end_ns, side="left"))
-        by_name: dict[str, list[int]] = {}
-        for event in events[first:last].tolist():
-            by_name.setdefault(trace.event_name(event), []).append(event)
-        figures = []
-        for name, members in by_name.items():
-            member_array = np.array(members, dtype=np.int64)
-            member_starts = trace.start_ns[member_array]
-            union = Intervals.union_of(
-                member_starts, member_starts + trace.duration_ns[member_array]
-            )
-            figures.append(ZoneFigure(name, len(members), union.total_ns))
-        figures.sort(key=lambda figure: trace.start_ns[by_name[figure.name][0]])
-        return figures
+        window = np.array([start_ns], dtype=np.int64), np.array([end_ns], np.int64)
+        return self._zones_in_windows(*window)[0]
 
     @cached_property
     def step_zones(self) -> list[list[ZoneFigure]]:
         """`zones_in` of each step (in `steps` order), computed for all steps at once."""
-        trace = self.trace
-        steps = self.steps
-        events, starts = self._zones_by_start
         step_starts, step_ends, _numbers = self._step_bounds
-        first = np.searchsorted(starts, step_starts, side="left")
-        last = np.searchsorted(starts, step_ends, side="left")
+        return self._zones_in_windows(step_starts, step_ends)
+
+    def _zones_in_windows(
+        self, window_starts: Int64Array, window_ends: Int64Array
+    ) -> list[list[ZoneFigure]]:
+        """`zones_in` of many windows in one pass: per window, per name, in order of first start."""
+        trace = self.trace
+        events, starts = self._zones_by_start
+        first = np.searchsorted(starts, window_starts, side="left")
+        last = np.searchsorted(starts, window_ends, side="left")
         counts = np.maximum(last - first, 0)
-        figures: list[list[ZoneFigure]] = [[] for _ in steps]
+        figures: list[list[ZoneFigure]] = [[] for _ in range(window_starts.size)]
         total = int(counts.sum())
         if total == 0:
             return figures
-        # One row per (step, zone occurrence starting in it).
-        step_of = np.repeat(np.arange(len(steps), dtype=np.int64), counts)
+        # One row per (window, zone occurrence starting in it).
+        step_of = np.repeat(np.arange(window_starts.size, dtype=np.int64), counts)
         position = np.arange(total, dtype=np.int64) - np.repeat(
             np.cumsum(counts) - counts - first, counts
         )
