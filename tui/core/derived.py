@@ -98,11 +98,20 @@ class DerivedColumns:
     @cached_property
     def unlinked_device_events(self) -> int:
         """Device work tied to no CPU event (without computing the nesting when not at hand)."""
+        cache = _column_cache()
+        name = "unlinked_device_events"
+        kept = None if cache is None else cache.load_derived(self.trace, name)
+        if kept is not None and kept.shape == (1,):
+            return int(kept[0])
         work = self.trace.device_work_mask
-        if "gpu_owner" not in self.__dict__ and not self._kept("gpu_owner"):
+        if "gpu_owner" in self.__dict__ or self._kept("gpu_owner"):
+            count = int((work & (self.gpu_owner < 0)).sum())
+        else:
             tied = nesting.tied_device_work(self.trace, self.participants)
-            return int((work & ~tied).sum())
-        return int((work & (self.gpu_owner < 0)).sum())
+            count = int((work & ~tied).sum())
+        if cache is not None:
+            cache.save_derived(self.trace, name, np.array([count], dtype=np.int64))
+        return count
 
     def _kept(self, name: str) -> bool:
         cache = _column_cache()

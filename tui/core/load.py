@@ -8,11 +8,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tui.core.build import build_trace
-from tui.core.decode import decode_trace
 from tui.core.errors import LoadCancelled, TraceLoadError
-from tui.core.model import Trace
 from tui.core.source import (
     GZIP_MAGIC,
     RawTrace,
@@ -21,6 +19,9 @@ from tui.core.source import (
     read_trace_bytes,
 )
 from tui.core.textsafe import printable
+
+if TYPE_CHECKING:
+    from tui.core.model import Trace
 
 # Traces whose JSON is at least this big are worth a cache entry.
 CACHE_MIN_BYTES = 64 * 1024 * 1024
@@ -72,6 +73,10 @@ def load_trace(
             if progress is not None:
                 progress(LoadProgress("cached", cached.file_size, cached.file_size))
             return cached
+    # Imported when a trace is parsed: a reopen from the cache never pays for them.
+    from tui.core.build import build_trace
+    from tui.core.decode import decode_trace
+
     total = 0
 
     def on_read(read: ReadProgress) -> None:
