@@ -183,18 +183,24 @@ def _store(part: CollectedPart, path: str) -> dict[str, tuple[int, str, int]]:
 
 
 def _restore(result: _RangeResult) -> CollectedPart:
-    """The part of a result, its arrays read back from the scratch file."""
+    """The part of a result, its arrays mapped from the scratch file (read once, when merged).
+
+    The mapping outlives the file's removal, so the scratch file can go at once.
+    """
     assert result.part is not None
     arrays: dict[str, Any] = {}
     with open(result.path, "rb") as handle:
-        for name, (offset, dtype, count) in sorted(
-            result.layout.items(), key=lambda item: item[1][0]
-        ):
-            handle.seek(offset)
-            if name == "args":
-                arrays[name] = handle.read(count)
-            else:
-                arrays[name] = np.fromfile(handle, dtype=dtype, count=count)
+        size = os.fstat(handle.fileno()).st_size
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+    view = memoryview(mapped)
+    for name, (offset, dtype, count) in result.layout.items():
+        if name == "args":
+            arrays[name] = view[offset : offset + count]
+        else:
+            width = np.dtype(dtype).itemsize
+            arrays[name] = np.frombuffer(
+                view[offset : offset + count * width], dtype=dtype
+            )
     return replace(
         result.part,
         columns={name[2:]: a for name, a in arrays.items() if name.startswith("c.")},
