@@ -33,6 +33,7 @@ from tui.core.collect_tables import _pair_begin_end
 from tui.core.decode_records import DecodedTrace, EventSource
 from tui.core.errors import TraceLoadError
 from tui.core.interning import _Interner, _shown
+from tui.core.masks import kind_mask
 from tui.core.model import Kind, Trace, Track, TrackKind
 from tui.core.textsafe import printable
 
@@ -191,15 +192,13 @@ def finish_trace(
     raw_keys = list(track_codes)
     if track_of_event.size:
         track_of_event = remap[track_of_event]
-    device_kind_tracks = _tracks_holding(
-        track_of_event, np.isin(kind, np.array(sorted(_DEVICE_KINDS), dtype=np.uint8))
-    )
+    device_kind_tracks = _tracks_holding(track_of_event, kind_mask(kind, _DEVICE_KINDS))
     runtime_like_category = np.array(
         [category.lower().endswith("_runtime") for category in category_strings]
         or [False],
         dtype=np.bool_,
     )
-    cpu_work = np.isin(kind, np.array(sorted(_CPU_WORK_KINDS), dtype=np.uint8))
+    cpu_work = kind_mask(kind, _CPU_WORK_KINDS)
     if category_id.size:
         cpu_work |= (kind == Kind.CPU_OTHER) & runtime_like_category[category_id]
     cpu_work_tracks = _tracks_holding(track_of_event, cpu_work)
@@ -263,17 +262,8 @@ def finish_trace(
                     else ""
                 )
             )
-    runtime_like = unknown_on_cpu & np.isin(
-        category_id,
-        np.array(
-            [
-                i
-                for i, c in enumerate(category_strings)
-                if c.lower().endswith("_runtime")
-            ]
-            or [-1],
-            dtype=np.int32,
-        ),
+    runtime_like = unknown_on_cpu & (
+        runtime_like_category[category_id] if category_id.size else unknown_on_cpu
     )
     kind[runtime_like] = Kind.RUNTIME
     device_ranges_only = bool((kind == Kind.DEVICE_RANGE).any()) and not bool(

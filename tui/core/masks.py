@@ -14,9 +14,14 @@ BoolArray = npt.NDArray[np.bool_]
 
 def kinds_in(trace: Trace, kinds: Iterable[int]) -> BoolArray:
     """Events whose kind is one of `kinds`."""
+    return kind_mask(trace.kind, kinds)
+
+
+def kind_mask(kind: npt.NDArray[np.uint8], kinds: Iterable[int]) -> BoolArray:
+    """Where a kind column holds one of `kinds`."""
     table = np.zeros(256, dtype=bool)
-    table[np.array([int(kind) for kind in kinds], dtype=np.int64)] = True
-    return table[trace.kind]
+    table[np.array([int(member) for member in kinds], dtype=np.int64)] = True
+    return table[kind]
 
 
 def names_in(trace: Trace, name_ids: npt.ArrayLike) -> BoolArray:
