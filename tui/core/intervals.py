@@ -207,7 +207,7 @@ class Intervals:
 
         The result is no longer merged at the cuts; its length is unchanged.
         """
-        moments = np.unique(_as_int64(cuts))
+        moments = _distinct(_as_int64(cuts))
         if not self or moments.size == 0:
             return self
         # Cuts strictly inside each interval.
@@ -248,13 +248,24 @@ class Intervals:
         return np.where(inside, position, -1).astype(np.int64)
 
 
+def _distinct(values: Int64Array) -> Int64Array:
+    """The sorted distinct values (np.unique, without its import of numpy.ma)."""
+    ordered = np.sort(values)
+    if ordered.size < 2:
+        return ordered
+    keep = np.empty(ordered.size, dtype=np.bool_)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
 def _combine(
     left: Intervals,
     right: Intervals,
     keep: Callable[[BoolArray, BoolArray], BoolArray],
 ) -> Intervals:
     """Sweep both sets' boundaries once and keep the elementary pieces where `keep` holds."""
-    times = np.unique(
+    times = _distinct(
         np.concatenate([left.starts, left.ends, right.starts, right.ends])
     )
     if times.size < 2:

@@ -232,11 +232,12 @@ def _overlapping(busy: Intervals, zone: Intervals) -> Intervals:
     last = np.searchsorted(busy.starts, zone.ends, side="left")
     counts = np.maximum(last - first, 0)
     total = int(counts.sum())
-    if total == busy.starts.size:
-        return busy
     offsets = np.repeat(first - (np.cumsum(counts) - counts), counts)
-    chosen = np.unique(np.arange(total, dtype=np.int64) + offsets)
-    return Intervals(busy.starts[chosen], busy.ends[chosen])
+    touching = np.zeros(busy.starts.size, dtype=bool)
+    touching[np.arange(total, dtype=np.int64) + offsets] = True
+    if touching.all():
+        return busy
+    return Intervals(busy.starts[touching], busy.ends[touching])
 
 
 def _work_inside_zones(
