@@ -542,3 +542,34 @@ async def test_real_pair_inconclusive_and_occurrences_match_raw_counts(
             ]
             timeline = screen.query_one(f"#cmp-timeline-{word}", Timeline)
             assert len(_marked(timeline)) == len(raw) > 0
+
+
+@pilot_test
+async def test_a_served_app_compares_only_captures_beside_the_open_one(
+    pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A browser user must not read any file of the server through D."""
+    before, after = pair
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    outside = elsewhere / "other.json"
+    outside.write_bytes(after.read_bytes())
+    app = StepTraceApp(before, served=True)
+    app.animation_level = "none"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, CompareWithDialog) and dialog.confined
+        dialog.query_one(Input).value = str(outside)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is dialog
+        assert "outside the trace's folder" in str(
+            dialog.query_one("#compare-problem").render()
+        )
+        dialog.query_one(Input).value = after.name
+        await pilot.press("enter")
+        screen = await settle_comparison(pilot)
+        assert screen.comparison is not None

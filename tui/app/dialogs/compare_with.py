@@ -99,6 +99,14 @@ def capture_problem(path: Path) -> str | None:
     return None
 
 
+def inside(folder: Path, path: Path) -> bool:
+    """Whether `path`, links and `..` resolved, lies in `folder` itself."""
+    try:
+        return path.resolve().parent == folder.resolve()
+    except OSError:
+        return False
+
+
 class PathSuggester(Suggester):
     """Completes paths from the open trace's folder."""
 
@@ -121,10 +129,13 @@ class CompareWithDialog(ModalScreen[Path | None]):
         Binding("escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, trace: Path) -> None:
+    def __init__(self, trace: Path, *, confined: bool = False) -> None:
+        """`confined`: only captures inside the trace's folder (a served app
+        must not become a way to read any file of the server)."""
         super().__init__()
         self.trace = trace
         self.folder = trace.resolve().parent
+        self.confined = confined
 
     def compose(self) -> ComposeResult:
         with Vertical(id="compare-box", classes="dialog"):
@@ -169,6 +180,11 @@ class CompareWithDialog(ModalScreen[Path | None]):
             return
         path = resolve_in(self.folder, typed)
         reason = capture_problem(path)
+        if reason is None and self.confined and not inside(self.folder, path):
+            reason = (
+                "outside the trace's folder: a served app compares only captures "
+                "that sit beside the open one"
+            )
         if reason is not None:
             problem.update(
                 Text.assemble((printable(typed), "bold"), f": {printable(reason)}")

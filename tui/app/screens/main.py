@@ -564,7 +564,10 @@ class MainScreen(Screen[None]):
                 request = CompareRequest(path, SortKey(self.mode))
                 self.app.push_screen(ComparisonScreen(self, request))
 
-        self.app.push_screen(CompareWithDialog(self.path), chosen)
+        confined = bool(getattr(self.app, "served", False)) and not getattr(
+            self.app, "capture_allowed", True
+        )
+        self.app.push_screen(CompareWithDialog(self.path, confined=confined), chosen)
 
     def action_export_report(self) -> None:
         """Write the method report next to the trace under a fresh name (off the UI).
