@@ -199,3 +199,22 @@ def test_kept_summaries_are_reused_until_the_trace_changes(
         100_000,
         300_000,
     ]
+
+
+def test_a_worker_prints_nothing_on_the_parents_terminal() -> None:
+    """Workers inherit the terminal: their output would land over the app."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from tui.core.runs.pool import _start_worker\n"
+        "_start_worker(None)\n"
+        "print('out'); print('err', file=sys.stderr)\n"
+        "raise SystemExit(3)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, timeout=60, check=False
+    )
+    assert done.returncode == 3
+    assert done.stdout == b"" and done.stderr == b""

@@ -152,10 +152,20 @@ _messages: Any = None
 
 
 def _start_worker(messages: Any) -> None:
-    """Worker initialiser: Ctrl+C is the parent's to handle; progress goes to `messages`."""
+    """Worker initialiser: Ctrl+C is the parent's to handle; progress goes to `messages`.
+
+    The worker's own output goes nowhere: it inherits the parent's terminal,
+    where a warning or a crash would print over the app (or into a served
+    app's stream). Failures reach the parent through the futures.
+    """
     global _messages
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _messages = messages
+    with contextlib.suppress(OSError):
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        os.close(quiet)
 
 
 def _summarise_in_worker(
