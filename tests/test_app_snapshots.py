@@ -171,13 +171,14 @@ def test_loading(
     from tui.core import load
     from tui.core.errors import LoadCancelled
     from tui.core.load import LoadProgress
+    from tui.core.vocab import LoadPhase
 
     reading = threading.Event()
 
     def slow_load(
         path: Any, *, progress: Any = None, cancel: Any = None, cache: str = "off"
     ) -> Any:
-        progress(LoadProgress("reading", 40_000_000, 85_000_000))
+        progress(LoadProgress(LoadPhase.READING, 40_000_000, 85_000_000))
         reading.set()
         cancel.wait(3)
         raise LoadCancelled()

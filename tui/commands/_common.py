@@ -60,12 +60,12 @@ def progress_line(step: Any) -> str:
         )
         more = " …" if len(step.workers) > 12 else ""
         line = f"decoding {percent:5.1f}% ({len(step.workers)} workers: {shares}{more})"
-    elif step.bytes_total and step.phase in ("reading", "decompressing"):
-        line = f"{step.phase} {100 * step.bytes_read / step.bytes_total:5.1f}%"
+    elif step.bytes_total and step.phase.counts_bytes:
+        line = f"{step.text} {100 * step.bytes_read / step.bytes_total:5.1f}%"
     elif step.events_total:
-        line = f"{step.phase} {step.events_done:,} of {step.events_total:,}"
+        line = f"{step.text} {step.events_done:,} of {step.events_total:,}"
     else:
-        line = step.phase
+        line = step.text
     return f"steptrace: {line}"[:79]
 
 

@@ -36,6 +36,7 @@ from tui.core.interning import _Interner, _shown
 from tui.core.masks import kind_mask
 from tui.core.model import Kind, Trace, Track, TrackKind
 from tui.core.textsafe import printable
+from tui.core.vocab import LoadPhase
 
 # Category (lower-cased) → kind. Both generations: PyTorch ≤ 1.10 and current Kineto.
 _CATEGORY_KINDS: dict[str, Kind] = {
@@ -83,7 +84,7 @@ def build_trace(
     file_size: int = 0,
     compressed: bool = False,
     read_warnings: Sequence[str] = (),
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Callable[[LoadPhase, int, int], None] | None = None,
 ) -> Trace:
     """Build the columnar model from decoded events."""
     try:
@@ -102,7 +103,7 @@ def _build(
     file_size: int,
     compressed: bool,
     read_warnings: Sequence[str],
-    progress: Callable[[str, int, int], None] | None,
+    progress: Callable[[LoadPhase, int, int], None] | None,
 ) -> Trace:
     warnings: list[str] = list(read_warnings) + list(decoded.warnings)
     collector = collect_events(decoded.events, progress)
@@ -127,7 +128,7 @@ def finish_trace(
     warnings: list[str],
     file_size: int = 0,
     compressed: bool = False,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Callable[[LoadPhase, int, int], None] | None = None,
 ) -> Trace:
     """Pair, classify, sort and bind what `collector` gathered into the model."""
     counts = collector.ordered_counts()
@@ -140,7 +141,7 @@ def finish_trace(
         warnings.insert(0, "invalid UTF-8 bytes were replaced by U+FFFD")
 
     if progress is not None:
-        progress("pairing", 0, 0)
+        progress(LoadPhase.PAIRING, 0, 0)
     collector.add_complete(_pair_begin_end(collector.begin_end, counts))
     collector.begin_end = []
     instant_count = collector.instant_count
@@ -184,7 +185,7 @@ def finish_trace(
     )
 
     if progress is not None:
-        progress("tracks", 0, 0)
+        progress(LoadPhase.TRACKS, 0, 0)
     # Numeric-string ids (PyTorch <= 1.10 writes "tid": "25738") are that number:
     # one track per thread whatever the spelling, so metadata, B/E pairs and
     # flows (which all key on the canonical id) land on the same track.
@@ -291,7 +292,7 @@ def finish_trace(
     start = start_abs - origin
     del start_abs
     if progress is not None:
-        progress("sorting", 0, 0)
+        progress(LoadPhase.SORTING, 0, 0)
     order = _event_order(track_rank, start, duration)
     start = start[order]
     duration = duration[order]

@@ -33,6 +33,7 @@ from tui.core.numbers import (
     duration_us_to_ns,
     parse_us_to_ns,
 )
+from tui.core.vocab import LoadPhase
 
 _NAME = operator.attrgetter("name")
 
@@ -42,7 +43,7 @@ _ARGS = operator.attrgetter("args")
 
 
 def collect_events(
-    source: EventSource, progress: Callable[[str, int, int], None] | None = None
+    source: EventSource, progress: Callable[[LoadPhase, int, int], None] | None = None
 ) -> _Collector:
     """Columns of every element of `source`, batch by batch."""
     collector = _Collector()
@@ -50,7 +51,7 @@ def collect_events(
     for batch in source.batches():
         collector.add_batch(batch)
         if progress is not None:
-            progress("events", collector.elements, total_elements)
+            progress(LoadPhase.EVENTS, collector.elements, total_elements)
     collector.repaired_utf8 = source.repaired_utf8
     return collector
 

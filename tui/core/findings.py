@@ -9,7 +9,6 @@ never branch on ids to find figures.
 
 from __future__ import annotations
 
-import enum
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -24,7 +23,14 @@ from tui.core.launches import SHORT_KERNEL_NS, issued_at
 from tui.core.results.observed import gpu_missing_reason
 from tui.core.shapes import operator_shape_split, shapes_in_trace
 from tui.core.steps import Step
-from tui.core.vocab import CopyDirection, FindingId, FindingStatus, GapKind, HostMemory
+from tui.core.vocab import (
+    CopyDirection,
+    FindingId,
+    FindingStatus,
+    GapKind,
+    HostMemory,
+    Word,
+)
 
 # A data zone where the device idles for at least this share of it is worth a look.
 IDLE_SHARE_WORTH_A_LOOK = 0.10
@@ -35,7 +41,7 @@ SMALL_KERNEL_NS = 20_000
 DOMINANT_SHARE = 0.30
 
 
-class MissingReason(str, enum.Enum):
+class MissingReason(Word):
     """Why a reading cannot be made from this capture."""
 
     NO_DATA_ZONE = "no_data_zone"

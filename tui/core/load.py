@@ -19,6 +19,7 @@ from tui.core.source import (
     read_trace_bytes,
 )
 from tui.core.textsafe import printable
+from tui.core.vocab import LoadPhase
 
 if TYPE_CHECKING:
     from tui.core.model import Trace
@@ -39,12 +40,18 @@ class LoadProgress:
     `workers` holds each worker's (bytes done, bytes to do).
     """
 
-    phase: str
+    phase: LoadPhase
     bytes_read: int
     bytes_total: int
     events_done: int = 0
     events_total: int = 0
     workers: tuple[tuple[int, int], ...] = ()
+    detail: str = ""
+
+    @property
+    def text(self) -> str:
+        """The phase as people read it, with its detail (`analysing 4,123 events`)."""
+        return f"{self.phase.value} {self.detail}" if self.detail else self.phase.value
 
 
 def load_trace(
@@ -71,7 +78,9 @@ def load_trace(
         cached = column_cache.load(trace_path)
         if cached is not None:
             if progress is not None:
-                progress(LoadProgress("cached", cached.file_size, cached.file_size))
+                progress(
+                    LoadProgress(LoadPhase.CACHED, cached.file_size, cached.file_size)
+                )
             return cached
     # Imported when a trace is parsed: a reopen from the cache never pays for them.
     from tui.core.build import build_trace
@@ -85,7 +94,7 @@ def load_trace(
         if progress is not None:
             progress(LoadProgress(read.phase, read.bytes_read, read.bytes_total))
 
-    def on_phase(phase: str, done: int = 0, count: int = 0) -> None:
+    def on_phase(phase: LoadPhase, done: int = 0, count: int = 0) -> None:
         if cancel is not None and cancel.is_set():
             raise LoadCancelled()
         if progress is not None:
@@ -115,7 +124,7 @@ def load_trace(
                 trace_path, progress=on_read, cancel=cancel, max_bytes=limit
             )
             raw_size = len(raw.data)
-        on_phase("decoding")
+        on_phase(LoadPhase.DECODING)
         decoded = decode_trace(raw.data, str(trace_path))
         del raw.data
         trace = build_trace(
@@ -171,11 +180,14 @@ def _load_parallel(
     from tui.core.parallel import load_parallel
 
     def on_progress(
-        phase: str, done: int, total: int, per_worker: tuple[tuple[int, int], ...]
+        phase: LoadPhase,
+        done: int,
+        total: int,
+        per_worker: tuple[tuple[int, int], ...],
     ) -> None:
         if progress is None:
             return
-        if phase == "decoding":
+        if phase is LoadPhase.DECODING:
             progress(LoadProgress(phase, done, total, workers=per_worker))
         else:
             progress(LoadProgress(phase, raw_size, raw_size, done, total))

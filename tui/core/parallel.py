@@ -42,6 +42,7 @@ from tui.core.parallel_ranges import (
     _write_result,
     decode_range,
 )
+from tui.core.vocab import LoadPhase
 
 # Each worker decodes its range this much at a time (bounds its memory, paces progress).
 RANGE_STEP_BYTES = 8 * 1024 * 1024
@@ -270,7 +271,7 @@ def load_parallel(
     file_size: int,
     compressed: bool,
     read_warnings: list[str],
-    progress: Callable[[str, int, int, tuple[tuple[int, int], ...]], None]
+    progress: Callable[[LoadPhase, int, int, tuple[tuple[int, int], ...]], None]
     | None = None,
     cancel: threading.Event | None = None,
 ) -> Trace | None:
@@ -296,7 +297,7 @@ def load_parallel(
         done: int, total: int, per_worker: tuple[tuple[int, int], ...]
     ) -> None:
         if progress is not None:
-            progress("decoding", done, total, per_worker)
+            progress(LoadPhase.DECODING, done, total, per_worker)
 
     collector = collect_parallel(
         source, layout, workers, progress=on_bytes, cancel=cancel
@@ -304,7 +305,7 @@ def load_parallel(
     if collector is None:
         return None
 
-    def on_phase(phase: str, done: int = 0, count: int = 0) -> None:
+    def on_phase(phase: LoadPhase, done: int = 0, count: int = 0) -> None:
         if cancel is not None and cancel.is_set():
             raise LoadCancelled()
         if progress is not None:

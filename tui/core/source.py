@@ -21,6 +21,7 @@ from typing import Any
 from tui.core.errors import LoadCancelled, TraceLoadError
 from tui.core.textsafe import printable
 from tui.core.units import size_text
+from tui.core.vocab import LoadPhase
 
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 8 * 1024 * 1024
@@ -42,7 +43,7 @@ class ReadProgress:
 
     bytes_read: int
     bytes_total: int
-    phase: str
+    phase: LoadPhase
 
 
 ProgressCallback = Callable[[ReadProgress], None]
@@ -158,7 +159,7 @@ def _read_open(
             break
         done += count
         if progress is not None:
-            progress(ReadProgress(done, file_size, "reading"))
+            progress(ReadProgress(done, file_size, LoadPhase.READING))
     view.release()
     if done < len(data):  # the file shrank while we read it
         del data[done:]
@@ -298,7 +299,9 @@ def _read_gzip(
                 warnings.append("trailing bytes after the gzip data were ignored")
         if progress is not None:
             progress(
-                ReadProgress(min(handle.tell(), file_size), file_size, "decompressing")
+                ReadProgress(
+                    min(handle.tell(), file_size), file_size, LoadPhase.DECOMPRESSING
+                )
             )
     if member_open and not decompressor.eof:
         # A killed exporter cuts the gzip stream; the JSON layer reports what was lost.

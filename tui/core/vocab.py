@@ -9,14 +9,28 @@ from __future__ import annotations
 import enum
 
 
-class StepPhase(str, enum.Enum):
+class Word(str, enum.Enum):
+    """A vocabulary word: equal to its string, and printed as it (never `Class.MEMBER`).
+
+    Python 3.12 formats a str-mixin enum with its class name; a word in a
+    message or a progress line must read as itself on every version.
+    """
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class StepPhase(Word):
     """Whether a step belongs to the recorded window or came before it."""
 
     ACTIVE = "active"
     STARTUP = "startup"
 
 
-class GapKind(str, enum.Enum):
+class GapKind(Word):
     """What a gap measures: device idle, or (no GPU events) the zone's CPU wait."""
 
     GPU_IDLE = "gpu_idle"
@@ -28,7 +42,7 @@ class GapKind(str, enum.Enum):
         return "GPU idle" if self is GapKind.GPU_IDLE else "CPU wait"
 
 
-class ZoneSource(str, enum.Enum):
+class ZoneSource(Word):
     """Where the data zone in use came from."""
 
     DEFAULT = "default"
@@ -49,7 +63,7 @@ class ZoneSource(str, enum.Enum):
         }[self]
 
 
-class SortKey(str, enum.Enum):
+class SortKey(Word):
     """How the operator table is ordered."""
 
     SELF = "self"
@@ -58,14 +72,14 @@ class SortKey(str, enum.Enum):
     NAME = "name"
 
 
-class TimeDevice(str, enum.Enum):
+class TimeDevice(Word):
     """Which clock a time column reads: CPU time or GPU work."""
 
     CPU = "cpu"
     GPU = "gpu"
 
 
-class FindingId(str, enum.Enum):
+class FindingId(Word):
     """The method's readings, in the method's order."""
 
     GPU_IDLE_DATA_ZONE = "gpu_idle_data_zone"
@@ -75,7 +89,7 @@ class FindingId(str, enum.Enum):
     LATE_RANK = "late_rank"
 
 
-class FindingStatus(str, enum.Enum):
+class FindingStatus(Word):
     """A reading is possible, not seen, or cannot be read from this capture."""
 
     POSSIBLE = "possible"
@@ -83,7 +97,7 @@ class FindingStatus(str, enum.Enum):
     NOT_OBSERVED = "not_observed"
 
 
-class Verdict(str, enum.Enum):
+class Verdict(Word):
     """What a diff of two captures may say: an order only when the step-time ranges do not overlap."""
 
     FASTER = "faster"
@@ -91,7 +105,7 @@ class Verdict(str, enum.Enum):
     INCONCLUSIVE = "inconclusive"
 
 
-class DiffCheck(str, enum.Enum):
+class DiffCheck(Word):
     """What a diff of two captures warns about; most make them not comparable."""
 
     ENVIRONMENT = "environment"
@@ -117,7 +131,7 @@ class DiffCheck(str, enum.Enum):
         )
 
 
-class OpPresence(str, enum.Enum):
+class OpPresence(Word):
     """Whether a row of a diff's table is on both sides, or only after (added) or before (removed)."""
 
     BOTH = "both"
@@ -125,7 +139,7 @@ class OpPresence(str, enum.Enum):
     REMOVED = "removed"
 
 
-class CopyDirection(str, enum.Enum):
+class CopyDirection(Word):
     """Which way a copy moves data (a set writes device memory)."""
 
     HOST_TO_DEVICE = "htod"
@@ -148,7 +162,7 @@ class CopyDirection(str, enum.Enum):
         }[self]
 
 
-class HostMemory(str, enum.Enum):
+class HostMemory(Word):
     """The host side of a copy: pageable or pinned, when the trace says."""
 
     PAGEABLE = "pageable"
@@ -156,7 +170,7 @@ class HostMemory(str, enum.Enum):
     UNKNOWN = "unknown"
 
 
-class KernelType(str, enum.Enum):
+class KernelType(Word):
     """What a device op does, spelt as HTA spells its kernel types."""
 
     COMPUTATION = "COMPUTATION"
@@ -165,7 +179,7 @@ class KernelType(str, enum.Enum):
     OTHER = "OTHER"
 
 
-class IdleCause(str, enum.Enum):
+class IdleCause(Word):
     """Why a stream was idle between two ops (HTA's idle time categories)."""
 
     HOST_WAIT = "host_wait"
@@ -173,14 +187,14 @@ class IdleCause(str, enum.Enum):
     OTHER = "other"
 
 
-class BreakdownRules(str, enum.Enum):
+class BreakdownRules(Word):
     """Whose definitions a GPU breakdown follows: HTA 0.5.0's, or steptrace's own."""
 
     HTA = "hta"
     STEPTRACE = "steptrace"
 
 
-class RankSource(str, enum.Enum):
+class RankSource(Word):
     """Where a run's file got its rank from."""
 
     DISTRIBUTED_INFO = "distributed_info"
@@ -188,14 +202,14 @@ class RankSource(str, enum.Enum):
     ORDER = "order"
 
 
-class CollectiveSide(str, enum.Enum):
+class CollectiveSide(Word):
     """Where a rank's collectives were seen: communication kernels, or CPU ops (gloo, c10d)."""
 
     GPU = "gpu"
     CPU = "cpu"
 
 
-class RowRole(str, enum.Enum):
+class RowRole(Word):
     """What a line of the timeline shows."""
 
     AXIS = "axis"
@@ -205,7 +219,7 @@ class RowRole(str, enum.Enum):
     MEMORY = "memory"
 
 
-class KernelSort(str, enum.Enum):
+class KernelSort(Word):
     """What the Kernels tab is ordered by."""
 
     TOTAL = "total"
@@ -216,7 +230,7 @@ class KernelSort(str, enum.Enum):
     NAME = "name"
 
 
-class HeatLevel(str, enum.Enum):
+class HeatLevel(Word):
     """How a rank's step time compares with the step's median over the ranks."""
 
     FASTER = "faster"
@@ -237,7 +251,7 @@ class HeatLevel(str, enum.Enum):
         }[self]
 
 
-class RankSort(str, enum.Enum):
+class RankSort(Word):
     """How the ranks of a run are ordered in the ranks screen."""
 
     RANK = "rank"
@@ -256,3 +270,40 @@ class RankSort(str, enum.Enum):
             RankSort.LATE: "steps late",
             RankSort.STEP: "time in this step",
         }[self]
+
+
+class LoadPhase(Word):
+    """Where a load is: bytes first (read, inflate), then the build steps, then the app's own.
+
+    The loader reports them and every front end (the CLI's progress line, the
+    loading screen's bar) reads the same values, in this order.
+    """
+
+    READING = "reading"
+    DECOMPRESSING = "decompressing"
+    CACHED = "cached"
+    DECODING = "decoding"
+    EVENTS = "events"
+    PAIRING = "pairing"
+    TRACKS = "tracks"
+    SORTING = "sorting"
+    ANALYSING = "analysing"
+    INDEXING = "indexing"
+
+    @property
+    def counts_bytes(self) -> bool:
+        """Whether its progress is bytes of the file (the first half of a bar)."""
+        return self in (LoadPhase.READING, LoadPhase.DECOMPRESSING)
+
+    @property
+    def position(self) -> int:
+        """Its place among the phases after the bytes (0 for the byte phases)."""
+        return max(0, _LOAD_ORDER.index(self) - 2)
+
+    @classmethod
+    def build_steps(cls) -> int:
+        """How many phases follow the bytes."""
+        return len(_LOAD_ORDER) - 2
+
+
+_LOAD_ORDER = list(LoadPhase)

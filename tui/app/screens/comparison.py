@@ -250,7 +250,7 @@ class ComparisonScreen(Screen[None]):
             return
         done = progress.bytes_read if progress.bytes_total else 0
         phase.first(Static).update(
-            f"{progress.phase}: {size_text(done)} of {size_text(progress.bytes_total)}"
+            f"{progress.text}: {size_text(done)} of {size_text(progress.bytes_total)}"
         )
         if progress.bytes_total:
             self.query_one("#cmp-loading-bar", ProgressBar).update(

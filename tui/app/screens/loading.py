@@ -24,18 +24,9 @@ from tui.app.messages import (
 from tui.core.load import LoadProgress
 from tui.core.textsafe import printable
 from tui.core.units import size_text
+from tui.core.vocab import LoadPhase
 
 LoadOutcome = TraceLoaded | LoadFailed | LoadCancelled | ZoneRefused
-# The phases load_trace reports after reading, in order, then the analysis.
-BUILD_PHASES = (
-    "decoding",
-    "events",
-    "pairing",
-    "tracks",
-    "sorting",
-    "analysing",
-    "indexing",
-)
 
 
 class LoadingScreen(Screen[LoadOutcome]):
@@ -110,7 +101,9 @@ class LoadingScreen(Screen[LoadOutcome]):
         trace = load_trace(
             self.path, progress=self._progress, cancel=self.cancel_event, cache="auto"
         )
-        self._phase(f"analysing {trace.event_count:,} events", trace.file_size)
+        self._phase(
+            LoadPhase.ANALYSING, trace.file_size, f"{trace.event_count:,} events"
+        )
         analysis = Analysis(trace)
         notices: list[str] = []
         store, problem = self._open_notes()
@@ -127,7 +120,7 @@ class LoadingScreen(Screen[LoadOutcome]):
             getattr(analysis, figure)
         findings = compute_findings(analysis)
         table = analysis.op_table()
-        self._phase("indexing the timeline", trace.file_size)
+        self._phase(LoadPhase.INDEXING, trace.file_size, "the timeline")
         index = TimelineIndex.build(trace, analysis, self.cancel_event.is_set)
         zone_view = ZoneView.build(index, analysis)
         if self.cancel_event.is_set():
@@ -154,8 +147,10 @@ class LoadingScreen(Screen[LoadOutcome]):
         except (NotesError, OSError) as error:
             return None, str(error)
 
-    def _phase(self, phase: str, size: int) -> None:
-        self.post_message(LoadProgressed(LoadProgress(phase, size, size)))
+    def _phase(self, phase: LoadPhase, size: int, detail: str) -> None:
+        self.post_message(
+            LoadProgressed(LoadProgress(phase, size, size, detail=detail))
+        )
 
     def _progress(self, progress: LoadProgress) -> None:
         self.post_message(LoadProgressed(progress))
@@ -165,7 +160,7 @@ class LoadingScreen(Screen[LoadOutcome]):
         progress = message.progress
         bar = self.query_one(ProgressBar)
         phase = self.query_one("#loading-phase", Static)
-        if progress.phase in ("reading", "decompressing"):
+        if progress.phase.counts_bytes:
             share = (
                 progress.bytes_read / progress.bytes_total
                 if progress.bytes_total
@@ -173,12 +168,11 @@ class LoadingScreen(Screen[LoadOutcome]):
             )
             bar.update(total=100, progress=50 * share)
             phase.update(
-                f"{progress.phase}: {size_text(progress.bytes_read)}"
+                f"{progress.text}: {size_text(progress.bytes_read)}"
                 f" of {size_text(progress.bytes_total)}"
             )
             return
-        name = progress.phase.split(" ")[0]
-        index = BUILD_PHASES.index(name) + 1 if name in BUILD_PHASES else 1
+        index = progress.phase.position
         within = (
             progress.events_done / progress.events_total
             if progress.events_total
@@ -186,15 +180,15 @@ class LoadingScreen(Screen[LoadOutcome]):
         )
         bar.update(
             total=100,
-            progress=50 + 50 * (index + within) / (len(BUILD_PHASES) + 1),
+            progress=50 + 50 * (index + within) / (LoadPhase.build_steps() + 1),
         )
         if progress.events_total:
             phase.update(
-                f"{progress.phase}: {progress.events_done:,} of "
+                f"{progress.text}: {progress.events_done:,} of "
                 f"{progress.events_total:,} ({size_text(progress.bytes_total)} read)"
             )
         else:
-            phase.update(f"{progress.phase} ({size_text(progress.bytes_total)} read)")
+            phase.update(f"{progress.text} ({size_text(progress.bytes_total)} read)")
 
     def on_trace_loaded(self, message: TraceLoaded) -> None:
         self.dismiss(message)

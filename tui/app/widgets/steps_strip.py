@@ -10,6 +10,7 @@ from textual.widget import Widget
 from tui.app.messages import StepChosen
 from tui.core.analysis import Analysis
 from tui.core.units import duration_text
+from tui.core.vocab import StepPhase
 
 CAVEAT = "few steps show the mechanism, not a distribution"
 
@@ -61,10 +62,10 @@ class StepsStrip(Widget):
                 break
             step = steps[index]
             label = f"#{step.number} {duration_text(step.duration_ns)}"
-            if step.phase == "startup":
+            if step.phase is StepPhase.STARTUP:
                 label += " start-up"
             style = "reverse bold" if index == self.current else ""
-            if step.phase == "startup":
+            if step.phase is StepPhase.STARTUP:
                 style += " italic"
             cell = f" {label} "
             text.append(cell, style=style.strip())

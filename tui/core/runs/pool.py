@@ -28,6 +28,7 @@ from tui.core.errors import LoadCancelled, TraceLoadError
 from tui.core.runs import summary_cache
 from tui.core.runs.rank_summary import RankSummary, summarise_file
 from tui.core.source import GZIP_MAGIC
+from tui.core.vocab import LoadPhase
 
 # A loading rank's peak memory: the interpreter with numpy, plus a multiple
 # of its JSON (bench_load.py: 2.1 GB of peak for 1.1 GB of JSON, 315 MB for 87 MB).
@@ -182,11 +183,11 @@ def _summarise_in_worker(
         fraction = (
             step.bytes_read / step.bytes_total
             if step.bytes_total
-            and step.phase in ("reading", "decompressing", "decoding")
+            and (step.phase.counts_bytes or step.phase is LoadPhase.DECODING)
             else None
         )
         with contextlib.suppress(queue.Full, ValueError, OSError):
-            _messages.put_nowait((path, step.phase, fraction))
+            _messages.put_nowait((path, step.phase.value, fraction))
 
     try:
         summary = summarise_file(
@@ -266,7 +267,9 @@ def _summarise_here(
                 fraction = (
                     step.bytes_read / step.bytes_total if step.bytes_total else None
                 )
-                progress(RankProgress(name, step.phase, fraction, finished, total))
+                progress(
+                    RankProgress(name, step.phase.value, fraction, finished, total)
+                )
 
         try:
             data = summarise_file(name, zones, progress=report, cancel=cancel)
