@@ -206,33 +206,78 @@ class CopyTotals:
     pinned: int
 
 
+def union_per_group(
+    starts: Int64Array, ends: Int64Array, group: Int64Array, groups: int
+) -> Int64Array:
+    """The length of the union of each group's intervals (`group[i]` in `[0, groups)`), all
+    groups at once: each group is moved to a stretch of time of its own, so one union
+    keeps them apart, and each stretch's coverage is its group's length."""
+    lengths = np.zeros(groups, dtype=np.int64)
+    if starts.size == 0 or groups == 0:
+        return lengths
+    low = int(starts.min())
+    stretch = max(int(ends.max()) - low, 0) + 1
+    if groups * stretch >= 2**62:  # too far apart to share one time line
+        for index in range(groups):
+            mine = group == index
+            lengths[index] = Intervals.union_of(starts[mine], ends[mine]).total_ns
+        return lengths
+    offset = group.astype(np.int64) * stretch - low
+    moved = Intervals.union_of(starts + offset, ends + offset)
+    windows = np.arange(groups, dtype=np.int64) * stretch
+    return moved.covered_in(windows, windows + stretch)
+
+
+def _totals_by(
+    trace: Trace, columns: CopyColumns, key: Int64Array, keys: int
+) -> list[list[CopyTotals]]:
+    """For each key in `[0, keys)`, the totals per direction of the copies holding it
+    (`key` -1: counted in none), in DIRECTIONS order, all keys at once."""
+    kept = np.flatnonzero(key >= 0)
+    width = len(DIRECTIONS)
+    cell = key[kept] * width + columns.direction[kept].astype(np.int64)
+    cells = keys * width
+    sizes = columns.bytes[kept]
+    host = columns.host_memory[kept]
+    count = np.bincount(cell, minlength=cells)
+    known = np.zeros(cells, dtype=np.int64)
+    np.add.at(known, cell[sizes >= 0], sizes[sizes >= 0])
+    unknown = np.bincount(cell[sizes < 0], minlength=cells)
+    pageable_code = HOST_MEMORIES.index(HostMemory.PAGEABLE)
+    pinned_code = HOST_MEMORIES.index(HostMemory.PINNED)
+    pageable = np.bincount(cell[host == pageable_code], minlength=cells)
+    pinned = np.bincount(cell[host == pinned_code], minlength=cells)
+    events = columns.events[kept]
+    time = union_per_group(trace.start_ns[events], trace.end_ns[events], cell, cells)
+    rows: list[list[CopyTotals]] = [[] for _ in range(keys)]
+    for index in np.flatnonzero(count).tolist():
+        rows[index // width].append(
+            CopyTotals(
+                direction=DIRECTIONS[index % width],
+                count=int(count[index]),
+                bytes=int(known[index]),
+                unknown_size=int(unknown[index]),
+                time_ns=int(time[index]),
+                pageable=int(pageable[index]),
+                pinned=int(pinned[index]),
+            )
+        )
+    return rows
+
+
 def copy_totals(
     trace: Trace, columns: CopyColumns, chosen: npt.NDArray[np.bool_] | None = None
 ) -> list[CopyTotals]:
     """Totals per direction present among the chosen copies (all by default), in DIRECTIONS order."""
     keep = np.ones(len(columns), dtype=bool) if chosen is None else chosen
-    rows = []
-    for code, direction in enumerate(DIRECTIONS):
-        mine = keep & (columns.direction == code)
-        if not mine.any():
-            continue
-        events = columns.events[mine]
-        sizes = columns.bytes[mine]
-        host = columns.host_memory[mine]
-        rows.append(
-            CopyTotals(
-                direction=direction,
-                count=int(mine.sum()),
-                bytes=int(sizes[sizes >= 0].sum()),
-                unknown_size=int((sizes < 0).sum()),
-                time_ns=Intervals.union_of(
-                    trace.start_ns[events], trace.end_ns[events]
-                ).total_ns,
-                pageable=int((host == HOST_MEMORIES.index(HostMemory.PAGEABLE)).sum()),
-                pinned=int((host == HOST_MEMORIES.index(HostMemory.PINNED)).sum()),
-            )
-        )
-    return rows
+    return _totals_by(trace, columns, np.where(keep, 0, -1).astype(np.int64), 1)[0]
+
+
+def step_copy_totals(
+    trace: Trace, columns: CopyColumns, steps: int
+) -> list[list[CopyTotals]]:
+    """`copy_totals` of the copies issued in each of `steps` steps, all steps at once."""
+    return _totals_by(trace, columns, columns.step, steps)
 
 
 @dataclass(frozen=True)
@@ -279,51 +324,74 @@ class CopyGroup:
         return float(statistics.median(self.per_step_ns.tolist() or [0]))
 
 
+def _group_ids(columns: CopyColumns) -> tuple[Int64Array, int]:
+    """Each copy's group by (direction, host memory, bytes, operator path), groups
+    numbered in the order their first copy comes."""
+    count = len(columns)
+    if count == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    fields = (
+        columns.path,
+        columns.bytes,
+        columns.host_memory.astype(np.int64),
+        columns.direction.astype(np.int64),
+    )
+    order = np.lexsort(fields)  # stable: a group's copies stay in position order
+    head = np.zeros(count, dtype=bool)
+    head[0] = True
+    for values in fields:
+        ordered = values[order]
+        head[1:] |= ordered[1:] != ordered[:-1]
+    by_key = np.cumsum(head) - 1
+    firsts = order[head]  # each group's first copy, groups in key order
+    renumber = np.empty(firsts.size, dtype=np.int64)
+    renumber[np.argsort(firsts, kind="stable")] = np.arange(firsts.size)
+    group = np.empty(count, dtype=np.int64)
+    group[order] = renumber[by_key]
+    return group, int(firsts.size)
+
+
 def copy_groups(
     trace: Trace, columns: CopyColumns, window: list[Step], all_steps: list[Step]
 ) -> list[CopyGroup]:
     """Copies grouped by (direction, host memory, bytes, operator path), largest time first."""
     rank_of = {step.event: rank for rank, step in enumerate(window)}
-    window_index = {
-        position: rank_of[step.event]
-        for position, step in enumerate(all_steps)
-        if step.event in rank_of
-    }
-    keys: dict[tuple[int, int, int, int], list[int]] = {}
-    for position in range(len(columns)):
-        key = (
-            int(columns.direction[position]),
-            int(columns.host_memory[position]),
-            int(columns.bytes[position]),
-            int(columns.path[position]),
-        )
-        keys.setdefault(key, []).append(position)
+    window_rank = np.array(
+        [rank_of.get(step.event, -1) for step in all_steps] + [-1], dtype=np.int64
+    )
+    group, count = _group_ids(columns)
+    if count == 0:
+        return []
+    events = columns.events
+    starts, ends = trace.start_ns[events], trace.end_ns[events]
+    time = union_per_group(starts, ends, group, count)
+    steps = len(window)
+    rank = window_rank[columns.step]  # -1 (outside every step) reads the last: -1
+    in_window = rank >= 0
+    cell = group[in_window] * steps + rank[in_window]
+    per_count = np.bincount(cell, minlength=count * steps).reshape(count, steps)
+    per_ns = union_per_group(
+        starts[in_window], ends[in_window], cell, count * steps
+    ).reshape(count, steps)
+    members = np.argsort(group, kind="stable")
+    bounds = np.cumsum(np.bincount(group, minlength=count))
     groups = []
-    for (way, memory, size, path), members in keys.items():
-        positions = np.array(members, dtype=np.int64)
-        events = columns.events[positions]
-        per_count = np.zeros(len(window), dtype=np.int64)
-        per_ns = np.zeros(len(window), dtype=np.int64)
-        member_steps = columns.step[positions]
-        for step_position, rank in window_index.items():
-            in_step = events[member_steps == step_position]
-            per_count[rank] = in_step.size
-            per_ns[rank] = Intervals.union_of(
-                trace.start_ns[in_step], trace.end_ns[in_step]
-            ).total_ns
+    for index, positions in enumerate(np.split(members, bounds[:-1])):
+        first = int(positions[0])
+        size = int(columns.bytes[first])
+        memory = int(columns.host_memory[first])
+        path = int(columns.path[first])
         groups.append(
             CopyGroup(
-                direction=DIRECTIONS[way],
+                direction=DIRECTIONS[int(columns.direction[first])],
                 host_memory=None if memory == NO_HOST else HOST_MEMORIES[memory],
                 bytes=None if size < 0 else size,
                 path=columns.paths[path] if path >= 0 else (),
-                name=trace.event_name(int(events[0])),
-                positions=positions,
-                time_ns=Intervals.union_of(
-                    trace.start_ns[events], trace.end_ns[events]
-                ).total_ns,
-                per_step_count=per_count,
-                per_step_ns=per_ns,
+                name=trace.event_name(int(events[first])),
+                positions=positions.astype(np.int64),
+                time_ns=int(time[index]),
+                per_step_count=per_count[index].astype(np.int64),
+                per_step_ns=per_ns[index],
             )
         )
     groups.sort(key=lambda group: (-group.time_ns, -group.count, group.name))
@@ -352,10 +420,7 @@ class CopyReading:
             columns=columns,
             totals=copy_totals(trace, columns),
             steps=steps,
-            step_totals=[
-                copy_totals(trace, columns, columns.step == index)
-                for index in range(len(steps))
-            ],
+            step_totals=step_copy_totals(trace, columns, len(steps)),
             window=window,
             groups=copy_groups(trace, columns, window, steps),
         )
@@ -374,8 +439,8 @@ class CopyReading:
         """The position (in `columns`) of the group's first copy issued in the window, else its first."""
         positions = group.positions
         in_window = {step.event for step in self.window}
-        for position in positions.tolist():
-            index = int(self.columns.step[position])
-            if index >= 0 and self.steps[index].event in in_window:
-                return int(position)
-        return int(positions[0])
+        window_step = np.array(
+            [step.event in in_window for step in self.steps] + [False], dtype=bool
+        )
+        hits = np.flatnonzero(window_step[self.columns.step[positions]])
+        return int(positions[hits[0]] if hits.size else positions[0])

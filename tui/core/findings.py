@@ -361,9 +361,12 @@ def many_small_launches(analysis: Analysis) -> Finding:
         first = np.searchsorted(sorted_at, starts, side="left")
         last = np.searchsorted(sorted_at, ends, side="left")
         counts = (last - first).tolist()
+        # Kernels launched in some step: the union of the steps' ranges of sorted_at.
+        depth = np.zeros(kernels.size + 1, dtype=np.int64)
+        np.add.at(depth, first, 1)
+        np.add.at(depth, last, -1)
         in_window = np.zeros(kernels.size, dtype=bool)
-        for begin, end in zip(first.tolist(), last.tolist(), strict=True):
-            in_window[order[begin:end]] = True
+        in_window[order] = np.cumsum(depth[:-1]) > 0
         short_share, launch_share = _launch_shares(
             analysis, kernels, short, starts, ends
         )
@@ -419,7 +422,10 @@ def _launch_shares(
         else None
     )
     launched_by = analysis.launch_call[kernels]
-    calls = np.unique(launched_by[launched_by >= 0])
+    # The distinct calls, in event order, by a mask (np.unique sorts a million of them).
+    launching = np.zeros(trace.event_count, dtype=bool)
+    launching[launched_by[launched_by >= 0]] = True
+    calls = np.flatnonzero(launching)
     launch_time = Intervals.union_of(
         trace.start_ns[calls], trace.end_ns[calls]
     ).covered_in(starts, ends)
