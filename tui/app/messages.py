@@ -84,7 +84,8 @@ class TraceLoaded(Message):
     path: Path
     trace: Trace
     analysis: Analysis
-    findings: list[Finding]
+    findings: list[Finding] | None
+    """None on a big capture: the main screen computes them once it shows."""
     op_table: OpTable
     index: TimelineIndex
     zone_view: ZoneView
@@ -108,6 +109,15 @@ class ZoneApplied(Message):
     analysis: Analysis
     zone_view: ZoneView
     findings: list[Finding]
+
+
+@dataclass
+class FindingsRead(Message):
+    """A worker computed the findings of `analysis` (None: it failed, `problem` says why)."""
+
+    analysis: Analysis
+    findings: list[Finding] | None
+    problem: str | None = None
 
 
 @dataclass

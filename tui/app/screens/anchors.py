@@ -111,6 +111,11 @@ def jump_to(screen: MainScreen, anchor: Any) -> bool:
             return True
     elif anchor.kind == "finding":
         panel = screen.show_tab("tab-findings")
+        if screen.findings is None:
+            screen.notify(
+                "The findings are still being computed: the tab fills in soon."
+            )
+            return True
         for index, finding in enumerate(screen.findings):
             if finding.id.value == anchor.finding_id:
                 if isinstance(panel, FindingsPanel):

@@ -88,6 +88,7 @@ class LoadingScreen(Screen[LoadOutcome]):
 
     def _outcome(self) -> TraceLoaded | ZoneRefused:
         """Everything the main screen shows at once, computed here, off the UI."""
+        from tui.app.screens.findings_later import after_the_screen
         from tui.commands._zones import unknown_zone_lines
         from tui.core.analysis import Analysis
         from tui.core.errors import LoadCancelled as CoreCancelled
@@ -118,7 +119,7 @@ class LoadingScreen(Screen[LoadOutcome]):
                 notices.append(notice)
         for figure in ("steps", "gaps", "self_cpu_ns", "self_gpu_ns"):
             getattr(analysis, figure)
-        findings = compute_findings(analysis)
+        findings = None if after_the_screen(trace) else compute_findings(analysis)
         table = analysis.op_table()
         self._phase(LoadPhase.INDEXING, trace.file_size, "the timeline")
         index = TimelineIndex.build(trace, analysis, self.cancel_event.is_set)

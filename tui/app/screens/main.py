@@ -30,6 +30,7 @@ from tui.app.messages import (
     EventActivated,
     EventSelected,
     FindingChosen,
+    FindingsRead,
     MarkEvents,
     NoteAction,
     NotesUpdated,
@@ -43,7 +44,13 @@ from tui.app.messages import (
     ViewChanged,
     ZoneApplied,
 )
-from tui.app.screens import anchors, rank_switch, report_export, zone_switch
+from tui.app.screens import (
+    anchors,
+    findings_later,
+    rank_switch,
+    report_export,
+    zone_switch,
+)
 from tui.app.screens.bottom_tabs import TABS, Filterable
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.help import HelpScreen, KeySection
@@ -128,7 +135,8 @@ class MainScreen(Screen[None]):
         self.path: Path = loaded.path
         self.trace = loaded.trace
         self.analysis: Analysis = loaded.analysis
-        self.findings: list[Finding] = loaded.findings
+        self.findings: list[Finding] | None = loaded.findings
+        """None while a worker computes them (a big capture)."""
         self.window_table: OpTable = loaded.op_table
         self.mode: str = default_mode()
         self.scope = "window"
@@ -192,6 +200,9 @@ class MainScreen(Screen[None]):
         else:
             self.show_info(status.window_info(self.analysis))
         rank_switch.arrive(self)
+        if self.findings is None:
+            # After the first frame: the worker would slow its drawing down.
+            self.call_after_refresh(findings_later.start, self)
 
     @property
     def run_label(self) -> str | None:
@@ -508,7 +519,10 @@ class MainScreen(Screen[None]):
         self.show_info(text)
 
     def _finding(self, finding_id: str | None) -> Finding | None:
-        return next((f for f in self.findings if f.id.value == finding_id), None)
+        return next((f for f in self.findings or [] if f.id.value == finding_id), None)
+
+    def on_findings_read(self, message: FindingsRead) -> None:
+        findings_later.read(self, message)
 
     @on(FindingsPanel.OptionSelected, "#findings")
     def _show_finding(self, event: FindingsPanel.OptionSelected) -> None:

@@ -33,6 +33,11 @@ def finding_text(finding: Finding) -> Text:
     return text
 
 
+def _note(words: str) -> Option:
+    """A line that is not a finding (they are being computed, or could not be)."""
+    return Option(Text(words, style="italic"), disabled=True)
+
+
 class FindingsPanel(OptionList):
     """Possible readings of the capture; `m` on one writes a note prefilled from it."""
 
@@ -40,16 +45,23 @@ class FindingsPanel(OptionList):
         Binding("enter", "select", "Show on timeline", show=False),
     ]
 
-    def __init__(self, findings: list[Finding], *, id: str | None = None) -> None:
-        self.findings = findings
+    def __init__(
+        self, findings: list[Finding] | None, *, id: str | None = None
+    ) -> None:
+        """`findings`: None while they are being computed (a big capture)."""
+        self.findings = findings or []
         super().__init__(
-            *[Option(finding_text(f), id=f.id.value) for f in findings],
+            *(
+                [Option(finding_text(f), id=f.id.value) for f in findings]
+                if findings is not None
+                else [_note("computing the findings…")]
+            ),
             id=id,
             markup=False,
         )
 
     def follow_analysis(self, analysis: Analysis, findings: list[Finding]) -> None:
-        """The readings of another data zone."""
+        """The readings of another data zone (or the first ones, computed later)."""
         keep = self.highlighted
         self.findings = findings
         self.clear_options()
@@ -57,10 +69,16 @@ class FindingsPanel(OptionList):
         if findings:
             self.highlighted = min(keep or 0, len(findings) - 1)
 
+    def show_problem(self, problem: str) -> None:
+        """Say why there are no findings to show."""
+        self.findings = []
+        self.clear_options()
+        self.add_option(_note(printable(problem)))
+
     @property
     def current(self) -> Finding | None:
         """The highlighted finding."""
-        if self.highlighted is None:
+        if self.highlighted is None or self.highlighted >= len(self.findings):
             return None
         return self.findings[self.highlighted]
 

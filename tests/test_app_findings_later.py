@@ -1,0 +1,133 @@
+"""On a big capture the main screen shows before the findings: the Findings tab says
+they are being computed, then holds exactly what `compute_findings` reads."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets.option_list import Option
+
+from tests.app_factory import make_app, settle
+from tests.fixtures_app import write_training_trace
+from tui.app.messages import FindingsRead
+from tui.app.screens import findings_later
+from tui.app.screens.main import MainScreen
+from tui.app.widgets.findings_panel import FindingsPanel
+from tui.core import findings
+from tui.core.analysis import Analysis
+from tui.core.load import load_trace
+
+
+@pytest.fixture
+def later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every capture counts as big."""
+    monkeypatch.setattr(findings_later, "LATER_AT_EVENTS", 0)
+
+
+def _prompts(panel: FindingsPanel) -> list[str]:
+    options: list[Option] = [
+        panel.get_option_at_index(i) for i in range(panel.option_count)
+    ]
+    return [str(option.prompt) for option in options]
+
+
+@pytest.mark.parametrize("gpu", [True, False], ids=["cuda", "cpu"])
+def test_findings_computed_after_the_screen_are_compute_findings(
+    tmp_path: Path,
+    isolated_data_dir: Path,
+    later: None,
+    monkeypatch: pytest.MonkeyPatch,
+    gpu: bool,
+) -> None:
+    path = write_training_trace(tmp_path / "t.json", gpu=gpu)
+    expected = findings.compute_findings(Analysis(load_trace(path)))
+    release = threading.Event()
+    computed = findings.compute_findings
+    threads: list[str] = []
+
+    def held(analysis: Analysis) -> list[findings.Finding]:
+        threads.append(threading.current_thread().name)
+        release.wait(10)
+        return computed(analysis)
+
+    monkeypatch.setattr(findings, "compute_findings", held)
+
+    async def scenario() -> None:
+        app = make_app(path)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            panel = screen.query_one(FindingsPanel)
+            assert screen.findings is None
+            assert _prompts(panel) == ["computing the findings…"]
+            assert panel.current is None
+            release.set()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert screen.findings == expected
+            assert panel.findings == expected
+            assert [panel.get_option_at_index(i).id for i in range(len(expected))] == [
+                f.id.value for f in expected
+            ]
+            # The tab works as with findings read at load: 2, then Enter shows one.
+            await pilot.press("2")
+            assert panel.current == expected[0]
+
+    asyncio.run(scenario())
+    assert threads and threads[0] != threading.main_thread().name
+
+
+def test_a_failure_says_why_in_the_tab_and_the_screen_stays(
+    tmp_path: Path,
+    isolated_data_dir: Path,
+    later: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = write_training_trace(tmp_path / "t.json", gpu=True)
+
+    def broken(analysis: Any) -> Any:
+        raise RuntimeError("boom in a reading")
+
+    monkeypatch.setattr(findings, "compute_findings", broken)
+
+    async def scenario() -> None:
+        app = make_app(path)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            (prompt,) = _prompts(screen.query_one(FindingsPanel))
+            assert "RuntimeError" in prompt and "boom in a reading" in prompt
+            await pilot.press("2", "1", "t")
+            assert screen.mode == "total"
+
+    asyncio.run(scenario())
+
+
+def test_findings_of_an_earlier_zone_are_dropped(
+    tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    path = write_training_trace(tmp_path / "t.json", gpu=True)
+
+    async def scenario() -> None:
+        app = make_app(path)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            shown = screen.findings
+            assert shown is not None  # a small capture: read with the load
+            other = Analysis(screen.trace)
+            screen.post_message(FindingsRead(other, []))
+            await pilot.pause()
+            assert screen.findings is shown
+            assert screen.query_one(FindingsPanel).findings == shown
+
+    asyncio.run(scenario())
