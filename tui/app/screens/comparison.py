@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, ProgressBar, Static
+from textual.widgets import ContentSwitcher, ProgressBar, Static
 
 from tui.app.dialogs.tested_by import TestedByDialog
 from tui.app.messages import (
@@ -46,6 +46,7 @@ from tui.app.screens.comparison_data import (
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.help import HelpScreen, KeySection, timeline_keys
 from tui.app.widgets.diff_table import DiffOpTable
+from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.core.diff.occurrences import AlignedOccurrences, SideOccurrences, align
@@ -125,7 +126,7 @@ class ComparisonScreen(Screen[None]):
             yield from self._compose_loading()
         else:
             yield from self._compose_comparison(comparison)
-        yield Footer()
+        yield KeyFooter()
 
     def _compose_loading(self) -> ComposeResult:
         with Vertical(id="cmp-loading-box"):

@@ -10,7 +10,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+
+from tui.app.widgets.key_footer import KeyFooter
 
 
 class FiguresScreen(ModalScreen[None]):
@@ -36,7 +38,7 @@ class FiguresScreen(ModalScreen[None]):
                 markup=False,
             )
             yield Static(self.figures, id="figures-text", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def action_scroll(self, lines: int) -> None:
         """Scroll the figures by lines."""

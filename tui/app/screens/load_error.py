@@ -10,8 +10,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
+from tui.app.widgets.key_footer import KeyFooter
 from tui.core.textsafe import printable
 
 
@@ -48,7 +49,7 @@ class LoadErrorScreen(Screen[None]):
                 ),
                 markup=False,
             )
-        yield Footer()
+        yield KeyFooter()
 
     def _capture_behind(self) -> bool:
         return len(self.app.screen_stack) > 2

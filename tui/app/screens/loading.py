@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import ProgressBar, Static
 
 from tui.app.messages import (
     LoadCancelled,
@@ -21,6 +21,7 @@ from tui.app.messages import (
     TraceLoaded,
     ZoneRefused,
 )
+from tui.app.widgets.key_footer import KeyFooter
 from tui.core.load import LoadProgress
 from tui.core.textsafe import printable
 from tui.core.units import size_text
@@ -55,7 +56,7 @@ class LoadingScreen(Screen[LoadOutcome]):
             yield Static(
                 Text("Esc cancels", style="italic"), id="loading-hint", markup=False
             )
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.load()

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from tui.app.dialogs.capture import CaptureDialog
 from tui.app.dialogs.compare_with import CompareWithDialog
@@ -62,6 +62,7 @@ from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.header_line import HeaderLine
 from tui.app.widgets.kernel_table import KernelTable
+from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable, default_mode
 from tui.app.widgets.steps_strip import StepsStrip
@@ -180,7 +181,7 @@ class MainScreen(Screen[None]):
                 with TabPane(f"{tab.title} [{number}]", id=tab.pane_id):
                     yield tab.make(self)
         yield Input(id="prompt", classes="hidden")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         loaded = self.loaded

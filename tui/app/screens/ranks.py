@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from tui.app.messages import RankCellChosen, RankCellHighlighted, RunLoaded
 from tui.app.screens import rank_switch
@@ -24,6 +24,7 @@ from tui.app.screens.help import HelpScreen, KeySection
 from tui.app.screens.run_loading import RunLoadingScreen
 from tui.app.widgets.findings_panel import finding_text
 from tui.app.widgets.heat_table import HeatTable
+from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.rank_bars import RankBars
 from tui.core.findings import ShowStep
 from tui.core.textsafe import printable
@@ -83,7 +84,7 @@ class RanksScreen(Screen[None]):
                 VerticalScroll(),
             ):
                 yield Static(self._warnings_text(), markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         heat = self.heat

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import ProgressBar, Static
 
 from tui.app.messages import (
     LoadCancelled,
@@ -28,6 +28,7 @@ from tui.app.messages import (
     RunProgressed,
     ZoneRefused,
 )
+from tui.app.widgets.key_footer import KeyFooter
 from tui.core.textsafe import printable
 
 RunOutcome = RunLoaded | LoadFailed | LoadCancelled | ZoneRefused
@@ -122,7 +123,7 @@ class RunLoadingScreen(Screen[RunOutcome]):
                 ),
                 markup=False,
             )
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.read()
