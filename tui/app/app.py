@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import Widget
 
+from tui.app import heap
 from tui.app.messages import (
     LoadCancelled,
     LoadFailed,
@@ -83,6 +84,9 @@ class StepTraceApp(App[int]):
             self.open_run(self.trace_path, self.zones)
         else:
             self.open_trace(self.trace_path, self.zones)
+
+    def on_unmount(self) -> None:
+        heap.release()
 
     def open_run(self, folder: Path, zones: tuple[str, ...] = ()) -> None:
         """Read a run folder's ranks; the ranks screen shows them when ready."""

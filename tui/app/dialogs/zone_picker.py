@@ -86,8 +86,13 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
             )
 
     def on_mount(self) -> None:
-        self._fill("")
+        # The list is filled once its width is known (on_resize), not twice.
+        self.call_after_refresh(self._fill_if_empty)
         self.set_focus(self.query_one(Input))
+
+    def _fill_if_empty(self) -> None:
+        if self._filled_for is None:
+            self._fill(self.query_one(Input).value)
 
     @on(Input.Submitted, "#zone-filter")
     def _submitted(self, event: Input.Submitted) -> None:

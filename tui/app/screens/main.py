@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
+from tui.app import heap
 from tui.app.dialogs.capture import CaptureDialog
 from tui.app.dialogs.compare_with import CompareWithDialog
 from tui.app.dialogs.note_form import NoteDraft, NoteForm
@@ -72,6 +73,7 @@ from tui.core.findings import Finding
 from tui.core.findings_text import words
 from tui.core.textsafe import printable
 from tui.core.vocab import SortKey, ZoneSource
+from tui.core.zones import ZoneCandidate
 from tui.view import status
 
 
@@ -146,6 +148,8 @@ class MainScreen(Screen[None]):
         self.input_purpose = ""
         self.zone_to_remember: tuple[str, ...] | None = None
         """A zone chosen in the picker, kept in the notes once applied."""
+        self.zone_candidates: tuple[Analysis, list[ZoneCandidate]] | None = None
+        """The zone picker's lines and the analysis they were read for."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer only keys that do something now; a text field keeps what is typed."""
@@ -204,6 +208,11 @@ class MainScreen(Screen[None]):
         if self.findings is None:
             # After the first frame: the worker would slow its drawing down.
             self.call_after_refresh(findings_later.start, self)
+        self.call_after_refresh(heap.settle)
+        self.call_after_refresh(zone_switch.prefetch, self)
+
+    def on_unmount(self) -> None:
+        heap.release()
 
     @property
     def run_label(self) -> str | None:

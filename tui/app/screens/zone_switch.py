@@ -12,8 +12,9 @@ from tui.app.dialogs.zone_picker import ZonePicker
 from tui.app.messages import ZoneApplied
 from tui.app.screens.bottom_tabs import FollowsAnalysis
 from tui.app.widgets.header_line import HeaderLine
-from tui.core.analysis import ZoneChoice
+from tui.core.analysis import Analysis, ZoneChoice
 from tui.core.vocab import ZoneSource
+from tui.core.zones import ZoneCandidate
 from tui.view import status
 
 if TYPE_CHECKING:
@@ -29,7 +30,27 @@ def open_picker(screen: MainScreen) -> None:
 
     analysis = screen.analysis
     screen.app.push_screen(
-        ZonePicker(analysis.zone_candidates(), analysis.zone_choice), chosen
+        ZonePicker(candidates(screen, analysis), analysis.zone_choice), chosen
+    )
+
+
+def candidates(screen: MainScreen, analysis: Analysis) -> list[ZoneCandidate]:
+    """The picker's lines for this analysis, computed once (a pass over the trace)."""
+    known = screen.zone_candidates
+    if known is None or known[0] is not analysis:
+        known = screen.zone_candidates = (analysis, analysis.zone_candidates())
+    return known[1]
+
+
+def prefetch(screen: MainScreen) -> None:
+    """Compute the picker's lines in a worker, so z opens at once."""
+    analysis = screen.analysis
+    screen.run_worker(
+        lambda: candidates(screen, analysis),
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="zone-candidates",
     )
 
 
@@ -54,6 +75,7 @@ def recompute(screen: MainScreen, names: tuple[str, ...]) -> None:
     choice = ZoneChoice(names, ZoneSource.CHOSEN) if names else None
     analysis = screen.analysis.with_zones(choice)
     _ = analysis.zone_reading
+    candidates(screen, analysis)
     findings = compute_findings(analysis)
     zone_view = ZoneView.build(screen.timeline.index, analysis)
     screen.post_message(ZoneApplied(analysis, zone_view, findings))

@@ -1,0 +1,75 @@
+"""What keeps keys light without changing what they show: the collector's walks
+kept off a capture's objects while it is open (and given back when it closes),
+and the zone picker's lines read once per data zone."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from pathlib import Path
+
+from tests.app_factory import make_app, settle
+from tests.fixtures_app import write_training_trace
+from tui.app.dialogs.zone_picker import AUTOMATIC, ZonePicker
+from tui.app.screens.main import MainScreen
+
+
+def test_a_capture_is_frozen_out_of_collections_while_open(
+    tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    path = write_training_trace(tmp_path / "t.json", gpu=True)
+    assert gc.get_freeze_count() == 0
+
+    async def scenario() -> None:
+        app = make_app(path)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            assert isinstance(app.screen, MainScreen)
+            frozen = gc.get_freeze_count()
+            assert frozen > 1000
+            # The screen is among them: no generation the collector walks holds it.
+            assert all(app.screen not in gc.get_objects(g) for g in range(3))
+
+    asyncio.run(scenario())
+    # The app gone, everything can be collected again.
+    assert gc.get_freeze_count() == 0
+
+
+def _listed(picker: ZonePicker) -> list[tuple[str | None, str]]:
+    options = picker.options
+    return [
+        (options.get_option_at_index(i).id, str(options.get_option_at_index(i).prompt))
+        for i in range(options.option_count)
+    ]
+
+
+def test_the_picker_lists_the_candidates_of_the_zone_in_use(
+    tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    path = write_training_trace(tmp_path / "t.json", gpu=True)
+
+    async def scenario() -> None:
+        app = make_app(path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            for zone in ("lecture_batch_cpu", "transfert"):
+                await pilot.press("z")
+                await pilot.pause()
+                picker = app.screen
+                assert isinstance(picker, ZonePicker)
+                expected = screen.analysis.zone_candidates()
+                listed = _listed(picker)
+                assert [name for name, _ in listed if name != AUTOMATIC] == [
+                    c.name for c in expected
+                ]
+                marked = [name for name, prompt in listed if " ● " in prompt[:6]]
+                assert marked == [zone]
+                await pilot.press(*"transf", "enter")
+                for _ in range(3):
+                    await app.workers.wait_for_complete()
+                    await pilot.pause()
+                assert app.screen is screen
+
+    asyncio.run(scenario())
