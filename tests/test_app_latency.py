@@ -73,3 +73,35 @@ def test_the_picker_lists_the_candidates_of_the_zone_in_use(
                 assert app.screen is screen
 
     asyncio.run(scenario())
+
+
+def test_the_help_is_built_once_and_shown_again_from_the_top(
+    tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    from textual.containers import VerticalScroll
+
+    from tui.app.screens.help import HelpScreen
+
+    path = write_training_trace(tmp_path / "t.json", gpu=True)
+
+    async def scenario() -> None:
+        app = make_app(path)
+        async with app.run_test(size=(100, 20)) as pilot:
+            await settle(pilot)
+            main = app.screen
+            await pilot.press("question_mark")
+            first = app.screen
+            assert isinstance(first, HelpScreen)
+            box = first.query_one(VerticalScroll)
+            await pilot.press("pagedown")
+            await pilot.pause()
+            assert box.scroll_y > 0
+            await pilot.press("escape")
+            assert app.screen is main
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert app.screen is first
+            assert box.scroll_y == 0
+            await pilot.press("escape")
+
+    asyncio.run(scenario())

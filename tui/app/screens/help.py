@@ -97,6 +97,11 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text("steptrace keys", style="bold"), markup=False)
             yield Static(help_text(self.sections, self.notes), markup=False)
 
+    def on_screen_resume(self) -> None:
+        """Shown again (a screen kept installed): from the top."""
+        for box in self.query(VerticalScroll):
+            box.scroll_home(animate=False, immediate=True)
+
 
 def timeline_keys(
     screen_bindings: Iterable[BindingType], bindings: Iterable[BindingType]

@@ -8,6 +8,7 @@ words of the status line come from `tui.view.status`; the bottom tabs from
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
+from textual.app import ComposeResult, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import Widget
@@ -213,6 +214,9 @@ class MainScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         heap.release()
+        if self.app.is_screen_installed(self.help_name):
+            with suppress(ScreenStackError):  # the app is closing with the help open
+                self.app.uninstall_screen(self.help_name)
 
     @property
     def run_label(self) -> str | None:
@@ -547,13 +551,21 @@ class MainScreen(Screen[None]):
         """Show a bottom tab and focus its widget."""
         self.show_tab(TABS[index].pane_id).focus()
 
+    @property
+    def help_name(self) -> str:
+        """The name this screen's help is installed under (built once, shown again)."""
+        return f"help-{id(self)}"
+
     def action_help(self) -> None:
         """List every key."""
         from tui.view.memory_lane import memory_help
 
-        self.app.push_screen(
-            HelpScreen(self.key_sections(), notes=[memory_help(self.trace)])
-        )
+        if not self.app.is_screen_installed(self.help_name):
+            help_screen = HelpScreen(
+                self.key_sections(), notes=[memory_help(self.trace)]
+            )
+            self.app.install_screen(help_screen, self.help_name)
+        self.app.push_screen(self.help_name)
 
     def action_capture(self) -> None:
         """Open the new-capture dialog; the result opens when it ends.
