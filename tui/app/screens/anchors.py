@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tui.app.dialogs.note_form import NoteDraft
+from tui.app.screens.marks import events_named
 from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.kernel_table import KernelTable
@@ -97,7 +98,7 @@ def jump_to(screen: MainScreen, anchor: Any) -> bool:
         return True
     elif anchor.kind == "event":
         ids = [i for i, name in enumerate(trace.names) if name == anchor.name]
-        events = np.flatnonzero(np.isin(trace.name_id, np.array(ids or [-1])))
+        events = events_named(trace, ids)
         tracks = [i for i, t in enumerate(trace.tracks) if t.name == anchor.track]
         on_track = events[np.isin(trace.track[events], np.array(tracks or [-1]))]
         if on_track.size:
@@ -171,8 +172,9 @@ def show_finding(screen: MainScreen, finding: Finding) -> None:
 def _named(screen: MainScreen, name: str) -> npt.NDArray[np.int64]:
     """The events with exactly this name, in time order."""
     trace = screen.trace
-    ids = np.array([i for i, item in enumerate(trace.names) if item == name] or [-1])
-    events = np.flatnonzero(np.isin(trace.name_id, ids)).astype(np.int64)
+    events = events_named(
+        trace, [i for i, item in enumerate(trace.names) if item == name]
+    )
     return events[np.argsort(trace.start_ns[events], kind="stable")]
 
 

@@ -10,11 +10,20 @@ import numpy.typing as npt
 from rich.text import Text
 
 from tui.core.analysis import group_name
+from tui.core.model import Trace
 from tui.core.textsafe import printable
 from tui.view import status
 
 if TYPE_CHECKING:
     from tui.app.screens.main import MainScreen
+
+
+def events_named(trace: Trace, name_ids: list[int]) -> npt.NDArray[np.int64]:
+    """The events whose name is one of `name_ids`, in event order (a table lookup:
+    np.isin compares every event with every name)."""
+    wanted = np.zeros(len(trace.names), dtype=np.bool_)
+    wanted[name_ids] = True
+    return np.flatnonzero(wanted[trace.name_id]).astype(np.int64)
 
 
 class Marks:
@@ -62,9 +71,7 @@ class Marks:
         trace = self.screen.trace
         lowered = needle.lower()
         ids = [i for i, name in enumerate(trace.names) if lowered in name.lower()]
-        events = np.flatnonzero(
-            np.isin(trace.name_id, np.array(ids or [-1], dtype=np.int32))
-        )
+        events = events_named(trace, ids)
         self.set(events, f"search {printable(needle)!s}:")
         if events.size:
             self.step(1)
@@ -80,8 +87,7 @@ class Marks:
             for name_id, event_name in enumerate(trace.names):
                 groups.setdefault(group_name(event_name), []).append(name_id)
             self._group_ids = groups
-        ids = np.array(self._group_ids.get(name, [-1]), dtype=np.int32)
-        events = np.flatnonzero(np.isin(trace.name_id, ids)).astype(np.int64)
+        events = events_named(trace, self._group_ids.get(name, []))
         self.set(events, f"{printable(name)}:")
         text = Text()
         text.append(printable(name), style="bold")
