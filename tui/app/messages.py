@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from tui.core.shapes import ShapeOpTable
     from tui.notes import Note, NotesStore
     from tui.scrub import CheckReport, ScrubReport
+    from tui.view.copy_rows import CopyLine
+    from tui.view.kernel_rows import KernelRows
     from tui.view.layout import ZoneView
     from tui.view.timeline_index import TimelineIndex
 
@@ -178,16 +180,20 @@ class StatusText(Message):
 
 @dataclass
 class KernelsRead(Message):
-    """A worker read the capture's kernels (the Kernels tab's figures)."""
+    """A worker read the capture's kernels (the Kernels tab's figures) and built
+    the tab's rows (None: no kernel figures)."""
 
     result: KernelsResult
+    rows: KernelRows | None = None
 
 
 @dataclass
 class CopiesRead(Message):
-    """A worker read the capture's copies (the Copies tab's figures)."""
+    """A worker read the capture's copies (the Copies tab's figures) and built
+    the tab's lines."""
 
     result: CopiesResult
+    lines: list[CopyLine] = field(default_factory=list)
 
 
 @dataclass

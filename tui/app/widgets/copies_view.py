@@ -8,17 +8,16 @@ GPU work was observed the tab says so and why, never an empty table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
 from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.events import Show
-from textual.worker import Worker, WorkerState
 
 from tui.app.messages import CopiesRead, MarkEvents, StatusText
-from tui.app.widgets.rows_view import RowsView
+from tui.app.widgets.rows_view import ReadOnce, RowsView
 from tui.core.analysis import Analysis
 from tui.core.copies import CopyReading
 from tui.core.textsafe import printable
@@ -26,7 +25,7 @@ from tui.view.copy_rows import CopyLine, copy_details, copy_lines
 from tui.view.labels import fit_middle
 
 
-class CopiesView(RowsView):
+class CopiesView(ReadOnce):
     """Copies and sets of the capture, line by line; filterable by operator path."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -36,6 +35,7 @@ class CopiesView(RowsView):
     ]
 
     ROW_ACTIONS = frozenset(("activate", "details"))
+    READS = "copies"
 
     def __init__(self, analysis: Analysis, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -43,31 +43,24 @@ class CopiesView(RowsView):
         self.reading: CopyReading | None = None
         self.all_lines: list[CopyLine] = []
         self.lines: list[CopyLine] = []
-        self.filter_text = ""
-        self._reading = False
         self._wanted: int | None = None
 
     # -- reading (once, off the UI) ----------------------------------------------
 
-    def on_show(self, event: Show) -> None:
-        self.read()
+    def is_read(self) -> bool:
+        return self.reading is not None
 
-    def read(self) -> None:
-        """Read the figures in a worker, unless read or being read."""
-        if self._reading or self.reading is not None:
-            return
-        self._reading = True
-        self.show_message("reading the copies…")
+    def reader(self) -> Callable[[], None]:
         analysis = self.analysis
 
         def read() -> None:
             from tui.core.results.copies import CopiesResult
 
-            self.post_message(CopiesRead(CopiesResult.of(analysis)))
+            result = CopiesResult.of(analysis)
+            lines = copy_lines(result.reading) if result.reading is not None else []
+            self.post_message(CopiesRead(result, lines))
 
-        self.run_worker(
-            read, thread=True, exclusive=True, exit_on_error=False, group="copies"
-        )
+        return read
 
     def on_copies_read(self, message: CopiesRead) -> None:
         message.stop()
@@ -87,21 +80,18 @@ class CopiesView(RowsView):
                 "No copy or set in this capture: the device ran kernels only."
             )
             return
-        self.all_lines = copy_lines(reading)
+        self.all_lines = message.lines or copy_lines(reading)
         self.show_message(None)
-        self._refilter()
+        self.reorder()
         if self._wanted is not None:
             self.select_copy(self._wanted)
         else:
             self.cursor_moved()
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "copies" and event.state is WorkerState.ERROR:
-            self.show_message(f"could not read the copies: {event.worker.error}")
-
     # -- filter ------------------------------------------------------------------
 
-    def _refilter(self) -> None:
+    def reorder(self) -> None:
+        """Keep the rows whose direction, figures or issuing path contain the filter."""
         needle = self.filter_text.lower()
         if not needle:
             self.lines = self.all_lines
@@ -112,13 +102,6 @@ class CopiesView(RowsView):
                 if line.is_section or needle in (line.head + line.tail).lower()
             ]
         self.rows_changed()
-
-    def set_filter(self, text: str) -> None:
-        """Keep the rows whose direction, figures or issuing path contain `text`."""
-        self.filter_text = text
-        self.cursor = 0
-        self._refilter()
-        self.scroll_to(y=0, animate=False)
 
     def select_copy(self, event: int) -> None:
         """Put the cursor on the narrowest line holding this copy (a repeated

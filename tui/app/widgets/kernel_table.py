@@ -7,16 +7,21 @@ GPU work was observed the tab says so and why, never an empty table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.events import Show
-from textual.worker import Worker, WorkerState
 
 from tui.app.messages import KernelsRead, MarkEvents, StatusText
-from tui.app.widgets.rows_view import RowsView, fit
+from tui.app.widgets.rows_view import (
+    SORT_BINDINGS,
+    ReadOnce,
+    RowsView,
+    SortableRows,
+    fit,
+)
 from tui.core.analysis import Analysis
 from tui.core.textsafe import printable
 from tui.core.vocab import KernelSort
@@ -30,52 +35,43 @@ from tui.view.kernel_rows import (
 from tui.view.labels import fit_middle
 
 
-class KernelTable(RowsView):
+class KernelTable(ReadOnce, SortableRows[KernelSort]):
     """Kernels per name: count, total, median, max, busy share, launch delay."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *RowsView.BINDINGS,
         Binding("enter", "activate", "Mark on timeline"),
-        Binding("o", "sort_next(1)", "Sort by next column"),
-        Binding("O", "sort_next(-1)", "Sort by previous column", show=False),
-        Binding("r", "reverse", "Reverse the sort", show=False),
+        *SORT_BINDINGS,
         Binding("v", "details", "Details (full name)"),
     ]
 
     ROW_ACTIONS = frozenset(("activate", "details", "sort_next", "reverse"))
+    NAME_SORT = KernelSort.NAME
+    READS = "kernels"
 
     def __init__(self, analysis: Analysis, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+        super().__init__(KernelSort.TOTAL, True, id=id)
         self.analysis = analysis
         self.rows: KernelRows | None = None
-        self.sort = KernelSort.TOTAL
-        self.descending = True
-        self.filter_text = ""
         self.order = np.zeros(0, dtype=np.int64)
         self._wanted: str | None = None
-        self._reading = False
 
     # -- reading (once, off the UI) ----------------------------------------------
 
-    def on_show(self, event: Show) -> None:
-        self.read()
+    def is_read(self) -> bool:
+        return self.rows is not None
 
-    def read(self) -> None:
-        """Read the figures in a worker, unless read or being read."""
-        if self._reading or self.rows is not None:
-            return
-        self._reading = True
-        self.show_message("reading the kernels…")
+    def reader(self) -> Callable[[], None]:
         analysis = self.analysis
 
         def read() -> None:
             from tui.core.results.kernels import KernelsResult
 
-            self.post_message(KernelsRead(KernelsResult.of(analysis)))
+            result = KernelsResult.of(analysis)
+            rows = None if result.stats is None else KernelRows.of(result)
+            self.post_message(KernelsRead(result, rows))
 
-        self.run_worker(
-            read, thread=True, exclusive=True, exit_on_error=False, group="kernels"
-        )
+        return read
 
     def on_kernels_read(self, message: KernelsRead) -> None:
         message.stop()
@@ -88,7 +84,7 @@ class KernelTable(RowsView):
                 "work to read them from."
             )
             return
-        self.rows = KernelRows.of(result)
+        self.rows = message.rows or KernelRows.of(result)
         if not len(self.rows):
             self.show_message(
                 "No kernel in this capture: the device ran copies or sets only "
@@ -96,50 +92,23 @@ class KernelTable(RowsView):
             )
             return
         self.show_message(None)
-        self._reorder()
+        self.reorder()
         if self._wanted is not None:
             self.select_name(self._wanted)
         else:
             self.cursor_moved()
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "kernels" and event.state is WorkerState.ERROR:
-            self.show_message(f"could not read the kernels: {event.worker.error}")
-
     # -- order and filter -----------------------------------------------------------
 
-    def _reorder(self) -> None:
+    def reorder(self) -> None:
         rows = self.rows
         if rows is None:
             return
         self.order = rows.order(self.sort, self.descending, self.filter_text)
         self.rows_changed()
 
-    def set_sort(self, sort: KernelSort, descending: bool | None = None) -> None:
-        """Sort by a column; figures largest first, names A to Z, by default."""
-        if descending is None:
-            descending = (
-                not self.descending
-                if sort is self.sort
-                else sort is not KernelSort.NAME
-            )
-        self.sort = sort
-        self.descending = descending
-        self._reorder()
-
-    def set_filter(self, text: str) -> None:
-        """Keep kernels whose readable or full name contains `text` (case-insensitive)."""
-        self.filter_text = text
-        self.cursor = 0
-        self._reorder()
-        self.scroll_to(y=0, animate=False)
-
-    def action_sort_next(self, step: int) -> None:
-        index = SORTS.index(self.sort)
-        self.set_sort(SORTS[(index + step) % len(SORTS)])
-
-    def action_reverse(self) -> None:
-        self.set_sort(self.sort, not self.descending)
+    def sort_columns(self) -> list[KernelSort]:
+        return SORTS
 
     @property
     def current_row(self) -> int | None:
@@ -181,19 +150,16 @@ class KernelTable(RowsView):
         rows = self.rows
         if rows is None or self.message is not None:
             return "Kernels"
-        arrow = " ▼" if self.descending else " ▲"
         title = (
             f"Kernel ({self.order.size} of {len(rows)}"
             + (f", filter: {printable(self.filter_text)}" if self.filter_text else "")
             + ")"
-            + (arrow if self.sort is KernelSort.NAME else "")
+            + self.arrow(KernelSort.NAME)
         )
         parts = [fit(title, self._name_width(width))]
         for column in self._columns(width):
             heading, size, sort = COLUMNS[column]
-            parts.append(
-                fit(heading + (arrow if sort is self.sort else ""), size, True)
-            )
+            parts.append(fit(heading + self.arrow(sort), size, True))
         return " ".join(parts)
 
     def line_text(self, index: int, width: int) -> str:

@@ -1,25 +1,33 @@
-"""A Line-API list with a header line and a cursor: the base of the Kernels and
-Copies tabs.
+"""A Line-API list with header lines and a cursor: the base of every table of rows
+(operators, the comparison's operators, kernels, copies).
 
-Only visible lines are drawn, each from the subclass's own columns, so a tab
-costs the same with ten rows or a hundred thousand. A tab with nothing to show
-(figures being read, GPU work not observed) draws its message instead, wrapped.
-Section lines (headings) are drawn apart and skipped by the cursor.
+Only visible lines are drawn, each from the subclass's own columns, so a table
+costs the same with ten rows or a hundred thousand. A table with nothing to
+show (figures being read, GPU work not observed) draws its message instead,
+wrapped. Section lines (headings) are drawn apart and skipped by the cursor.
+`SortableRows` adds what the sortable tables share: a sort column, its
+direction, the next column (o), reverse (r) and the arrow in the header;
+`ReadOnce` what the tabs whose figures are read in a worker share.
 """
 
 from __future__ import annotations
 
 import textwrap
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import ClassVar, Generic, TypeVar
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.events import Show
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.worker import Worker, WorkerState
+
+SortT = TypeVar("SortT")
 
 
 def fit(text: str, width: int, right: bool = False) -> str:
@@ -34,7 +42,7 @@ def fit(text: str, width: int, right: bool = False) -> str:
 
 
 class RowsView(ScrollView, can_focus=True):
-    """Rows under a header line; up/down/page/home/end move a cursor over them."""
+    """Rows under header lines; up/down/page/home/end move a cursor over them."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "cursor(-1)", "Up", show=False),
@@ -61,11 +69,20 @@ class RowsView(ScrollView, can_focus=True):
     RowsView > .rows-view--message { text-style: italic; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    HEADER_LINES: ClassVar[int] = 1
+    """Lines above the rows (they do not scroll)."""
+
+    ROW_ACTIONS: ClassVar[frozenset[str]] = frozenset()
+    """Actions that need rows: not offered while the message shows."""
+
+    def __init__(
+        self, *, id: str | None = None, message: str | None = "reading…"
+    ) -> None:
         super().__init__(id=id)
         self.cursor = 0
-        self.message: str | None = "reading…"
+        self.message: str | None = message
         """Shown instead of the rows while there are none to show (and why)."""
+        self.filter_text = ""
         self._styles: dict[bool, dict[str, Style]] = {}
 
     # -- what subclasses tell -------------------------------------------------
@@ -83,16 +100,27 @@ class RowsView(ScrollView, can_focus=True):
         return False
 
     def header_text(self, width: int) -> str:
-        """The header line."""
+        """The header line (of a table with one)."""
         return ""
+
+    def header_line(self, y: int, width: int) -> str:
+        """Header line `y` (0 to HEADER_LINES - 1)."""
+        return self.header_text(width)
 
     def cursor_moved(self) -> None:
         """The cursor is on another line (say what it is)."""
 
-    # -- state ---------------------------------------------------------------
+    def reorder(self) -> None:
+        """Order and filter the rows again (sort, direction or filter changed)."""
+        self.rows_changed()
 
-    ROW_ACTIONS: ClassVar[frozenset[str]] = frozenset()
-    """Actions that need rows: not offered while the message shows."""
+    def header_clicked(self, x: int) -> None:
+        """A click on the header at cell `x`."""
+
+    def row_double_clicked(self) -> None:
+        """A double click on a row (after the first click moved the cursor to it)."""
+
+    # -- state ---------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The footer offers row keys only when there are rows to act on."""
@@ -111,11 +139,18 @@ class RowsView(ScrollView, can_focus=True):
     def rows_changed(self) -> None:
         """The lines changed: size, cursor and picture follow."""
         count = self.line_count() if self.message is None else 0
-        self.virtual_size = Size(0, count + 1)
+        self.virtual_size = Size(0, count + self.HEADER_LINES)
         self.cursor = min(self.cursor, max(count - 1, 0))
         if count and self.is_section(self.cursor):
             self.cursor = self._selectable(self.cursor, 1)
         self.refresh()
+
+    def set_filter(self, text: str) -> None:
+        """Keep only the rows matching `text` (empty: all), from the first row."""
+        self.filter_text = text
+        self.cursor = 0
+        self.reorder()
+        self.scroll_to(y=0, animate=False)
 
     def _selectable(self, index: int, direction: int) -> int:
         """The nearest line at or after (before) `index` that is not a heading."""
@@ -149,7 +184,7 @@ class RowsView(ScrollView, can_focus=True):
             self.cursor_moved()
 
     def _cursor_into_view(self) -> None:
-        visible = max(self.size.height - 1, 1)
+        visible = max(self.size.height - self.HEADER_LINES, 1)
         top = int(self.scroll_y)
         if self.cursor < top:
             self.scroll_to(y=self.cursor, animate=False, immediate=True)
@@ -160,16 +195,19 @@ class RowsView(ScrollView, can_focus=True):
         self.move_cursor(self.cursor + delta, delta)
 
     def action_page(self, direction: int) -> None:
-        self.move_cursor(
-            self.cursor + direction * max(self.size.height - 2, 1), direction
-        )
+        page = max(self.size.height - self.HEADER_LINES - 1, 1)
+        self.move_cursor(self.cursor + direction * page, direction)
 
     def action_edge(self, end: int) -> None:
         self.move_cursor(self.line_count() - 1 if end else 0, -1 if end else 1)
 
     def on_click(self, event: events.Click) -> None:
-        if event.y > 0:
-            self.move_cursor(int(self.scroll_y) + event.y - 1)
+        if event.y < self.HEADER_LINES:
+            self.header_clicked(event.x)
+            return
+        self.move_cursor(int(self.scroll_y) + event.y - self.HEADER_LINES)
+        if event.chain == 2:
+            self.row_double_clicked()
 
     def on_resize(self, event: events.Resize) -> None:
         self.rows_changed()
@@ -196,23 +234,118 @@ class RowsView(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        if y == 0:
-            return Strip(
-                [Segment(fit(self.header_text(width), width), self._style("header"))],
-                width,
-            )
-        index = int(self.scroll_y) + y - 1
+        if y < self.HEADER_LINES:
+            return self._strip(self.header_line(y, width), width, "header")
+        index = int(self.scroll_y) + y - self.HEADER_LINES
         if self.message is not None:
             lines = textwrap.wrap(self.message, max(width - 2, 10)) or [""]
             text = " " + lines[index] if index < len(lines) else ""
-            return Strip([Segment(fit(text, width), self._style("message"))], width)
+            return self._strip(text, width, "message")
         if index >= self.line_count():
             return Strip([Segment(" " * width, self._style("base"))], width)
         text = self.line_text(index, width)
         if self.is_section(index):
-            style = self._style("section")
+            what = "section"
         elif index == self.cursor:
-            style = self._style("cursor")
+            what = "cursor"
         else:
-            style = self._style("base")
-        return Strip([Segment(fit(text, width), style)], width)
+            what = "base"
+        return self._strip(text, width, what)
+
+    def _strip(self, text: str, width: int, what: str) -> Strip:
+        return Strip([Segment(fit(text, width), self._style(what))], width)
+
+
+class SortableRows(RowsView, Generic[SortT]):
+    """Rows sorted by a column, largest first (names A to Z); o, O and r change it."""
+
+    NAME_SORT: ClassVar[object] = "name"
+    """The column sorted A to Z by default (every other one largest first)."""
+
+    def __init__(
+        self,
+        sort: SortT,
+        descending: bool,
+        *,
+        id: str | None = None,
+        message: str | None = "reading…",
+    ) -> None:
+        super().__init__(id=id, message=message)
+        self.sort: SortT = sort
+        self.descending = descending
+
+    def sort_columns(self) -> Sequence[SortT]:
+        """The columns o and O go through, in order."""
+        return [self.sort]
+
+    def set_sort(self, sort: SortT, descending: bool | None = None) -> None:
+        """Sort by a column: numbers largest first, names A to Z by default;
+        the same column again reverses."""
+        if descending is None:
+            descending = (
+                not self.descending if sort == self.sort else sort != self.NAME_SORT
+            )
+        self.sort = sort
+        self.descending = descending
+        self.reorder()
+
+    def action_sort_next(self, step: int) -> None:
+        columns = list(self.sort_columns())
+        index = columns.index(self.sort) if self.sort in columns else 0
+        self.set_sort(columns[(index + step) % len(columns)])
+
+    def action_reverse(self) -> None:
+        self.set_sort(self.sort, not self.descending)
+
+    def arrow(self, column: SortT | None) -> str:
+        """The header's mark of the sorted column (and its direction); "" for the others."""
+        if column is None or column != self.sort:
+            return ""
+        return " ▼" if self.descending else " ▲"
+
+
+SORT_BINDINGS: list[BindingType] = [
+    Binding("o", "sort_next(1)", "Sort by next column"),
+    Binding("O", "sort_next(-1)", "Sort by previous column", show=False),
+    Binding("r", "reverse", "Reverse the sort", show=False),
+]
+"""The keys of a sortable table (after its own Enter, as the footer lists them)."""
+
+
+class ReadOnce(RowsView):
+    """Rows whose figures are read once, in a worker, the first time the tab shows
+    (the worker builds the rows too); until then, and on failure, a message."""
+
+    READS: ClassVar[str] = "figures"
+    """What is read, in words ("the kernels"); also the worker's group."""
+
+    _reading = False
+
+    def is_read(self) -> bool:
+        """Whether the figures are here."""
+        return False
+
+    def reader(self) -> Callable[[], None]:
+        """The worker's job: read the figures and post them (run off the UI)."""
+        return lambda: None
+
+    def on_show(self, event: Show) -> None:
+        self.read()
+
+    def read(self) -> None:
+        """Read the figures in a worker, unless read or being read."""
+        if self._reading or self.is_read():
+            return
+        self._reading = True
+        self.show_message(f"reading the {self.READS}…")
+        self.run_worker(
+            self.reader(),
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+            group=self.READS,
+        )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == self.READS and event.state is WorkerState.ERROR:
+            self.show_message(f"could not read the {self.READS}: {event.worker.error}")
