@@ -31,9 +31,7 @@ class Pane(Widget, can_focus=True):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "dimmed":
             return None  # shown, disabled
-        if action == "hidden":
-            return False
-        return True
+        return action != "hidden"
 
 
 class First(Pane):

@@ -30,7 +30,7 @@ def test_kernel_table_matches_the_raw_events(name: str) -> None:
     durations: dict[str, list[int]] = defaultdict(list)
     for event in events:
         if event.get("ph") == "X" and str(event.get("cat", "")).lower() == "kernel":
-            durations[event["name"]].append(int(round(Decimal(event["dur"]) * 1000)))
+            durations[event["name"]].append(round(Decimal(event["dur"]) * 1000))
     table = kernel_table(load_trace(path), kernel_events(load_trace(path)))
     assert sorted(table.names) == sorted(durations)
     for row, kernel in enumerate(table.names):
