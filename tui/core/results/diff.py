@@ -18,7 +18,7 @@ from tui.core.analysis import Analysis
 from tui.core.diff import Rate, StartupFigures, StepFigures, StepsDiff, TraceDiff
 from tui.core.diff.side import ZoneFigures
 from tui.core.diff.steps import SAMPLES_PER_S
-from tui.core.results.text import distinct_cuts, fill
+from tui.core.results.text import distinct_cuts, fill, startup_parts
 from tui.core.textsafe import printable
 from tui.core.units import duration_text, us
 from tui.core.vocab import GapKind, OpPresence, SortKey, TimeDevice, Verdict
@@ -262,17 +262,7 @@ class DiffResult:
             ("before", steps.before.startup),
             ("after", steps.after.startup),
         ):
-            parts = []
-            if startup.before_first_step_ms is not None:
-                parts.append(
-                    f"{duration_text(startup.before_first_step_ms * 1e6)} before the "
-                    "first step"
-                )
-            parts += [
-                f"step {entry.step} ({printable(entry.phase)}) "
-                f"{duration_text(entry.ms * 1e6)}"
-                for entry in startup.steps
-            ]
+            parts = startup_parts(startup.before_first_step_ms, startup.steps)
             lines += fill(
                 ", ".join(parts) or "not recorded", f"    {word:<7} ", " " * 12
             )

@@ -9,7 +9,7 @@ from tui.core.results.report import (
     ReportResult,
     share_text,
 )
-from tui.core.results.text import fill
+from tui.core.results.text import fill, startup_parts
 from tui.core.textsafe import printable
 from tui.core.units import NOT_OBSERVED, duration_text
 from tui.core.vocab import FindingStatus
@@ -107,16 +107,6 @@ def _window_text(result: ReportResult) -> list[str]:
         )
     startup = result.capture.startup
     if startup.before_first_step_ms is not None or startup.steps:
-        parts = []
-        if startup.before_first_step_ms is not None:
-            parts.append(
-                f"{duration_text(startup.before_first_step_ms * 1e6)} before the "
-                "first step"
-            )
-        parts += [
-            f"step {entry.step} ({printable(entry.phase)}) "
-            f"{duration_text(entry.ms * 1e6)}"
-            for entry in startup.steps
-        ]
+        parts = startup_parts(startup.before_first_step_ms, startup.steps)
         lines += fill("start-up, kept apart: " + ", ".join(parts), "  ", "  ")
     return lines

@@ -3,8 +3,41 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterable
+from typing import Protocol
+
+from tui.core.textsafe import printable
+from tui.core.units import duration_text
 
 TEXT_WIDTH = 80
+
+
+class StartupStepLike(Protocol):
+    """A timed step before the window (the capture's own or a diff side's)."""
+
+    @property
+    def step(self) -> int: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def ms(self) -> float: ...
+
+
+def startup_parts(
+    before_first_step_ms: float | None, steps: Iterable[StartupStepLike]
+) -> list[str]:
+    """Start-up in words, one part per figure ("12.0 ms before the first step",
+    "step 3 (warmup) 40.1 ms"): the report's and the diff's text share them."""
+    parts = []
+    if before_first_step_ms is not None:
+        parts.append(
+            f"{duration_text(before_first_step_ms * 1e6)} before the first step"
+        )
+    parts += [
+        f"step {entry.step} ({printable(entry.phase)}) {duration_text(entry.ms * 1e6)}"
+        for entry in steps
+    ]
+    return parts
 
 
 def fill(text: str, first: str = "", rest: str = " " * 10) -> list[str]:
