@@ -99,6 +99,10 @@ def test_preloaded_batches_read_as_faster_with_ranges_apart(
     assert main(["diff", str(slow), str(fast)]) == 0
     text = capsys.readouterr().out
     assert "verdict faster" in text
+    # Start-up in words, each side's wait and warm-up steps by number and phase.
+    words = " ".join(text.split())
+    for entry in startup:
+        assert f"step {entry['step']} ({entry['phase']})" in words
     assert max(len(line) for line in text.splitlines()) <= 80
 
 
