@@ -24,12 +24,13 @@ from tui.view.cells import (
     Drawing,
     LaneCells,
     Viewport,
+    covered_cells,
     dense_cells,
     exact_cells,
     row_cells,
 )
 from tui.view.labels import distinct_labels
-from tui.view.lanes import Lane, split_lanes
+from tui.view.lanes import Lane, marked_lanes, split_lanes
 from tui.view.layout import ZoneView, build_layout, first_cap_for
 from tui.view.navigation import Selection, longest_in, next_on_row, row_of
 from tui.view.timeline_index import DEFAULT_DEPTH_CAP, TimelineIndex
@@ -115,6 +116,43 @@ def test_dense_and_exact_drawings_agree_with_a_brute_force_model(
                 assert level(float(dense.occupancy[cell])) == level(busy[cell])
             if not multi[cell] and touched[cell]:
                 assert level(float(exact.occupancy[cell])) == level(busy[cell])
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_marked_cells_are_the_cells_a_marked_event_touches(seed: int) -> None:
+    """Marks (search matches, an operator's occurrences) drawn from the row's own
+    lanes, split into more lanes than MAX_LANES by deep overlap, sparse and dense."""
+    generator = np.random.default_rng(seed)
+    count = 3_000
+    starts = np.sort(generator.integers(0, 2_000_000, count)).astype(np.int64)
+    short = generator.choice([1, 40, 900, 30_000], size=count)
+    long = generator.integers(1, 2_000_000, count)
+    ends = starts + np.where(generator.random(count) < 0.7, short, long)
+    lanes = split_lanes(np.arange(count, dtype=np.int64), starts, ends)
+    assert len(lanes) > 2 and not lanes[-1].monotone
+    leftover = np.zeros(count, dtype=np.bool_)
+    leftover[lanes[-1].events] = True  # the lane whose ends go back and forth
+    for marked in (
+        generator.random(count) < 0.3,
+        generator.random(count) < 0.02,
+        leftover,
+    ):
+        chosen = np.flatnonzero(marked)
+        marks = marked_lanes(lanes, marked)
+        assert sorted(np.concatenate([lane.events for lane in marks]).tolist()) == (
+            chosen.tolist()
+        )
+        for start, span, width in (
+            (0, 4_000_000, 37),  # every event in view: the dense drawing
+            (700_000, 5_000, 80),  # a few events per cell: the exact one
+            (1_000_000, 120_000, 61),
+        ):
+            view = Viewport(start, start + span, width)
+            touched, _, _ = brute_cells(
+                starts[chosen].tolist(), ends[chosen].tolist(), view.edges().tolist()
+            )
+            assert covered_cells(marks, view).tolist() == touched
+    assert not covered_cells([], Viewport(0, 100, 10)).any()
 
 
 def test_dense_and_exact_rows_agree_on_a_small_real_trace(tmp_path: Path) -> None:

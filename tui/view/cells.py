@@ -239,10 +239,15 @@ def row_cells(
     return merged, examined
 
 
-def covered_cells(lane: Lane | None, view: Viewport) -> BoolArray:
-    """Cells holding any event of `lane` (a row's marked events)."""
-    if lane is None:
-        return np.zeros(view.width, dtype=np.bool_)
+def covered_cells(lanes: list[Lane], view: Viewport) -> BoolArray:
+    """Cells holding any event of these lanes (a row's marked events)."""
+    covered = np.zeros(view.width, dtype=np.bool_)
+    for lane in lanes:
+        covered |= _lane_covered_cells(lane, view)
+    return covered
+
+
+def _lane_covered_cells(lane: Lane, view: Viewport) -> BoolArray:
     low, high = lane.visible(view.start_ns, view.end_ns)
     if high - low <= DENSE_EVENTS_PER_CELL * view.width:
         return view.paint(lane.starts[low:high], lane.ends[low:high])

@@ -23,7 +23,7 @@ def events_named(trace: Trace, name_ids: list[int]) -> npt.NDArray[np.int64]:
     np.isin compares every event with every name)."""
     wanted = np.zeros(len(trace.names), dtype=np.bool_)
     wanted[name_ids] = True
-    return np.flatnonzero(wanted[trace.name_id]).astype(np.int64)
+    return np.flatnonzero(wanted[trace.name_id]).astype(np.int64, copy=False)
 
 
 class Marks:
@@ -42,7 +42,7 @@ class Marks:
         trace = self.screen.trace
         order = np.argsort(trace.start_ns[events], kind="stable")
         had_marks = bool(self.events.size)
-        self.events = events[order].astype(np.int64)
+        self.events = events[order].astype(np.int64, copy=False)
         self.index = -1
         self.label = label
         self.screen.timeline.mark_events(self.events)

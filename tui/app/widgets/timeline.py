@@ -30,7 +30,7 @@ from tui.app.widgets.timeline_render import Painter, draw_line
 from tui.core.analysis import Analysis
 from tui.core.model import Trace
 from tui.view.cells import Drawing, Viewport
-from tui.view.lanes import Lane, sorted_lane
+from tui.view.lanes import Lane, marked_lanes
 from tui.view.layout import (
     GAP_GLYPH,
     Row,
@@ -88,7 +88,7 @@ class Timeline(ScrollView, can_focus=True):
         self._expanded: set[int] = set()
         self._first_cap = DEFAULT_DEPTH_CAP
         self._marked_mask: npt.NDArray[np.bool_] | None = None
-        self._row_marks: dict[int, Lane | None] = {}
+        self._row_marks: dict[int, list[Lane]] = {}
         self._generation = 0
         self._line_cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
         self.rows_layout: TimelineLayout = build_layout(self.index, self.zone_view)
@@ -287,19 +287,14 @@ class Timeline(ScrollView, can_focus=True):
         self._row_marks.clear()
         self._invalidate()
 
-    def _marks_of(self, row: Row) -> Lane | None:
-        """The row's marked events as one searchable lane (built once per marking)."""
+    def _marks_of(self, row: Row) -> list[Lane]:
+        """The row's marked events as lanes (built once per marking)."""
         mask = self._marked_mask
         if mask is None or not row.lanes:
-            return None
+            return []
         key = id(row)
         if key not in self._row_marks:
-            events = np.concatenate(
-                [lane.events[mask[lane.events]] for lane in row.lanes]
-            )
-            self._row_marks[key] = (
-                sorted_lane(self.trace, events) if events.size else None
-            )
+            self._row_marks[key] = marked_lanes(row.lanes, mask)
         return self._row_marks[key]
 
     # -- key actions (timeline_actions does the work) ----------------------------
