@@ -27,6 +27,7 @@ from tui.core.runs.pool import (
     plan_workers,
     summarise_files,
 )
+from tui.core.vocab import LoadPhase, RankEnd
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 REPO = Path(__file__).resolve().parent.parent
@@ -52,7 +53,9 @@ def test_pool_and_sequential_summaries_are_equal(tmp_path: Path) -> None:
         assert pooled.error is None and local.error is None
         assert pooled.summary is not None and local.summary is not None
         assert pooled.summary.to_json() == local.summary.to_json()
-    finished = [item for item in seen if item.phase == "done"]
+    finished = [item for item in seen if item.phase is RankEnd.DONE]
+    # Phases in flight are the loader's own, relayed from the workers typed.
+    assert {type(item.phase) for item in seen} == {LoadPhase, RankEnd}
     assert sorted(item.path for item in finished) == sorted(map(str, paths))
     assert [item.finished for item in finished] == [1, 2, 3, 4]
 

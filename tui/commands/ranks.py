@@ -90,12 +90,13 @@ class RunProgressLine:
         from pathlib import Path
 
         from tui.core.textsafe import printable
+        from tui.core.vocab import RankEnd
 
         name = Path(progress.path).name
-        if progress.phase in ("done", "failed"):
+        if isinstance(progress.phase, RankEnd):
             self.loading.pop(name, None)
         else:
-            shown = progress.phase
+            shown = str(progress.phase)
             if progress.fraction is not None:
                 shown += f" {100 * progress.fraction:.0f}%"
             self.loading[name] = shown

@@ -307,3 +307,10 @@ class LoadPhase(Word):
 
 
 _LOAD_ORDER = list(LoadPhase)
+
+
+class RankEnd(Word):
+    """How one rank's reading ended, after its load phases (ranks progress)."""
+
+    DONE = "done"
+    FAILED = "failed"

@@ -30,6 +30,7 @@ from tui.app.messages import (
 )
 from tui.app.widgets.key_footer import KeyFooter
 from tui.core.textsafe import printable
+from tui.core.vocab import RankEnd
 
 RunOutcome = RunLoaded | LoadFailed | LoadCancelled | ZoneRefused
 # Ranks in flight listed on the screen (the others are counted).
@@ -63,12 +64,12 @@ class RankBoard:
         name = printable(Path(progress.path).name)
         self.finished = progress.finished
         self.total = progress.total
-        if progress.phase in ("done", "failed"):
+        if isinstance(progress.phase, RankEnd):
             self.loading.pop(name, None)
-            if progress.phase == "failed":
+            if progress.phase is RankEnd.FAILED:
                 self.failed.append(name)
             return
-        shown = progress.phase
+        shown = str(progress.phase)
         if progress.fraction is not None:
             shown += f" {100 * progress.fraction:.0f}%"
         self.loading[name] = shown

@@ -28,7 +28,7 @@ from tui.core.errors import LoadCancelled, TraceLoadError
 from tui.core.runs import summary_cache
 from tui.core.runs.rank_summary import RankSummary, summarise_file
 from tui.core.source import GZIP_MAGIC
-from tui.core.vocab import LoadPhase
+from tui.core.vocab import LoadPhase, RankEnd
 
 # A loading rank's peak memory: the interpreter with numpy, plus a multiple
 # of its JSON (bench_load.py: 2.1 GB of peak for 1.1 GB of JSON, 315 MB for 87 MB).
@@ -45,7 +45,7 @@ class RankProgress:
     """Where one rank's loading stands, and how many ranks are finished."""
 
     path: str
-    phase: str  # a loading phase, "done" or "failed"
+    phase: LoadPhase | RankEnd
     fraction: float | None
     finished: int
     total: int
@@ -267,9 +267,7 @@ def _summarise_here(
                 fraction = (
                     step.bytes_read / step.bytes_total if step.bytes_total else None
                 )
-                progress(
-                    RankProgress(name, step.phase.value, fraction, finished, total)
-                )
+                progress(RankProgress(name, step.phase, fraction, finished, total))
 
         try:
             data = summarise_file(name, zones, progress=report, cancel=cancel)
@@ -287,7 +285,7 @@ def _report_end(
     progress: ProgressCallback | None, outcome: RankOutcome, finished: int, total: int
 ) -> None:
     if progress is not None:
-        phase = "done" if outcome.summary is not None else "failed"
+        phase = RankEnd.DONE if outcome.summary is not None else RankEnd.FAILED
         progress(RankProgress(outcome.path, phase, None, finished, total))
 
 
@@ -402,7 +400,7 @@ def _relay(
         except (queue.Empty, OSError, ValueError, EOFError):
             return
         if progress is not None:
-            progress(RankProgress(path, phase, fraction, finished, total))
+            progress(RankProgress(path, LoadPhase(phase), fraction, finished, total))
 
 
 def _end_workers(executor: ProcessPoolExecutor) -> None:
