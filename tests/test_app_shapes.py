@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from textual.pilot import Pilot
 
@@ -88,6 +89,44 @@ async def test_rows_by_shape_are_the_files_name_and_shape_pairs(
         await pilot.press("i")
         assert not table.by_shape and not isinstance(table.table, ShapeOpTable)
         assert table.current_name == "aten::relu"
+
+
+@pilot_test
+async def test_a_shape_row_marks_its_own_calls(cuda_trace: Path) -> None:
+    """On a row by shape the timeline marks that row's calls, not every call
+    of the operator's name."""
+    # One operator called with two shapes: every other call gets another one.
+    document = json.loads(cuda_trace.read_text())
+    calls = [
+        event
+        for event in document["traceEvents"]
+        if event.get("ph") == "X" and event.get("name") == "aten::relu"
+    ]
+    assert len(calls) > 3
+    for event in calls[::2]:
+        event["args"]["Input Dims"] = [[7, 3]]
+    cuda_trace.write_text(json.dumps(document))
+    raw = raw_shape_calls(cuda_trace)
+    shapes_per_name = Counter(name for name, _ in raw)
+    name = "aten::relu"
+    assert shapes_per_name[name] == 2
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen, table = await _by_shape(pilot)
+        shapes = table.table
+        assert isinstance(shapes, ShapeOpTable)
+        rows = [row for row, item in enumerate(shapes.names) if item == name]
+        assert len(rows) == shapes_per_name[name]
+        for row in rows:
+            table.move_cursor(int(np.flatnonzero(table.order == row)[0]))
+            await pilot.pause()
+            marked = screen.marks
+            text = shapes.shapes_text(row)
+            assert marked.size == raw[(name, text)] > 0
+            for event in marked.tolist():
+                assert screen.trace.event_name(event) == name
+                dims = screen.trace.event_args(event).get("Input Dims", [])
+                assert str(dims) == text
 
 
 @pilot_test

@@ -148,10 +148,12 @@ class LoadCancelled(Message):
 
 @dataclass
 class OperatorSelected(Message):
-    """A row of the operator table was highlighted (name id in the trace)."""
+    """A row of the operator table was highlighted; `events`: the calls of a row
+    by input shape (None: every event of the operator's name)."""
 
     name: str
     row: int
+    events: npt.NDArray[np.int64] | None = None
 
 
 @dataclass

@@ -66,6 +66,15 @@ class ShapeOpTable(OpTable):
     """An operator table whose rows are (name, input shapes); `input_shapes[row]` is torch's list."""
 
     input_shapes: list[list[list[int]]]
+    events: Int64Array
+    """The events counted, in event order..."""
+    row_of_event: Int64Array
+    """...and the row each one is counted in."""
+
+    def row_events(self, row: int) -> Int64Array:
+        """The calls one row counts (one operator with these input shapes)."""
+        chosen: Int64Array = self.events[self.row_of_event == row]
+        return chosen
 
     def shapes_text(self, row: int) -> str:
         """The shapes as torch prints them: `[[16, 32], [64, 32], [64]]`."""
@@ -114,6 +123,8 @@ def shape_op_table(
         self_gpu_ns=per_group(analysis.self_gpu_ns) if gpu else None,
         total_gpu_ns=per_group(analysis.total_gpu_ns) if gpu else None,
         input_shapes=shapes_of_key,
+        events=events.astype(np.int64, copy=False),
+        row_of_event=group,
     )
 
 

@@ -500,7 +500,7 @@ class MainScreen(Screen[None]):
             self.ops.set_table(message.table, message.label)
 
     def on_operator_selected(self, message: OperatorSelected) -> None:
-        self.marked.operator(message.name)
+        self.marked.operator(message.name, message.events)
 
     def on_operator_activated(self, message: OperatorActivated) -> None:
         if self.marks.size:

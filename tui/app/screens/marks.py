@@ -79,19 +79,24 @@ class Marks:
             self.screen.show_info(Text(f"no event name contains {printable(needle)}"))
         return int(events.size)
 
-    def operator(self, name: str) -> None:
-        """Mark the occurrences of an operator (a table row's name)."""
+    def operator(self, name: str, events: npt.NDArray[np.int64] | None = None) -> None:
+        """Mark the occurrences of an operator (a table row's name), or the calls
+        `events` of one row by input shape."""
         trace = self.screen.trace
-        if self._group_ids is None:
-            groups: dict[str, list[int]] = {}
-            for name_id, event_name in enumerate(trace.names):
-                groups.setdefault(group_name(event_name), []).append(name_id)
-            self._group_ids = groups
-        events = events_named(trace, self._group_ids.get(name, []))
+        if events is None:
+            if self._group_ids is None:
+                groups: dict[str, list[int]] = {}
+                for name_id, event_name in enumerate(trace.names):
+                    groups.setdefault(group_name(event_name), []).append(name_id)
+                self._group_ids = groups
+            events = events_named(trace, self._group_ids.get(name, []))
+            what = "occurrences"
+        else:
+            what = "calls with these input shapes"
         self.set(events, f"{printable(name)}:")
         text = Text()
         text.append(printable(name), style="bold")
-        text.append(f"  {events.size:,} occurrences marked; n/N or Enter to visit")
+        text.append(f"  {events.size:,} {what} marked; n/N or Enter to visit")
         self.screen.show_info(text)
 
     def gap(self, delta: int) -> None:

@@ -254,7 +254,9 @@ class OperatorTable(SortableRows[str]):
 
     def cursor_moved(self) -> None:
         row = int(self.order[self.cursor])
-        self.post_message(OperatorSelected(self.table.names[row], row))
+        table = self.table
+        events = table.row_events(row) if isinstance(table, ShapeOpTable) else None
+        self.post_message(OperatorSelected(table.names[row], row, events))
 
     def action_activate(self) -> None:
         row = self.current_row
