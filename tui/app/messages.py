@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from tui.view.copy_rows import CopyLine
     from tui.view.kernel_rows import KernelRows
     from tui.view.layout import ZoneView
+    from tui.view.marking import PreparedMarks
     from tui.view.timeline_index import TimelineIndex
 
 
@@ -171,6 +172,16 @@ class MarkEvents(Message):
 
     events: npt.NDArray[np.int64]
     label: str
+
+
+@dataclass
+class SearchMatched(Message):
+    """A worker found a search's matches (a big capture) and prepared their marks;
+    `serial` tells whether the screen marked something else since."""
+
+    needle: str
+    serial: int
+    prepared: PreparedMarks
 
 
 @dataclass

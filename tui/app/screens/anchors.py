@@ -9,7 +9,6 @@ import numpy as np
 import numpy.typing as npt
 
 from tui.app.dialogs.note_form import NoteDraft
-from tui.app.screens.marks import events_named
 from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.kernel_table import KernelTable
@@ -26,6 +25,7 @@ from tui.core.findings_text import words
 from tui.core.kernels import readable_kernel_name
 from tui.core.textsafe import printable
 from tui.view.labels import fit_middle
+from tui.view.marking import events_named
 
 if TYPE_CHECKING:
     from tui.app.screens.main import MainScreen

@@ -40,6 +40,7 @@ from tui.app.messages import (
     OperatorSelected,
     ReportWritten,
     ScopeTable,
+    SearchMatched,
     StatusText,
     StepChosen,
     TraceLoaded,
@@ -387,9 +388,12 @@ class MainScreen(Screen[None]):
         """Select the next or previous match / operator occurrence."""
         self.marked.step(delta)
 
-    def search(self, needle: str) -> int:
-        """Mark every event whose name contains `needle`; returns the count."""
-        return self.marked.search(needle)
+    def search(self, needle: str) -> None:
+        """Mark every event whose name contains `needle`."""
+        self.marked.search(needle)
+
+    def on_search_matched(self, message: SearchMatched) -> None:
+        self.marked.matched(message)
 
     def action_gap(self, delta: int) -> None:
         """Select the next or previous gap in the data zone."""

@@ -9,21 +9,19 @@ import numpy as np
 import numpy.typing as npt
 from rich.text import Text
 
+from tui.app.messages import SearchMatched
 from tui.core.analysis import group_name
-from tui.core.model import Trace
 from tui.core.textsafe import printable
 from tui.view import status
+from tui.view.marking import PreparedMarks, events_named, in_time_order, name_matches
 
 if TYPE_CHECKING:
     from tui.app.screens.main import MainScreen
 
 
-def events_named(trace: Trace, name_ids: list[int]) -> npt.NDArray[np.int64]:
-    """The events whose name is one of `name_ids`, in event order (a table lookup:
-    np.isin compares every event with every name)."""
-    wanted = np.zeros(len(trace.names), dtype=np.bool_)
-    wanted[name_ids] = True
-    return np.flatnonzero(wanted[trace.name_id]).astype(np.int64, copy=False)
+SEARCH_IN_WORKER_AT = 500_000
+"""Captures of at least this many events are searched in a worker: matching and
+ordering millions of events would hold the keys for tens of milliseconds."""
 
 
 class Marks:
@@ -36,16 +34,27 @@ class Marks:
         self.label = ""
         self.gap_index: int | None = None
         self._group_ids: dict[str, list[int]] | None = None
+        self._serial = 0
+        """Counts markings: a search answered after a newer marking is dropped."""
 
-    def set(self, events: npt.NDArray[np.int64], label: str) -> None:
-        """Mark these events (in time order) on the timeline."""
-        trace = self.screen.trace
-        order = np.argsort(trace.start_ns[events], kind="stable")
+    def set(
+        self,
+        events: npt.NDArray[np.int64],
+        label: str,
+        prepared: PreparedMarks | None = None,
+    ) -> None:
+        """Mark these events on the timeline, in time order (`prepared`: already
+        in time order, with the rows' marks a worker made)."""
+        self._serial += 1
         had_marks = bool(self.events.size)
-        self.events = events[order].astype(np.int64, copy=False)
+        if prepared is None:
+            self.events = in_time_order(self.screen.trace, events)
+            self.screen.timeline.mark_events(self.events)
+        else:
+            self.events = prepared.events
+            self.screen.timeline.mark_prepared(prepared)
         self.index = -1
         self.label = label
-        self.screen.timeline.mark_events(self.events)
         if had_marks != bool(self.events.size):
             self.screen.refresh_bindings()  # n / N are offered or not
 
@@ -66,18 +75,45 @@ class Marks:
             )
         )
 
-    def search(self, needle: str) -> int:
-        """Mark every event whose name contains `needle`; returns the count."""
-        trace = self.screen.trace
-        lowered = needle.lower()
-        ids = [i for i, name in enumerate(trace.names) if lowered in name.lower()]
-        events = events_named(trace, ids)
-        self.set(events, f"search {printable(needle)!s}:")
+    def search(self, needle: str) -> None:
+        """Mark every event whose name contains `needle` and visit the first; a
+        big capture is searched in a worker (the status line says so meanwhile)."""
+        screen = self.screen
+        trace = screen.trace
+        if trace.event_count < SEARCH_IN_WORKER_AT:
+            self.show_matches(needle, name_matches(trace, needle))
+            return
+        serial = self._serial = self._serial + 1
+        layout = screen.timeline.rows_layout
+        screen.show_info(Text(f"searching event names for {printable(needle)}…"))
+
+        def find() -> None:
+            events = name_matches(trace, needle)
+            prepared = PreparedMarks.of(trace, events, layout)
+            screen.post_message(SearchMatched(needle, serial, prepared))
+
+        screen.run_worker(
+            find, thread=True, exclusive=True, exit_on_error=False, group="search"
+        )
+
+    def matched(self, message: SearchMatched) -> None:
+        """A worker's search answered: shown unless something was marked since."""
+        if message.serial == self._serial:
+            prepared = message.prepared
+            self.show_matches(message.needle, prepared.events, prepared)
+
+    def show_matches(
+        self,
+        needle: str,
+        events: npt.NDArray[np.int64],
+        prepared: PreparedMarks | None = None,
+    ) -> None:
+        """Mark a search's matches and visit the first (or say there is none)."""
+        self.set(events, f"search {printable(needle)!s}:", prepared)
         if events.size:
             self.step(1)
         else:
             self.screen.show_info(Text(f"no event name contains {printable(needle)}"))
-        return int(events.size)
 
     def operator(self, name: str, events: npt.NDArray[np.int64] | None = None) -> None:
         """Mark the occurrences of an operator (a table row's name), or the calls

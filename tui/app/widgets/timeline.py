@@ -39,6 +39,7 @@ from tui.view.layout import (
     build_layout,
     first_cap_for,
 )
+from tui.view.marking import PreparedMarks, marked_mask
 from tui.view.navigation import Selection, row_of
 from tui.view.timeline_index import DEFAULT_DEPTH_CAP, TimelineIndex
 
@@ -278,13 +279,19 @@ class Timeline(ScrollView, can_focus=True):
 
     def mark_events(self, events: npt.NDArray[np.integer] | None) -> None:
         """Draw these events underlined and bold (operator occurrences, search matches)."""
-        if events is None or len(events) == 0:
-            self._marked_mask = None
-        else:
-            mask = np.zeros(self.trace.event_count, dtype=np.bool_)
-            mask[np.asarray(events, dtype=np.int64)] = True
-            self._marked_mask = mask
+        chosen = (
+            np.zeros(0, np.int64) if events is None else np.asarray(events, np.int64)
+        )
+        self._marked_mask = marked_mask(self.trace, chosen)
         self._row_marks.clear()
+        self._invalidate()
+
+    def mark_prepared(self, prepared: PreparedMarks) -> None:
+        """Draw marks whose rows a worker prepared (kept if made for these rows)."""
+        self._marked_mask = prepared.mask
+        self._row_marks.clear()
+        if prepared.layout is self.rows_layout:
+            self._row_marks.update(prepared.row_marks)
         self._invalidate()
 
     def _marks_of(self, row: Row) -> list[Lane]:

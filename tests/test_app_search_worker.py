@@ -1,0 +1,126 @@
+"""On a big capture search runs in a worker: the keys stay free meanwhile, the
+matches are the file's, drawn as the synchronous path draws them, and a search
+answered after the marks were cleared is dropped."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from rich.style import Style
+
+from tests.app_factory import make_app, settle
+from tests.app_views import info, pilot_test, workers_done
+from tests.fixtures_app import write_training_trace
+from tui.app.screens import marks
+from tui.app.screens.main import MainScreen
+from tui.app.widgets import timeline as timeline_module
+from tui.app.widgets.timeline import Timeline
+from tui.view import lanes, marking
+
+
+@pytest.fixture
+def cuda_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
+    return write_training_trace(tmp_path / "train-cuda.json", gpu=True)
+
+
+@pytest.fixture
+def held(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, list[str]]:
+    """Every capture is searched in a worker, which waits for the event."""
+    monkeypatch.setattr(marks, "SEARCH_IN_WORKER_AT", 0)
+    release = threading.Event()
+    threads: list[str] = []
+    find = marking.name_matches
+
+    def waiting(trace, needle):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread().name)
+        release.wait(10)
+        return find(trace, needle)
+
+    monkeypatch.setattr(marks, "name_matches", waiting)
+    return release, threads
+
+
+def raw_matches(path: Path, needle: str) -> list[float]:
+    """Start times of the complete events whose name contains `needle` (any case)."""
+    events = json.loads(path.read_text())["traceEvents"]
+    return sorted(
+        event["ts"]
+        for event in events
+        if event.get("ph") == "X" and needle.lower() in event["name"].lower()
+    )
+
+
+def _lines(timeline: Timeline) -> list[tuple[str, list[Style | None]]]:
+    timeline._line_cache.clear()
+    lines = []
+    for y in range(timeline.size.height):
+        strip = timeline.render_line(y)
+        lines.append((strip.text, [segment.style for segment in strip]))
+    return lines
+
+
+@pilot_test
+async def test_matches_come_from_a_worker_and_draw_as_the_direct_path(
+    cuda_trace: Path,
+    held: tuple[threading.Event, list[str]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    release, threads = held
+    drawn_here: list[str] = []
+    lazily = lanes.marked_lanes
+
+    def spied(lanes, mask):  # type: ignore[no-untyped-def]
+        drawn_here.append(threading.current_thread().name)
+        return lazily(lanes, mask)
+
+    monkeypatch.setattr(timeline_module, "marked_lanes", spied)
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("slash", *"ReLU", "enter")
+        await pilot.pause()
+        # Held: nothing marked yet, the status line says what is going on, keys work.
+        assert screen.marks.size == 0
+        assert "searching event names for ReLU" in info(screen)
+        await pilot.press("w")
+        release.set()
+        await workers_done(pilot)
+        assert threads and threads[0] != threading.main_thread().name
+        expected = raw_matches(cuda_trace, "relu")
+        assert screen.marks.size == len(expected) > 0
+        starts = (screen.trace.start_ns[screen.marks] + screen.trace.origin_ns) / 1000
+        assert starts.tolist() == pytest.approx(expected)
+        assert f"1/{len(expected)}" in info(screen)
+        timeline = screen.query_one(Timeline)
+        # The rows' marks came with the worker's answer: none was built to draw.
+        assert timeline._row_marks and drawn_here == []
+        prepared = _lines(timeline)
+        timeline.mark_events(screen.marks)  # the direct path, rows built lazily
+        assert _lines(timeline) == prepared
+        assert any(
+            "underline" in str(style) for _, styles in prepared for style in styles
+        )
+
+
+@pilot_test
+async def test_a_search_answered_after_esc_is_dropped(
+    cuda_trace: Path, held: tuple[threading.Event, list[str]]
+) -> None:
+    release, _ = held
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("slash", *"relu", "enter")
+        await pilot.pause()
+        await pilot.press("escape")  # clears the marks while the worker searches
+        release.set()
+        await workers_done(pilot)
+        assert screen.marks.size == 0
+        assert screen.query_one(Timeline)._marked_mask is None
