@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from textual import events
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from tests.app_factory import make_app, settle
 from tests.fixtures_app import write_training_trace
@@ -83,6 +84,67 @@ def test_keys_typed_at_once_after_slash_go_to_the_search(cuda_trace: Path) -> No
             await pilot.pause()
             assert screen.marks.size == 3  # one aten::addmm per step
             assert screen.mark_label.startswith("search addmm")
+
+    run(scenario)
+
+
+def test_a_key_typed_right_after_a_tab_key_goes_to_that_tab(cuda_trace: Path) -> None:
+    """'1i' in one burst: the i is the operator table's (rows by input shape),
+    not lost on the timeline the focus was leaving."""
+
+    async def scenario() -> None:
+        app = make_app(cuda_trace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            screen = await main_screen(pilot)
+            table = screen.query_one(OperatorTable)
+            assert not table.has_focus
+            for key in "1i":
+                app.post_message(events.Key(key, key))
+            await pilot.pause()
+            await pilot.pause()
+            assert table.has_focus and table.by_shape
+
+    run(scenario)
+
+
+def test_a_key_typed_right_after_a_search_goes_to_the_timeline(
+    cuda_trace: Path,
+) -> None:
+    """'/addmm⏎n' in one burst: n visits the second match, it is not typed into
+    the prompt that just closed."""
+
+    async def scenario() -> None:
+        app = make_app(cuda_trace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            screen = await main_screen(pilot)
+            keys = [("slash", "/"), *[(c, c) for c in "addmm"], ("enter", "\r")]
+            for key, character in [*keys, ("n", "n")]:
+                app.post_message(events.Key(key, character))
+            for _ in range(4):
+                await pilot.pause()
+            assert screen.query_one(Timeline).has_focus
+            assert "2/3" in str(screen.query_one("#info-line").render())
+
+    run(scenario)
+
+
+def test_keys_typed_right_after_esc_leave_the_prompt(cuda_trace: Path) -> None:
+    """'/zz⎋1i' in one burst: Esc closes the prompt, 1 and i reach the table."""
+
+    async def scenario() -> None:
+        app = make_app(cuda_trace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            screen = await main_screen(pilot)
+            keys = [("slash", "/"), ("z", "z"), ("z", "z"), ("escape", None)]
+            for key, character in [*keys, ("1", "1"), ("i", "i")]:
+                app.post_message(events.Key(key, character))
+            for _ in range(4):
+                await pilot.pause()
+            prompt = screen.query_one("#prompt", Input)
+            assert prompt.has_class("hidden") and prompt.value == "zz"
+            table = screen.query_one(OperatorTable)
+            assert table.has_focus and table.by_shape
+            assert not screen.mark_label.startswith("search")
 
     run(scenario)
 

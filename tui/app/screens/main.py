@@ -68,6 +68,7 @@ from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable, default_mode
+from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.core.analysis import Analysis, OpTable, Step
@@ -186,7 +187,7 @@ class MainScreen(Screen[None]):
             for number, tab in enumerate(TABS, start=1):
                 with TabPane(f"{tab.title} [{number}]", id=tab.pane_id):
                     yield tab.make(self)
-        yield Input(id="prompt", classes="hidden")
+        yield PromptInput(id="prompt")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -432,32 +433,28 @@ class MainScreen(Screen[None]):
         return self.ops
 
     def _prompt(self, purpose: str, placeholder: str) -> None:
-        prompt = self.query_one("#prompt", Input)
         self.input_purpose = purpose
-        prompt.placeholder = placeholder
-        prompt.value = self.filter_target().filter_text if purpose == "filter" else ""
-        prompt.remove_class("hidden")
-        # At once, not on the next idle: keys typed right after / go to the prompt.
-        self.set_focus(prompt)
+        filtering = purpose == "filter"
+        self.query_one(PromptInput).open(
+            self.filter_target().filter_text if filtering else "",
+            placeholder,
+            self.filter_target() if filtering else self.timeline,
+        )
 
     @on(Input.Submitted, "#prompt")
     def _prompt_submitted(self, event: Input.Submitted) -> None:
-        prompt = self.query_one("#prompt", Input)
-        prompt.add_class("hidden")
+        # The prompt closed itself and gave focus back (keys typed right after
+        # Enter follow it there).
         if self.input_purpose == "search" and event.value:
             self.search(event.value)
-            self.timeline.focus()
         elif self.input_purpose == "filter":
-            target = self.filter_target()
-            target.set_filter(event.value)
-            target.focus()
+            self.filter_target().set_filter(event.value)
 
     def action_clear(self) -> None:
         """Close the prompt, or clear the marks."""
-        prompt = self.query_one("#prompt", Input)
-        if not prompt.has_class("hidden"):
-            prompt.add_class("hidden")
-            self.timeline.focus()
+        prompt = self.query_one(PromptInput)
+        if prompt.is_open:
+            prompt.close()
             return
         self.marked.set(np.zeros(0, dtype=np.int64), "")
         self.timeline.select_event(None)
@@ -552,8 +549,9 @@ class MainScreen(Screen[None]):
     # -- tabs, help, capture, share ------------------------------------------
 
     def action_tab(self, index: int) -> None:
-        """Show a bottom tab and focus its widget."""
-        self.show_tab(TABS[index].pane_id).focus()
+        """Show a bottom tab and focus its widget now: `focus()` waits a turn of
+        the queue, and a key typed right after the tab's would go to the old focus."""
+        self.set_focus(self.show_tab(TABS[index].pane_id))
 
     @property
     def help_name(self) -> str:
