@@ -3,7 +3,8 @@
 The screen owns the explorer's state (analysis and data zone, current step,
 marks, gap) and turns the widgets' messages into updates of the others. The
 words of the status line come from `tui.view.status`; the bottom tabs from
-`bottom_tabs.TABS`; note anchors from `anchors`.
+`bottom_tabs.TABS`; note anchors from `anchors`; the keys from `main_keys`;
+what opens over the screen (help, capture, comparison) from `main_dialogs`.
 """
 
 from __future__ import annotations
@@ -17,17 +18,14 @@ import numpy.typing as npt
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult, ScreenStackError
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from tui.app import heap
-from tui.app.dialogs.capture import CaptureDialog
-from tui.app.dialogs.compare_with import CompareWithDialog
-from tui.app.dialogs.note_form import NoteDraft, NoteForm
+from tui.app.dialogs.note_form import NoteDraft
 from tui.app.dialogs.scrub import ScrubDialog
-from tui.app.dialogs.zone_picker import ZonePicker
 from tui.app.messages import (
     EventActivated,
     EventSelected,
@@ -50,21 +48,20 @@ from tui.app.messages import (
 from tui.app.screens import (
     anchors,
     findings_later,
+    main_dialogs,
     rank_switch,
     report_export,
     zone_switch,
 )
 from tui.app.screens.bottom_tabs import TABS, Filterable
 from tui.app.screens.details import DetailsScreen
-from tui.app.screens.help import HelpScreen, KeySection
-from tui.app.screens.loading import LoadingScreen
+from tui.app.screens.help import KeySection
+from tui.app.screens.main_keys import MAIN_KEYS
 from tui.app.screens.marks import Marks
 from tui.app.screens.notes_keeper import NotesKeeper
 from tui.app.screens.rank_switch import RankPlace
-from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.header_line import HeaderLine
-from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable, default_mode
@@ -75,7 +72,7 @@ from tui.core.analysis import Analysis, OpTable, Step
 from tui.core.findings import Finding
 from tui.core.findings_text import words
 from tui.core.textsafe import printable
-from tui.core.vocab import SortKey, ZoneSource
+from tui.core.vocab import ZoneSource
 from tui.core.zones import ZoneCandidate
 from tui.view import status
 
@@ -83,53 +80,7 @@ from tui.view import status
 class MainScreen(Screen[None]):
     """Everything about one capture, reachable from the keyboard."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        # Steps win over the timeline's own [ ] (previous/next event on a track).
-        Binding(
-            "left_square_bracket",
-            "step(-1)",
-            "Previous step",
-            priority=True,
-            show=False,
-        ),
-        Binding("right_square_bracket", "step(1)", "Next step", priority=True),
-        # A rank of a run (opened from the ranks screen): next/previous rank, back.
-        Binding("r", "rank(1)", "Next rank, same step"),
-        Binding("R", "rank(-1)", "Previous rank, same step", show=False),
-        Binding("u", "ranks", "Back to the ranks"),
-        # Keys that open a prompt or a dialog act at once (priority), so what is
-        # typed right after them goes there, not to the timeline.
-        Binding("z", "zone", "Data zone", priority=True),
-        Binding("g", "gap(1)", "Next gap"),
-        Binding("G", "gap(-1)", "Previous gap", show=False),
-        Binding("b", "biggest_gap", "Biggest gap", show=False),
-        Binding("enter", "details", "Details of the selected event", show=False),
-        Binding("slash", "search", "Search event names", priority=True),
-        Binding("n", "mark(1)", "Next match / occurrence", show=False),
-        Binding("N", "mark(-1)", "Previous match / occurrence", show=False),
-        Binding("f", "fit", "Fit selection (again: all)"),
-        # When g, G, b, n, N have nothing to act on, they say why (not in the footer).
-        Binding("g,G,b,n,N", "why_not", "", show=False),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "app.quit", "Quit"),
-        Binding("t", "toggle_total", "Self/total"),
-        Binding(
-            "F", "filter_ops", "Filter the table in view", show=False, priority=True
-        ),
-        Binding("S", "scope", "Scope: window/step", show=False),
-        *[
-            Binding(str(number), f"tab({number - 1})", tab.title, show=False)
-            for number, tab in enumerate(TABS, start=1)
-        ],
-        Binding("m", "note", "Note"),
-        Binding("c", "capture", "New capture", show=False),
-        Binding("E", "share", "Share: scrub a copy", show=False),
-        Binding("D", "compare", "Compare with another capture", show=False),
-        Binding("X", "export_report", "Export the report (Markdown)", show=False),
-        Binding(
-            "escape", "clear", "Clear marks and selection / close search", show=False
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = MAIN_KEYS
 
     def __init__(
         self, loaded: TraceLoaded, *, rank_place: RankPlace | None = None
@@ -250,25 +201,7 @@ class MainScreen(Screen[None]):
 
     def key_sections(self) -> list[KeySection]:
         """Every key of the explorer, by where it works."""
-        from tui.app.screens.help import timeline_keys
-
-        return [
-            ("Main screen", rank_switch.screen_keys(self, self.BINDINGS)),
-            ("Timeline", timeline_keys(self.BINDINGS, Timeline.BINDINGS)),
-            ("Operator table", OperatorTable.BINDINGS),
-            ("Kernels", KernelTable.BINDINGS),
-            ("Copies", CopiesView.BINDINGS),
-            ("Findings", FindingsPanel.BINDINGS),
-            ("Notes", NotesPane.BINDINGS),
-            ("Note form", NoteForm.BINDINGS),
-            ("Data zone picker", ZonePicker.BINDINGS),
-            ("Details", DetailsScreen.BINDINGS),
-            ("Loading", LoadingScreen.BINDINGS),
-            ("New capture", CaptureDialog.BINDINGS),
-            ("Share (scrub a copy)", ScrubDialog.BINDINGS),
-            ("Compare with (path)", CompareWithDialog.BINDINGS),
-            ("Everywhere", [Binding("ctrl+p", "", "Command palette")]),
-        ]
+        return main_dialogs.key_sections(self)
 
     def show_info(self, text: Text) -> None:
         """Say something on the status line."""
@@ -560,31 +493,11 @@ class MainScreen(Screen[None]):
 
     def action_help(self) -> None:
         """List every key."""
-        from tui.view.memory_lane import memory_help
-
-        if not self.app.is_screen_installed(self.help_name):
-            help_screen = HelpScreen(
-                self.key_sections(), notes=[memory_help(self.trace)]
-            )
-            self.app.install_screen(help_screen, self.help_name)
-        self.app.push_screen(self.help_name)
+        main_dialogs.show_help(self)
 
     def action_capture(self) -> None:
-        """Open the new-capture dialog; the result opens when it ends.
-        A served app (a browser's) launches nothing unless allowed to."""
-        if not getattr(self.app, "capture_allowed", True):
-            self.notify(
-                "Captures are off in a served app: they run commands and write "
-                "files on the server (steptrace serve --allow-capture turns them on).",
-                severity="warning",
-            )
-            return
-
-        def opened(path: Path | None) -> None:
-            if path is not None:
-                self.app.call_later(self.app.open_trace, path)  # type: ignore[attr-defined]
-
-        self.app.push_screen(CaptureDialog(), opened)
+        """Open the new-capture dialog (not in a served app unless allowed)."""
+        main_dialogs.new_capture(self)
 
     def action_share(self) -> None:
         """List what identifies people or places, and write a scrubbed copy.
@@ -594,18 +507,7 @@ class MainScreen(Screen[None]):
 
     def action_compare(self) -> None:
         """Ask for another capture and compare this one (before) with it (after)."""
-        from tui.app.screens.comparison import ComparisonScreen
-        from tui.app.screens.comparison_data import CompareRequest
-
-        def chosen(path: Path | None) -> None:
-            if path is not None:
-                request = CompareRequest(path, SortKey(self.mode))
-                self.app.push_screen(ComparisonScreen(self, request))
-
-        confined = bool(getattr(self.app, "served", False)) and not getattr(
-            self.app, "capture_allowed", True
-        )
-        self.app.push_screen(CompareWithDialog(self.path, confined=confined), chosen)
+        main_dialogs.compare(self)
 
     def action_export_report(self) -> None:
         """Write the method report next to the trace under a fresh name (off the UI).

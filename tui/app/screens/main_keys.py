@@ -1,0 +1,55 @@
+"""The main screen's keys: what each does and whether the footer shows it.
+
+Kept apart from the screen: the list is long, and the help and the footer read
+it as it is.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding, BindingType
+
+from tui.app.screens.bottom_tabs import TABS
+
+MAIN_KEYS: list[BindingType] = [
+    # Steps win over the timeline's own [ ] (previous/next event on a track).
+    Binding(
+        "left_square_bracket",
+        "step(-1)",
+        "Previous step",
+        priority=True,
+        show=False,
+    ),
+    Binding("right_square_bracket", "step(1)", "Next step", priority=True),
+    # A rank of a run (opened from the ranks screen): next/previous rank, back.
+    Binding("r", "rank(1)", "Next rank, same step"),
+    Binding("R", "rank(-1)", "Previous rank, same step", show=False),
+    Binding("u", "ranks", "Back to the ranks"),
+    # Keys that open a prompt or a dialog act at once (priority), so what is
+    # typed right after them goes there, not to the timeline.
+    Binding("z", "zone", "Data zone", priority=True),
+    Binding("g", "gap(1)", "Next gap"),
+    Binding("G", "gap(-1)", "Previous gap", show=False),
+    Binding("b", "biggest_gap", "Biggest gap", show=False),
+    Binding("enter", "details", "Details of the selected event", show=False),
+    Binding("slash", "search", "Search event names", priority=True),
+    Binding("n", "mark(1)", "Next match / occurrence", show=False),
+    Binding("N", "mark(-1)", "Previous match / occurrence", show=False),
+    Binding("f", "fit", "Fit selection (again: all)"),
+    # When g, G, b, n, N have nothing to act on, they say why (not in the footer).
+    Binding("g,G,b,n,N", "why_not", "", show=False),
+    Binding("question_mark", "help", "Help"),
+    Binding("q", "app.quit", "Quit"),
+    Binding("t", "toggle_total", "Self/total"),
+    Binding("F", "filter_ops", "Filter the table in view", show=False, priority=True),
+    Binding("S", "scope", "Scope: window/step", show=False),
+    *[
+        Binding(str(number), f"tab({number - 1})", tab.title, show=False)
+        for number, tab in enumerate(TABS, start=1)
+    ],
+    Binding("m", "note", "Note"),
+    Binding("c", "capture", "New capture", show=False),
+    Binding("E", "share", "Share: scrub a copy", show=False),
+    Binding("D", "compare", "Compare with another capture", show=False),
+    Binding("X", "export_report", "Export the report (Markdown)", show=False),
+    Binding("escape", "clear", "Clear marks and selection / close search", show=False),
+]
