@@ -6,7 +6,8 @@ above the other, the operator changes (`DiffOpTable`), and — Enter on an
 operator — its occurrences on both timelines, one above the other, each fitted
 to the same step. Loading the other capture and comparing run in a worker
 (`comparison_data.compare`); the open capture's main screen stays beneath,
-and its notes keeper saves the tested-by links (`l`).
+and its notes keeper saves the tested-by links (`l`, `comparison_links`). The
+widgets of each state come from `comparison_layout`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, ProgressBar, Static
 
@@ -36,6 +36,8 @@ from tui.app.messages import (
     StepChosen,
     ViewChanged,
 )
+from tui.app.screens import comparison_layout as layout
+from tui.app.screens import comparison_links as links
 from tui.app.screens.comparison_data import (
     CompareRequest,
     Comparison,
@@ -43,6 +45,7 @@ from tui.app.screens.comparison_data import (
     Side,
     compare,
 )
+from tui.app.screens.comparison_layout import SIDES
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.help import HelpScreen, KeySection, timeline_keys
 from tui.app.widgets.diff_table import DiffOpTable
@@ -51,17 +54,13 @@ from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.core.diff.occurrences import AlignedOccurrences, SideOccurrences, align
 from tui.core.load import LoadProgress
-from tui.core.results.diff import DiffResult
 from tui.core.textsafe import printable
 from tui.core.units import duration_text, size_text
 from tui.core.vocab import SortKey
 from tui.view import status
-from tui.view.comparison import comparability_text, sides_text, verdict_text
 
 if TYPE_CHECKING:
     from tui.app.screens.main import MainScreen
-
-SIDES = ("before", "after")
 
 
 def _name(path: Path | str) -> str:
@@ -121,81 +120,12 @@ class ComparisonScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         comparison = self.comparison
         if self.failure is not None:
-            yield from self._compose_failure(self.failure)
+            yield from layout.failure(self.request, self.failure)
         elif comparison is None:
-            yield from self._compose_loading()
+            yield from layout.loading(self.main.path, self.request)
         else:
-            yield from self._compose_comparison(comparison)
+            yield from layout.comparison(comparison, self.request, self.mode)
         yield KeyFooter()
-
-    def _compose_loading(self) -> ComposeResult:
-        with Vertical(id="cmp-loading-box"):
-            yield Static(
-                Text.assemble(
-                    ("Comparing ", "bold"),
-                    _name(self.main.path),
-                    (" with ", "bold"),
-                    printable(str(self.request.path)),
-                ),
-                markup=False,
-            )
-            yield ProgressBar(total=None, show_eta=False, id="cmp-loading-bar")
-            yield Static("starting", id="cmp-loading-phase", markup=False)
-            yield Static(Text("Esc cancels", style="italic"), markup=False)
-
-    def _compose_failure(self, lines: list[str]) -> ComposeResult:
-        with Vertical(id="cmp-error-box"):
-            yield Static(Text("Could not compare", style="bold"), markup=False)
-            yield Static(
-                Text.assemble(
-                    ("other capture  ", "bold"), printable(str(self.request.path))
-                ),
-                markup=False,
-            )
-            for line in lines:
-                yield Static(printable(line), classes="cmp-error-line", markup=False)
-            yield Static(
-                Text("Esc goes back to the open capture, q quits.", style="italic"),
-                markup=False,
-            )
-
-    def _compose_comparison(self, comparison: Comparison) -> ComposeResult:
-        result = DiffResult.from_diff(comparison.diff)
-        with Vertical(id="cmp-head"):
-            yield Static(sides_text(result), id="cmp-sides", markup=False)
-            yield Static(verdict_text(result), id="cmp-verdict", markup=False)
-            yield Static(comparability_text(result), id="cmp-checks", markup=False)
-        for word, side in zip(
-            SIDES, (comparison.before, comparison.after), strict=True
-        ):
-            with Horizontal(classes="cmp-strip"):
-                yield Static(Text(word, style="bold"), classes="cmp-side", markup=False)
-                yield StepsStrip(side.analysis, id=f"cmp-steps-{word}")
-        with ContentSwitcher(initial="cmp-table", id="cmp-switcher"):
-            yield DiffOpTable(
-                comparison.diff,
-                mode=self.mode,
-                order="calls"
-                if self.request.sort is SortKey.CALLS
-                else "name"
-                if self.request.sort is SortKey.NAME
-                else "change",
-                device=self.request.device,
-                id="cmp-table",
-            )
-            with Vertical(id="cmp-timelines"):
-                for word, side in zip(
-                    SIDES, (comparison.before, comparison.after), strict=True
-                ):
-                    yield Static("", id=f"cmp-line-{word}", markup=False)
-                    yield Timeline(
-                        side.trace,
-                        side.analysis,
-                        index=side.index,
-                        zone_view=side.zone_view,
-                        id=f"cmp-timeline-{word}",
-                    )
-        yield Static("", id="cmp-info", markup=False)
 
     def on_mount(self) -> None:
         self.run_comparison()
@@ -539,55 +469,5 @@ class ComparisonScreen(Screen[None]):
 
     def action_link(self) -> None:
         """Link an open note of the before capture to the after one ("tested by")."""
-        from tui.notes.report import tested_by_text
-        from tui.notes.tested_by import tested_by_of
-
-        comparison = self.comparison
-        keeper = getattr(self.main, "notes", None)
-        if comparison is None:
-            return
-        if keeper is None or keeper.store is None:
-            self.notify(
-                "Notes are unavailable for the before capture.", severity="warning"
-            )
-            return
-        notes = [note for note in keeper.notes.values() if note.status == "open"]
-        if not notes:
-            self.notify(
-                "No open note in the before capture: write one there first "
-                "(Esc, then m on what the hypothesis is about).",
-                severity="warning",
-            )
-            return
-        after = comparison.after.path
-        preview = tested_by_text(tested_by_of(comparison.diff, after, self.main.path))
-
-        def chosen(note_id: str | None) -> None:
-            if note_id is not None:
-                self._record(note_id)
-
-        self.app.push_screen(TestedByDialog(notes, _name(after), preview), chosen)
-
-    def _record(self, note_id: str) -> None:
-        """Record the diff in the note's result, and save, off the UI thread."""
-        from tui.notes.report import tested_by_text
-
-        comparison = self.comparison
-        assert comparison is not None
-        diff = comparison.diff
-        after = comparison.after.path
-
-        def link(store: Any) -> str:
-            from tui.notes.hashing import sha256_file
-            from tui.notes.tested_by import record_tested_by
-
-            try:
-                sha256: str | None = sha256_file(after)
-            except OSError:
-                sha256 = None
-            note = record_tested_by(store, note_id, diff, after, after_sha256=sha256)
-            tested = note.result.tested_by if note.result is not None else None
-            said = tested_by_text(tested) if tested is not None else ""
-            return f"Note {note.short_id} tested by {after.name}: {said}"
-
-        self.main.notes.run(link)
+        if self.comparison is not None:
+            links.link(self, self.comparison)

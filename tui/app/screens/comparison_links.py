@@ -1,0 +1,69 @@
+"""The comparison's `l`: record it as the result of an open note of the before
+capture ("tested by"), saved by that capture's notes keeper off the UI thread."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tui.app.dialogs.tested_by import TestedByDialog
+from tui.app.screens.comparison_data import Comparison
+from tui.core.textsafe import printable
+
+if TYPE_CHECKING:
+    from tui.app.screens.comparison import ComparisonScreen
+
+
+def link(screen: ComparisonScreen, comparison: Comparison) -> None:
+    """Ask which open note the comparison tests, then record it."""
+    from tui.notes.report import tested_by_text
+    from tui.notes.tested_by import tested_by_of
+
+    main = screen.main
+    keeper = getattr(main, "notes", None)
+    if keeper is None or keeper.store is None:
+        screen.notify(
+            "Notes are unavailable for the before capture.", severity="warning"
+        )
+        return
+    notes = [note for note in keeper.notes.values() if note.status == "open"]
+    if not notes:
+        screen.notify(
+            "No open note in the before capture: write one there first "
+            "(Esc, then m on what the hypothesis is about).",
+            severity="warning",
+        )
+        return
+    after = comparison.after.path
+    preview = tested_by_text(tested_by_of(comparison.diff, after, main.path))
+
+    def chosen(note_id: str | None) -> None:
+        if note_id is not None:
+            record(screen, comparison, note_id)
+
+    screen.app.push_screen(
+        TestedByDialog(notes, printable(Path(after).name), preview), chosen
+    )
+
+
+def record(screen: ComparisonScreen, comparison: Comparison, note_id: str) -> None:
+    """Record the diff in the note's result, and save, off the UI thread."""
+    from tui.notes.report import tested_by_text
+
+    diff = comparison.diff
+    after = comparison.after.path
+
+    def link_note(store: Any) -> str:
+        from tui.notes.hashing import sha256_file
+        from tui.notes.tested_by import record_tested_by
+
+        try:
+            sha256: str | None = sha256_file(after)
+        except OSError:
+            sha256 = None
+        note = record_tested_by(store, note_id, diff, after, after_sha256=sha256)
+        tested = note.result.tested_by if note.result is not None else None
+        said = tested_by_text(tested) if tested is not None else ""
+        return f"Note {note.short_id} tested by {after.name}: {said}"
+
+    screen.main.notes.run(link_note)
