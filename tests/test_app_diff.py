@@ -45,7 +45,8 @@ from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.cli import main
-from tui.notes.store import NotesStore, sidecar_path
+from tui.notes.paths import sidecar_path
+from tui.notes.store import NotesStore
 
 
 def pilot_test(

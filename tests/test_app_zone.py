@@ -25,7 +25,7 @@ from tui.app.widgets.header_line import HeaderLine
 from tui.app.widgets.timeline import Timeline
 from tui.core.findings_text import words
 from tui.core.vocab import FindingId, RowRole, ZoneSource
-from tui.notes.store import sidecar_path
+from tui.notes.paths import sidecar_path
 
 STEP_US = 10_000
 STEPS = 3

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui.notes.model import Anchor, InvalidNoteError, us_text, us_to_ns
-from tui.notes.store import NotesStore, sidecar_path
+from tui.notes.paths import sidecar_path
+from tui.notes.store import NotesStore
 
 INT64 = 2**63
 # Any position a trace can hold, and a fortnight's worth where old files were exact.

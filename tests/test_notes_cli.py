@@ -9,7 +9,8 @@ import orjson
 import pytest
 
 from tui.cli import main
-from tui.notes.store import NotesStore, sidecar_path
+from tui.notes.paths import sidecar_path
+from tui.notes.store import NotesStore
 
 SHARED_TRACE = Path(
     "/work/shared/traces/cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tui.notes.model import parse_document
-from tui.notes.store import NotesStore, sidecar_path
+from tui.notes.paths import sidecar_path
+from tui.notes.store import NotesStore
 
 SAVE_FOREVER = """
 import sys

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from tui.cli import main
+from tui.notes.disk import locked
 from tui.notes.model import parse_document
-from tui.notes.store import NotesStore, lock_path, locked, sidecar_path
+from tui.notes.paths import lock_path, sidecar_path
+from tui.notes.store import NotesStore
 
 ADD_MANY = """
 import sys

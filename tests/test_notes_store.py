@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tui.notes import store as store_module
+from tui.notes import disk as disk_module
 from tui.notes.hashing import HashCancelled, sha256_file
 from tui.notes.model import (
     Anchor,
@@ -21,13 +21,8 @@ from tui.notes.model import (
     UnknownNoteError,
     parse_document,
 )
-from tui.notes.store import (
-    NotesStore,
-    fallback_path,
-    lock_path,
-    numbered_path,
-    sidecar_path,
-)
+from tui.notes.paths import fallback_path, lock_path, numbered_path, sidecar_path
+from tui.notes.store import NotesStore
 
 
 @pytest.fixture(autouse=True)
@@ -169,7 +164,7 @@ def test_deletion_against_an_edit_keeps_the_edit(trace: Path) -> None:
     assert live_hypotheses(result.path) == ["still relevant"]
 
 
-REAL_CREATE_TEMP_FILE = store_module.create_temp_file
+REAL_CREATE_TEMP_FILE = disk_module.create_temp_file
 
 
 def _fail_next_to_trace(
@@ -182,7 +177,7 @@ def _fail_next_to_trace(
             raise error
         return real(folder, target_name)
 
-    monkeypatch.setattr(store_module, "create_temp_file", create_temp_file)
+    monkeypatch.setattr(disk_module, "create_temp_file", create_temp_file)
 
 
 @pytest.mark.parametrize(
@@ -215,7 +210,7 @@ def test_unwritable_folder_falls_back_and_says_where(
 
     # A later session reads the fallback too, and moves the notes back once
     # the folder can be written.
-    monkeypatch.setattr(store_module, "create_temp_file", REAL_CREATE_TEMP_FILE)
+    monkeypatch.setattr(disk_module, "create_temp_file", REAL_CREATE_TEMP_FILE)
     later = NotesStore.open(trace)
     assert [n.hypothesis for n in later.notes] == ["kept somewhere"]
     assert any(str(expected.parent) in problem for problem in later.problems)

@@ -27,8 +27,9 @@ from tui.notes.model import (
     dump_document,
     parse_document,
 )
+from tui.notes.paths import sidecar_path
 from tui.notes.report import render_markdown, render_text
-from tui.notes.store import NotesStore, sidecar_path
+from tui.notes.store import NotesStore
 from tui.notes.tested_by import record_tested_by
 
 WHEN = "2024-05-01T12:00:00.000000+00:00"

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.notes.store import NotesStore, sidecar_path
+from tui.notes.paths import sidecar_path
+from tui.notes.store import NotesStore
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ The app's entry point is `NotesStore.open(trace_path)`.
 
 from __future__ import annotations
 
+from tui.notes.merge import Conflict
 from tui.notes.model import (
     STATUSES,
     AmbiguousNoteError,
@@ -22,14 +23,8 @@ from tui.notes.model import (
     TraceIdentity,
     UnknownNoteError,
 )
-from tui.notes.store import (
-    Conflict,
-    NotesStore,
-    RefreshResult,
-    SaveResult,
-    fallback_path,
-    sidecar_path,
-)
+from tui.notes.paths import fallback_path, sidecar_path
+from tui.notes.store import NotesStore, RefreshResult, SaveResult
 
 __all__ = [
     "STATUSES",

@@ -16,27 +16,27 @@ be read-only, so:
 * a folder that cannot be written sends the notes to a per-user data folder,
   and a notes file that cannot be read is never overwritten: the next save goes
   to `<trace>.notes.N.json`.
+
+Where the files are is `paths`; the atomic write and the lock, `disk`; the
+merge by note id, `merge`; this module is the store that uses them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import os
 import re
-import secrets
-import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from tui.notes.disk import DEFAULT_LOCK_TIMEOUT, locked, temp_pattern, write_atomic
+from tui.notes.merge import Conflict, merge_notes, merge_sources
 from tui.notes.model import (
     EDITABLE_FIELDS,
     AmbiguousNoteError,
@@ -45,7 +45,6 @@ from tui.notes.model import (
     Note,
     NotesDocument,
     NotesFormatError,
-    NotesLockTimeout,
     NotesSaveError,
     Result,
     Status,
@@ -57,6 +56,15 @@ from tui.notes.model import (
     parse_status,
     utc_now,
 )
+from tui.notes.paths import (
+    MAX_NUMBERED,
+    fallback_path,
+    lock_path,
+    marked_read_only,
+    numbered_path,
+    sidecar_path,
+    variants,
+)
 from tui.notes.zone_memory import (
     ZONE_KEY,
     ZoneMemory,
@@ -65,395 +73,7 @@ from tui.notes.zone_memory import (
     read_zone,
 )
 
-NOTES_SUFFIX = ".notes.json"
-LOCK_SUFFIX = ".lock"
-DATA_DIR_ENV = "STEPTRACE_DATA_DIR"
-DEFAULT_LOCK_TIMEOUT = 5.0
-MAX_NUMBERED = 100
-"""How many `<trace>.notes.N.json` names are tried before giving up on a folder."""
-
 _SHA256_HEX = re.compile("[0-9a-f]{64}")
-
-
-# --- paths -------------------------------------------------------------------
-
-
-def sidecar_path(trace_path: str | os.PathLike[str]) -> Path:
-    """The notes file next to the trace: `<trace file name>.notes.json`."""
-    trace = Path(trace_path)
-    return trace.with_name(trace.name + NOTES_SUFFIX)
-
-
-def numbered_path(notes_path: Path, number: int) -> Path:
-    """`TRACE.notes.json` → `TRACE.notes.<number>.json`, the name used when the
-    usual file cannot be read and must be kept untouched."""
-    stem = notes_path.name[: -len(".json")]
-    return notes_path.with_name(f"{stem}.{number}.json")
-
-
-def lock_path(notes_path: Path) -> Path:
-    """The advisory-lock file for one notes file, present only during a save."""
-    return notes_path.with_name(notes_path.name + LOCK_SUFFIX)
-
-
-def data_dir() -> Path:
-    """The per-user steptrace data folder.
-
-    `$STEPTRACE_DATA_DIR` when set (tests, unusual setups), else
-    `$XDG_DATA_HOME/steptrace`, else `~/.local/share/steptrace`.
-    """
-    override = os.environ.get(DATA_DIR_ENV)
-    if override:
-        return Path(override)
-    xdg = os.environ.get("XDG_DATA_HOME")
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "share"
-    return base / "steptrace"
-
-
-def _marked_read_only(folder: Path) -> bool:
-    """A folder nobody may write to (no write bit at all) is left alone, even by root."""
-    try:
-        return folder.stat().st_mode & 0o222 == 0
-    except OSError:
-        return False
-
-
-def fallback_path(trace_path: str | os.PathLike[str]) -> Path:
-    """Where notes go when the trace's folder cannot be written.
-
-    Keyed by the trace's absolute path, so two traces with the same name in
-    different folders keep separate notes: `<data>/notes/<sha1>-<name>.notes.json`.
-    """
-    absolute = Path(trace_path).resolve()
-    key = hashlib.sha1(os.fsencode(absolute)).hexdigest()
-    return data_dir() / "notes" / f"{key}-{absolute.name[:150]}{NOTES_SUFFIX}"
-
-
-def _variants(notes_path: Path) -> list[Path]:
-    """The notes file and its existing numbered siblings, in number order."""
-    stem = notes_path.name[: -len(".json")]
-    pattern = re.compile(rf"{re.escape(stem)}\.([1-9][0-9]*)\.json")
-    try:
-        names = os.listdir(notes_path.parent)
-    except OSError:
-        return [notes_path]
-    numbered = sorted(
-        (int(match.group(1)), name)
-        for name in names
-        if (match := pattern.fullmatch(name)) is not None
-    )
-    return [notes_path] + [notes_path.with_name(name) for _, name in numbered]
-
-
-# --- atomic write and lock ---------------------------------------------------
-
-
-def create_temp_file(folder: Path, target_name: str) -> tuple[int, Path]:
-    """Create a new, empty temporary file in `folder` for `target_name`.
-
-    The seam where an unwritable folder shows up (OSError: EACCES, EROFS,
-    ENOSPC...). Created with mode 0o666 minus the umask, like any new file.
-    """
-    path = folder / f".{target_name}.{secrets.token_hex(8)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
-    return os.open(path, flags, 0o666), path
-
-
-def _temp_pattern(target_name: str) -> re.Pattern[str]:
-    return re.compile(rf"\.{re.escape(target_name)}\.[0-9a-f]{{16}}\.tmp")
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so a crash leaves the old file or the new one.
-
-    Temporary file in the same folder, write + fsync, `os.replace`, then fsync
-    of the folder so the rename itself survives a power loss.
-    """
-    fd, temp = create_temp_file(path.parent, path.name)
-    try:
-        try:
-            with contextlib.suppress(FileNotFoundError):
-                os.fchmod(fd, os.stat(path).st_mode & 0o7777)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    _fsync_folder(path.parent)
-
-
-def _fsync_folder(folder: Path) -> None:
-    # Some file systems refuse fsync on a directory; the rename is done anyway.
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError as error:
-        if error.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
-            raise
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def locked(path: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None]:
-    """Hold an exclusive `flock` on the lock file `path` for the block, then remove it.
-
-    The notes file itself cannot carry the lock: every save replaces it with a
-    new inode. So the lock is a separate file that lives only while held:
-
-    * the holder unlinks it *before* releasing the lock;
-    * after `flock` succeeds, a waiter checks that `path` still names the inode
-      it locked. If not, the holder it waited for has removed that file (and
-      maybe another session has created a new one): it retries on the name as
-      it is now.
-
-    Two sessions therefore never both believe they hold the lock: whoever
-    holds a lock on the inode `path` names is the only one that may unlink
-    it. A session killed while holding it leaves the empty file behind; the
-    kernel has released its lock, so the next save takes it and removes it.
-    Polls instead of blocking so a stuck session costs at most `timeout`
-    seconds (NotesLockTimeout), never a hang.
-    """
-    deadline = time.monotonic() + timeout
-    pause = 0.005
-    while True:
-        fd = _open_lock_file(path)
-        try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        raise NotesLockTimeout(
-                            f"another session is saving notes ({path} stayed "
-                            f"locked for {timeout:g} s); try again"
-                        ) from None
-                    time.sleep(min(pause, remaining))
-                    pause = min(pause * 2, 0.1)
-            if _names_inode(path, fd):
-                try:
-                    yield
-                finally:
-                    # Still ours: nobody else unlinks a file they have not locked.
-                    with contextlib.suppress(OSError):
-                        os.unlink(path)
-                    fcntl.flock(fd, fcntl.LOCK_UN)
-                return
-        finally:
-            os.close(fd)
-
-
-def _open_lock_file(path: Path) -> int:
-    """Open (or create) the lock file; PermissionError when it can be neither."""
-    denied = PermissionError(f"cannot open {path}")
-    for _attempt in range(3):
-        try:
-            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-        except PermissionError as error:
-            # Another user's lock file in a folder we may still write: flock
-            # works on a read-only descriptor.
-            try:
-                return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-            except FileNotFoundError:
-                # Removed by its holder in between, or a folder we cannot write.
-                denied = error
-    raise denied
-
-
-def _names_inode(path: Path, fd: int) -> bool:
-    """Whether `path` still names the file open as `fd` (it was not removed meanwhile)."""
-    try:
-        named = os.stat(path)
-    except FileNotFoundError:
-        return False
-    held = os.fstat(fd)
-    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
-
-
-# --- merge -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """One note changed in two places; both versions were kept.
-
-    `copy_id` is the note now holding the other version (None when a deletion
-    lost to an edit: the edited note simply stays).
-    """
-
-    note_id: str
-    copy_id: str | None
-    message: str
-
-
-def conflict_copy(note: Note, original_id: str) -> Note:
-    """`note` as a new note marked as a conflict copy of `original_id`.
-
-    Its id is derived from the version it holds, so merging the same two
-    versions again (another session, another load) finds the copy already
-    there instead of adding one more.
-    """
-    digest = hashlib.sha256(
-        b"conflict-copy:" + orjson.dumps(note.to_dict(), option=orjson.OPT_SORT_KEYS)
-    ).hexdigest()
-    return replace(
-        note, id=digest[:32], revision=1, deleted=False, conflict_of=original_id
-    )
-
-
-def _newer(first: Note, second: Note) -> Note:
-    if second.revision > first.revision:
-        return second
-    if first.revision > second.revision:
-        return first
-    return first if first.updated >= second.updated else second
-
-
-def merge_notes(
-    base: Mapping[str, Note],
-    mine: Mapping[str, Note],
-    theirs: Mapping[str, Note],
-) -> tuple[dict[str, Note], list[Conflict], int]:
-    """Three-way merge by note id of this session's notes with the file's.
-
-    `base` is what this session last read from the file, `mine` what it holds
-    now, `theirs` what the file holds now. Returns the merged notes (ordered by
-    creation time), the conflicts, and how many notes came from the file.
-    """
-    merged: dict[str, Note] = {}
-    copies: list[Note] = []
-    conflicts: list[Conflict] = []
-    from_disk = 0
-    for note_id in dict.fromkeys([*mine, *theirs]):
-        ours = mine.get(note_id)
-        other = theirs.get(note_id)
-        if other is None:
-            if ours is not None:
-                merged[note_id] = ours
-            continue
-        if ours is None or ours == other:
-            merged[note_id] = other
-            from_disk += ours is None
-            continue
-        common = base.get(note_id)
-        if common is None:
-            kept, copy, conflict = _merge_without_base(ours, other, "another session")
-        else:
-            kept, copy, conflict = _merge_with_base(common, ours, other)
-        merged[note_id] = kept
-        from_disk += kept == other
-        if copy is not None:
-            copies.append(copy)
-        if conflict is not None:
-            conflicts.append(conflict)
-    conflicts = _add_copies(merged, copies, conflicts)
-    return _ordered(merged), conflicts, from_disk
-
-
-def _merge_with_base(
-    common: Note, ours: Note, other: Note
-) -> tuple[Note, Note | None, Conflict | None]:
-    if ours == common:
-        return other, None, None
-    if other == common:
-        return ours, None, None
-    # Both sides moved past the version they started from.
-    if ours.same_content(other) or (ours.deleted and other.deleted):
-        return _newer(other, ours), None, None
-    revision = max(ours.revision, other.revision) + 1
-    short = ours.short_id
-    if ours.deleted:
-        message = (
-            f"note {short} was deleted here but changed in another session; "
-            "the changed note is kept"
-        )
-        return replace(other, revision=revision), None, Conflict(ours.id, None, message)
-    if other.deleted:
-        message = (
-            f"note {short} was deleted in another session but changed here; "
-            "your version is kept"
-        )
-        return replace(ours, revision=revision), None, Conflict(ours.id, None, message)
-    copy = conflict_copy(other, ours.id)
-    message = (
-        f"note {short} was changed here and in another session; yours is kept, "
-        f"the other version is note {copy.short_id} (conflict copy)"
-    )
-    return (
-        replace(ours, revision=revision),
-        copy,
-        Conflict(ours.id, copy.id, message),
-    )
-
-
-def _merge_without_base(
-    first: Note, second: Note, where: str
-) -> tuple[Note, Note | None, Conflict | None]:
-    """Two versions with no known common ancestor: the higher revision wins,
-    and equal revisions that say different things are both kept."""
-    if first.same_content(second) or first.revision != second.revision:
-        return _newer(first, second), None, None
-    if first.deleted != second.deleted:
-        return (first if second.deleted else second), None, None
-    copy = conflict_copy(second, first.id)
-    message = (
-        f"note {first.short_id} differs in {where}; both versions are kept "
-        f"(the other is note {copy.short_id}, a conflict copy)"
-    )
-    return first, copy, Conflict(first.id, copy.id, message)
-
-
-def _add_copies(
-    merged: dict[str, Note], copies: Iterable[Note], conflicts: list[Conflict]
-) -> list[Conflict]:
-    """Add conflict copies; one already present means that conflict was
-    resolved before (same versions), so it is not reported again."""
-    already = {copy.id for copy in copies if copy.id in merged}
-    for copy in copies:
-        merged.setdefault(copy.id, copy)
-    return [c for c in conflicts if c.copy_id is None or c.copy_id not in already]
-
-
-def merge_sources(
-    sources: Iterable[tuple[str, Mapping[str, Note]]],
-) -> tuple[dict[str, Note], list[Conflict]]:
-    """Combine notes read from several files (next to the trace, fallback).
-
-    There is no common ancestor: for each id the higher revision wins; equal
-    revisions that differ are both kept. Earlier sources win ties.
-    """
-    merged: dict[str, Note] = {}
-    copies: list[Note] = []
-    conflicts: list[Conflict] = []
-    for where, notes in sources:
-        for note_id, note in notes.items():
-            present = merged.get(note_id)
-            if present is None:
-                merged[note_id] = note
-                continue
-            kept, copy, conflict = _merge_without_base(present, note, where)
-            merged[note_id] = kept
-            if copy is not None:
-                copies.append(copy)
-            if conflict is not None:
-                conflicts.append(conflict)
-    conflicts = _add_copies(merged, copies, conflicts)
-    return _ordered(merged), conflicts
-
-
-def _ordered(notes: Mapping[str, Note]) -> dict[str, Note]:
-    return dict(sorted(notes.items(), key=lambda item: (item[1].created, item[0])))
 
 
 # --- the store ---------------------------------------------------------------
@@ -816,7 +436,7 @@ class NotesStore:
         return RefreshResult(conflicts, from_disk)
 
     def _save_chain(self, notes_path: Path, *, fell_back: bool) -> SaveResult:
-        if not fell_back and _marked_read_only(notes_path.parent):
+        if not fell_back and marked_read_only(notes_path.parent):
             raise PermissionError(
                 errno.EACCES, "the folder is marked read-only", str(notes_path.parent)
             )
@@ -883,7 +503,7 @@ class NotesStore:
     def _remove_stale_temps(self, path: Path) -> None:
         """Delete temporary files a killed writer left; safe because every
         writer holds this lock while its temporary file exists."""
-        pattern = _temp_pattern(path.name)
+        pattern = temp_pattern(path.name)
         with contextlib.suppress(OSError):
             for name in os.listdir(path.parent):
                 if pattern.fullmatch(name):
@@ -902,7 +522,7 @@ class NotesStore:
         sources: list[tuple[str, Mapping[str, Note]]] = []
         zones: list[ZoneMemory | None] = []
         fallback_used = False
-        for path in [*_variants(self._primary), *_variants(self._fallback)]:
+        for path in [*variants(self._primary), *variants(self._fallback)]:
             try:
                 data = path.read_bytes()
             except FileNotFoundError:
