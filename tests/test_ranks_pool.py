@@ -128,8 +128,10 @@ def _processes_in_group(group: int) -> list[int]:
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
 def test_ctrl_c_leaves_no_worker_behind(tmp_path: Path) -> None:
-    # Four ranks big enough to be still loading when Ctrl+C comes.
-    write_run(tmp_path, {0: [100.0] * 20_000}, world_size=4)
+    # Four ranks big enough to be still loading when Ctrl+C comes, even when a
+    # busy machine holds this test back a few seconds after it saw the worker
+    # (the whole run takes about 6 s on 2 cores).
+    write_run(tmp_path, {0: [100.0] * 60_000}, world_size=4)
     data = (tmp_path / "rank-0.pt.trace.json").read_bytes()
     for rank in (1, 2, 3):
         (tmp_path / f"rank-{rank}.pt.trace.json").write_bytes(
