@@ -153,6 +153,9 @@ def test_ctrl_c_leaves_no_worker_behind(tmp_path: Path) -> None:
         text=True,
         env=environment,
         start_new_session=True,
+        # As from a terminal: a test run launched in the background ignores
+        # SIGINT, and a command started so keeps ignoring it (as it should).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         # Interrupt as soon as a worker exists (the parent, its resource tracker and
