@@ -36,11 +36,16 @@ def in_time_order(trace: Trace, events: Int64Array) -> Int64Array:
     return ordered
 
 
-def name_matches(trace: Trace, needle: str) -> Int64Array:
-    """Events whose name contains `needle` (any case), in time order."""
+def named_like(trace: Trace, needle: str) -> Int64Array:
+    """Events whose name contains `needle` (any case), in event order."""
     lowered = needle.lower()
     ids = [i for i, name in enumerate(trace.names) if lowered in name.lower()]
-    return in_time_order(trace, events_named(trace, ids))
+    return events_named(trace, ids)
+
+
+def name_matches(trace: Trace, needle: str) -> Int64Array:
+    """Events whose name contains `needle` (any case), in time order."""
+    return in_time_order(trace, named_like(trace, needle))
 
 
 def marked_mask(trace: Trace, events: Int64Array) -> BoolArray | None:

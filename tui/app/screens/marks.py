@@ -13,7 +13,13 @@ from tui.app.messages import SearchMatched
 from tui.core.analysis import group_name
 from tui.core.textsafe import printable
 from tui.view import status
-from tui.view.marking import PreparedMarks, events_named, in_time_order, name_matches
+from tui.view.marking import (
+    PreparedMarks,
+    events_named,
+    in_time_order,
+    name_matches,
+    named_like,
+)
 
 if TYPE_CHECKING:
     from tui.app.screens.main import MainScreen
@@ -81,7 +87,8 @@ class Marks:
         screen = self.screen
         trace = screen.trace
         if trace.event_count < SEARCH_IN_WORKER_AT:
-            self.show_matches(needle, name_matches(trace, needle))
+            # In event order: `set` puts them in time order, once.
+            self.show_matches(needle, named_like(trace, needle))
             return
         serial = self._serial = self._serial + 1
         layout = screen.timeline.rows_layout
