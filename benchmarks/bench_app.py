@@ -318,7 +318,7 @@ async def bench_table(rows: int, size: tuple[int, int]) -> list[str]:
     from textual.app import App, ComposeResult
 
     from tui.app.widgets.op_table import OperatorTable
-    from tui.core.analysis import OpTable
+    from tui.core.figures.analysis import OpTable
 
     generator = np.random.default_rng(7)
     calls = generator.integers(1, 1000, rows).astype(np.int64)
@@ -371,7 +371,7 @@ def bench_memory_lane(events: int, width: int) -> str:
     """The memory lane's cost at many allocations: build once, then one view."""
     import numpy as np
 
-    from tui.core.memory import DeviceMemory
+    from tui.core.figures.memory import DeviceMemory
     from tui.view.cells import Viewport
     from tui.view.memory_lane import MemoryLane
 

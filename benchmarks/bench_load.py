@@ -134,7 +134,7 @@ print(json.dumps({"raw_bytes": len(raw), "events": len(events)}))
 # The loader alone (no analysis): what `--workers` changes.
 LOAD_ONLY = r"""
 import json, sys
-from tui.core.load import load_trace
+from tui.core.ingest.load import load_trace
 trace = load_trace(sys.argv[1], workers=int(sys.argv[2]))
 print(json.dumps({"events": trace.event_count}))
 """
@@ -142,10 +142,10 @@ print(json.dumps({"events": trace.event_count}))
 # The floor: typed decoding of every event, nothing built from it, one core.
 TYPED_FLOOR = r"""
 import json, mmap, sys
-from tui.core.decode_records import _EVENTS_DECODER
-from tui.core.parallel_layout import event_ranges, locate_events
-from tui.core.parallel_ranges import _framed
-from tui.core.source import read_trace_bytes
+from tui.core.ingest.decode.records import _EVENTS_DECODER
+from tui.core.ingest.parallel.layout import event_ranges, locate_events
+from tui.core.ingest.parallel.ranges import _framed
+from tui.core.ingest.source import read_trace_bytes
 path = sys.argv[1]
 if path.endswith(".gz"):
     data = read_trace_bytes(path).data

@@ -24,14 +24,14 @@ from pathlib import Path
 
 from tui.app.messages import RunLoaded
 from tui.app.screens.ranks import RanksScreen
-from tui.core.breakdown import Breakdown, KernelTypeTime
-from tui.core.collectives import StepCollectives
+from tui.core.base.vocab import CollectiveSide, RankSource, StepPhase
+from tui.core.figures.breakdown.gpu import Breakdown, KernelTypeTime
+from tui.core.figures.collectives import StepCollectives
 from tui.core.results.ranks import RanksResult
 from tui.core.runs.across import RunAnalysis
 from tui.core.runs.discover import RankFile, RunLayout
 from tui.core.runs.pool import RankOutcome
 from tui.core.runs.rank_summary import RankStep, RankSummary
-from tui.core.vocab import CollectiveSide, RankSource, StepPhase
 
 
 def _breakdown(span: int, rng: random.Random) -> Breakdown:

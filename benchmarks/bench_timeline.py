@@ -23,9 +23,9 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 
 from tui.app.widgets.timeline import Timeline
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
-from tui.core.model import Trace
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
+from tui.core.model.trace import Trace
 from tui.view.layout import ZoneView
 from tui.view.timeline_index import TimelineIndex
 

@@ -48,8 +48,8 @@ def _run(argv: list[str], env: dict[str, str]) -> float:
 
 def _breakdown(trace: Path) -> list[tuple[str, float]]:
     """One kernels run in this process, phase by phase (the cache is already filled)."""
-    from tui.core.analysis import Analysis
-    from tui.core.load import load_trace
+    from tui.core.figures.analysis import Analysis
+    from tui.core.ingest.load import load_trace
     from tui.core.results.kernels import KernelsResult
 
     marks: list[tuple[str, float]] = []

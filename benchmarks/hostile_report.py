@@ -45,9 +45,9 @@ def _child(case: HostileCase, pipe: Connection) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
     import orjson
 
-    from tui.core.analysis import Analysis
-    from tui.core.errors import TraceLoadError
-    from tui.core.load import load_trace
+    from tui.core.base.errors import TraceLoadError
+    from tui.core.figures.analysis import Analysis
+    from tui.core.ingest.load import load_trace
     from tui.core.results import SummaryResult
 
     try:
@@ -227,8 +227,8 @@ BIG_TRACE = (
 
 def big_cut_checks(folder: Path) -> list[str]:
     """The 85 MB MTIA trace cut at three offsets: what is kept, and how long it takes."""
-    from tui.core.load import load_trace
-    from tui.core.source import read_trace_bytes
+    from tui.core.ingest.load import load_trace
+    from tui.core.ingest.source import read_trace_bytes
 
     if not BIG_TRACE.exists():
         return ["(the MTIA trace is not present)"]

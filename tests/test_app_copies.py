@@ -18,7 +18,7 @@ from tests.fixtures_app import write_training_trace
 from tui.app.screens.figures import FiguresScreen
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.copies_view import CopiesView
-from tui.core.units import duration_text, size_text
+from tui.core.base.units import duration_text, size_text
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 SAMPLED = TRACES / "timeline_analysis-sampled_rank-0.json.gz"
@@ -146,8 +146,8 @@ async def test_cpu_only_capture_says_not_observed_and_why(cpu_trace: Path) -> No
 async def test_real_trace_repeated_copies(isolated_data_dir: Path) -> None:
     """A real capture: each repeated line's copies, issued in every window step,
     are all of one direction, size and name, and Enter marks exactly them."""
-    from tui.core.analysis import Analysis
-    from tui.core.load import load_trace
+    from tui.core.figures.analysis import Analysis
+    from tui.core.ingest.load import load_trace
 
     trace = load_trace(SAMPLED)
     analysis = Analysis(trace)

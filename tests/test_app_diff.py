@@ -386,9 +386,9 @@ async def test_d_asks_for_the_other_capture_with_completion(
 
 def test_windows_numbered_apart_pair_by_position(tmp_path: Path) -> None:
     """Steps 2..5 against 12..15 (another run's numbering): the k-th with the k-th."""
-    from tui.core.analysis import Analysis
     from tui.core.diff.occurrences import step_pairs
-    from tui.core.load import load_trace
+    from tui.core.figures.analysis import Analysis
+    from tui.core.ingest.load import load_trace
 
     before = write_capture(tmp_path / "a.json", SLOW_MS)
     after = tmp_path / "b.json"

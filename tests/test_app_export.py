@@ -15,8 +15,8 @@ from textual.pilot import Pilot
 from tests.app_factory import settle
 from tests.fixtures_app import write_training_trace
 from tui.app.app import StepTraceApp
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
 from tui.core.results.report import markdown_report
 from tui.notes.store import NotesStore
 

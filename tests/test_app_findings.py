@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures_app import write_training_trace
-from tui.core.analysis import Analysis
-from tui.core.findings import (
+from tui.core.base.vocab import FindingId, FindingStatus, GapKind
+from tui.core.figures.analysis import Analysis
+from tui.core.findings.readings import (
     CopyFigures,
     DominantFigures,
     Finding,
@@ -23,8 +24,7 @@ from tui.core.findings import (
     compute_findings,
 )
 from tui.core.findings_text import words
-from tui.core.load import load_trace
-from tui.core.vocab import FindingId, FindingStatus, GapKind
+from tui.core.ingest.load import load_trace
 
 FORBIDDEN = ("speed-up", "speedup", "faster by", "proves", "caused by", "the cause")
 

@@ -17,9 +17,9 @@ from tui.app.messages import FindingsRead
 from tui.app.screens import findings_later
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.findings_panel import FindingsPanel
-from tui.core import findings
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
+from tui.core.figures.analysis import Analysis
+from tui.core.findings import readings as findings
+from tui.core.ingest.load import load_trace
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from tests.fixtures_app import write_training_trace
 from tui.app.screens.figures import FiguresScreen
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.kernel_table import KernelTable
-from tui.core.units import duration_text
+from tui.core.base.units import duration_text
 
 HOSTILE_KERNEL = "[bold]gemm[/bold]\x1b[2J\u202e<T>"
 

@@ -19,14 +19,14 @@ from tui.app.screens.main import MainScreen
 from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.kernel_table import KernelTable
-from tui.core.findings import (
+from tui.core.base.vocab import FindingId
+from tui.core.findings.readings import (
     Finding,
     ShowEvents,
     ShowGap,
     ShowKernel,
     ShowOperator,
 )
-from tui.core.vocab import FindingId
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 SAMPLED = TRACES / "timeline_analysis-sampled_rank-0.json.gz"

@@ -20,8 +20,8 @@ from tests.memory_traces import write_memory_trace
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.timeline import Timeline
-from tui.core.units import size_text
-from tui.core.vocab import RowRole
+from tui.core.base.units import size_text
+from tui.core.base.vocab import RowRole
 
 
 @pytest.fixture

@@ -213,8 +213,8 @@ async def test_missing_file_shows_load_error(
 async def test_escape_cancels_loading(
     cuda_trace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui.core import load
-    from tui.core.errors import LoadCancelled
+    from tui.core.base.errors import LoadCancelled
+    from tui.core.ingest import load
 
     started = threading.Event()
 
@@ -459,7 +459,7 @@ def test_capture_argv_refuses_existing_output(tmp_path: Path) -> None:
 async def test_operator_table_at_100k_rows_draws_only_what_is_seen() -> None:
     from textual.app import App, ComposeResult
 
-    from tui.core.analysis import OpTable
+    from tui.core.figures.analysis import OpTable
 
     rows = 100_000
     generator = np.random.default_rng(3)

@@ -26,7 +26,7 @@ from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.main import MainScreen
 from tui.app.screens.ranks import RanksScreen
 from tui.app.widgets.heat_table import FIXED_LINES, HeatTable
-from tui.core.vocab import RankSort
+from tui.core.base.vocab import RankSort
 
 ARRIVALS = {
     0: [100.0, 700.0, 120.0, 200.0],

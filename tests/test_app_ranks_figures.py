@@ -15,12 +15,12 @@ from tests.ranks_app_builders import straggler_of, write_heat_run
 from tests.run_builders import write_run
 from tests.trace_builders import cpu, gpu, metadata, write_trace
 from tui.cli import main
-from tui.core.breakdown_split import DeviceSplit
-from tui.core.load import load_trace
+from tui.core.base.vocab import HeatLevel, RankSort
+from tui.core.figures.breakdown.split import DeviceSplit
+from tui.core.ingest.load import load_trace
 from tui.core.runs import read_run
 from tui.core.runs.heat import RunHeat
 from tui.core.runs.rank_summary import summarise_trace
-from tui.core.vocab import HeatLevel, RankSort
 
 ARRIVALS = {
     0: [100.0, 700.0, 120.0, 200.0],

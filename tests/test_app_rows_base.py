@@ -14,8 +14,8 @@ from textual.app import App, ComposeResult
 
 from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.rows_view import RowsView
-from tui.core.analysis import OpTable
-from tui.core.units import duration_text
+from tui.core.base.units import duration_text
+from tui.core.figures.analysis import OpTable
 
 ROWS = 57
 
@@ -140,9 +140,9 @@ def test_cursor_paging_clicks_and_keys(height: int) -> None:
 def test_a_two_line_header_stays_above_the_rows(tmp_path: Path) -> None:
     from tests.app_diff_pair import write_pair
     from tui.app.widgets.diff_table import DiffOpTable
-    from tui.core.analysis import Analysis
     from tui.core.diff import TraceDiff
-    from tui.core.load import load_trace
+    from tui.core.figures.analysis import Analysis
+    from tui.core.ingest.load import load_trace
 
     before, after = write_pair(tmp_path)
     diff = TraceDiff.of(Analysis(load_trace(before)), Analysis(load_trace(after)))

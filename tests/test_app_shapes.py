@@ -18,8 +18,8 @@ from tests.app_views import pilot_test, workers_done
 from tests.fixtures_app import write_training_trace
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.op_table import OperatorTable
+from tui.core.figures.shapes import ShapeOpTable
 from tui.core.results.ops import SHAPES_OFF
-from tui.core.shapes import ShapeOpTable
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 ALEXNET = (

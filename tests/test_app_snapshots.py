@@ -168,10 +168,10 @@ def test_loading(
     monkeypatch.chdir(cuda_trace.parent)
     import threading
 
-    from tui.core import load
-    from tui.core.errors import LoadCancelled
-    from tui.core.load import LoadProgress
-    from tui.core.vocab import LoadPhase
+    from tui.core.base.errors import LoadCancelled
+    from tui.core.base.vocab import LoadPhase
+    from tui.core.ingest import load
+    from tui.core.ingest.load import LoadProgress
 
     reading = threading.Event()
 

@@ -27,8 +27,8 @@ from tui.app.screens.main import MainScreen
 from tui.app.widgets.header_line import HeaderLine
 from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.timeline import Timeline
+from tui.core.base.vocab import RowRole
 from tui.core.results.ops import OpsResult
-from tui.core.vocab import RowRole
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 NS_TRACE = TRACES / "ns_resolution_trace-rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
@@ -307,8 +307,8 @@ def test_details_show_argument_names_in_full(tmp_path: Path) -> None:
             }
         )
     )
-    from tui.core.analysis import Analysis
-    from tui.core.load import load_trace
+    from tui.core.figures.analysis import Analysis
+    from tui.core.ingest.load import load_trace
 
     text = event_details(Analysis(load_trace(path)), 0).plain
     for name, value in names.items():
@@ -338,7 +338,7 @@ def test_operator_table_starts_in_the_order_of_steptrace_ops(
 def test_any_failure_while_loading_shows_the_error_and_exits_2(
     cuda_trace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui.core import findings
+    from tui.core.findings import readings as findings
 
     def broken(analysis: Any) -> Any:
         raise RuntimeError("boom in a reading")

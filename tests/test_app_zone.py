@@ -23,8 +23,8 @@ from tui.app.dialogs.zone_picker import ZonePicker
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.header_line import HeaderLine
 from tui.app.widgets.timeline import Timeline
+from tui.core.base.vocab import FindingId, RowRole, ZoneSource
 from tui.core.findings_text import words
-from tui.core.vocab import FindingId, RowRole, ZoneSource
 from tui.notes.paths import sidecar_path
 
 STEP_US = 10_000

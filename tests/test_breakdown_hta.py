@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from tui.core.breakdown import Breakdown, DeviceTimeSets
-from tui.core.breakdown_rows import hta_rows
-from tui.core.load import load_trace
+from tui.core.figures.breakdown.gpu import Breakdown, DeviceTimeSets
+from tui.core.figures.breakdown.rows import hta_rows
+from tui.core.ingest.load import load_trace
 from tui.core.runs.rank_summary import summarise_trace
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"

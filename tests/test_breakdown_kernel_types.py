@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tui.core.kernel_types import combined_label, hta_kernel_type, kernel_type
-from tui.core.model import Kind
-from tui.core.vocab import KernelType
+from tui.core.base.vocab import KernelType
+from tui.core.figures.kernel_types import combined_label, hta_kernel_type, kernel_type
+from tui.core.model.trace import Kind
 
 COMPUTATION, COMMUNICATION, MEMORY, OTHER = (
     KernelType.COMPUTATION,

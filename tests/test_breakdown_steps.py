@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tui.core.breakdown import KERNEL_WAIT_NS, Breakdown
-from tui.core.load import load_trace
+from tui.core.figures.breakdown.gpu import KERNEL_WAIT_NS, Breakdown
+from tui.core.ingest.load import load_trace
 from tui.core.runs.rank_summary import RankSummary, summarise_trace
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"

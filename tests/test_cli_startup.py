@@ -41,7 +41,7 @@ def test_headless_commands_import_only_what_they_need(command: str) -> None:
     )
     status, modules = json.loads(result.stderr.decode().strip().splitlines()[-1])
     assert status == 0
-    assert "tui.core.load" in modules
+    assert "tui.core.ingest.load" in modules
     imported = [
         module
         for module in modules

@@ -16,11 +16,11 @@ from tests.test_copies_real import (
     _ns,
     _union,
 )
-from tui.core.analysis import Analysis
-from tui.core.findings import CopyFigures, ShowEvents, repeated_copy
+from tui.core.base.vocab import FindingStatus
+from tui.core.figures.analysis import Analysis
+from tui.core.findings.readings import CopyFigures, ShowEvents, repeated_copy
 from tui.core.findings_text import words
-from tui.core.load import load_trace
-from tui.core.vocab import FindingStatus
+from tui.core.ingest.load import load_trace
 
 
 def test_repeated_host_to_device_copies_match_a_raw_parse() -> None:

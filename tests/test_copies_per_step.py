@@ -11,16 +11,16 @@ import numpy as np
 import pytest
 
 from benchmarks.gen_trace import generate
-from tui.core.analysis import Analysis
-from tui.core.copies import (
+from tui.core.base.vocab import HostMemory
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.copies import (
     DIRECTIONS,
     HOST_MEMORIES,
     NO_HOST,
     CopyReading,
     union_per_group,
 )
-from tui.core.load import load_trace
-from tui.core.vocab import HostMemory
+from tui.core.ingest.load import load_trace
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 

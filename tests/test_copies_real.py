@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from tui.cli import main
-from tui.core.analysis import Analysis
-from tui.core.copies import CopyReading, parse_copy_name
-from tui.core.load import load_trace
-from tui.core.vocab import CopyDirection, HostMemory
+from tui.core.base.vocab import CopyDirection, HostMemory
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.copies import CopyReading, parse_copy_name
+from tui.core.ingest.load import load_trace
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 MEMCPY_HEAVY = "negative_queue_length_values_check-rank0.json.gz"

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from tests.trace_builders import metadata, training_step_events, write_trace
-from tui.core import cache
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest import cache
+from tui.core.ingest.load import load_trace
 from tui.core.results import GapsResult, SummaryResult
 
 
@@ -96,11 +96,12 @@ def test_off_by_default_and_by_environment(
 
 def _core_copy(tmp_path: Path) -> Path:
     """A copy of tui/core's sources, to change as a new loader would."""
-    source = Path(cache.__file__).parent
+    source = Path(cache.__file__).parent.parent
     copy = tmp_path / "core"
-    copy.mkdir()
-    for module in source.glob("*.py"):
-        (copy / module.name).write_bytes(module.read_bytes())
+    for module in source.rglob("*.py"):
+        target = copy / module.relative_to(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(module.read_bytes())
     return copy
 
 
@@ -113,7 +114,15 @@ def test_code_version_hashes_the_real_loader_sources(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["source", "decode", "build", "numbers", "model", "cache", "load"],
+    [
+        "ingest/source",
+        "ingest/decode/document",
+        "ingest/assemble/assembler",
+        "base/numbers",
+        "model/trace",
+        "ingest/cache",
+        "ingest/load",
+    ],
 )
 def test_the_key_moves_when_the_loader_changes(tmp_path: Path, module: str) -> None:
     core = _core_copy(tmp_path)
@@ -125,7 +134,7 @@ def test_the_key_moves_when_the_loader_changes(tmp_path: Path, module: str) -> N
 
 @pytest.mark.parametrize(
     "new_file",
-    ["decode_parallel.py", "parallel.py", "parallel_decode/worker.py"],
+    ["ingest/decode/fast.py", "ingest/streaming.py", "ingest/parallel/pool/worker.py"],
 )
 def test_a_new_decoding_module_moves_the_key(tmp_path: Path, new_file: str) -> None:
     core = _core_copy(tmp_path)
@@ -141,16 +150,16 @@ def test_a_new_decoding_module_moves_the_key(tmp_path: Path, new_file: str) -> N
 
 def test_a_module_the_loader_starts_importing_moves_the_key(tmp_path: Path) -> None:
     core = _core_copy(tmp_path)
-    (core / "helper.py").write_text("SCALE = 1000\n")
+    (core / "base" / "helper.py").write_text("SCALE = 1000\n")
     before = cache.source_version(cache.builder_sources(core))
-    (core / "helper.py").write_text("SCALE = 1024\n")
+    (core / "base" / "helper.py").write_text("SCALE = 1024\n")
     assert cache.source_version(cache.builder_sources(core)) == before  # not used yet
-    build = core / "build.py"
+    build = core / "ingest" / "assemble" / "assembler.py"
     build.write_bytes(
-        b"from tui.core import (\n    helper,  # new\n)\n" + build.read_bytes()
+        b"from tui.core.base import (\n    helper,  # new\n)\n" + build.read_bytes()
     )
     used = cache.source_version(cache.builder_sources(core))
-    (core / "helper.py").write_text("SCALE = 1000\n")
+    (core / "base" / "helper.py").write_text("SCALE = 1000\n")
     assert cache.source_version(cache.builder_sources(core)) != used
 
 
@@ -158,15 +167,15 @@ def test_a_missing_loader_source_fails_instead_of_hashing_less(
     tmp_path: Path,
 ) -> None:
     core = _core_copy(tmp_path)
-    (core / "build.py").unlink()
+    (core / "ingest" / "assemble" / "assembler.py").unlink()
     with pytest.raises(OSError):
         cache.builder_sources(core)
 
 
 def test_every_module_the_loader_imports_is_hashed() -> None:
-    """A tui.core module that building columns imports must be in BUILDER_MODULES."""
+    """A tui.core module that building columns imports must be hashed with BUILDER_ROOTS."""
     probe = (
-        "import sys, tui.core.load, tui.core.cache\n"
+        "import sys, tui.core.ingest.load, tui.core.ingest.cache\n"
         "print(' '.join(sorted(m for m in sys.modules if m.startswith('tui.core.'))))"
     )
     imported = subprocess.run(
@@ -176,18 +185,28 @@ def test_every_module_the_loader_imports_is_hashed() -> None:
         check=True,
         cwd=Path(__file__).resolve().parents[1],
     ).stdout.split()
-    hashed = {name for name, _ in cache.builder_sources(Path(cache.__file__).parent)}
+    hashed = {
+        name for name, _ in cache.builder_sources(Path(cache.__file__).parent.parent)
+    }
     assert imported
-    missing = [m for m in imported if f"{m.removeprefix('tui.core.')}.py" not in hashed]
+    missing = [
+        m
+        for m in imported
+        if not {
+            f"{m.removeprefix('tui.core.').replace('.', '/')}.py",
+            f"{m.removeprefix('tui.core.').replace('.', '/')}/__init__.py",
+        }
+        & hashed
+    ]
     assert missing == []
 
 
 def test_code_version_is_computed_once_without_importing_the_loader() -> None:
     probe = (
-        "import sys, tui.core.cache as c\n"
+        "import sys, tui.core.ingest.cache as c\n"
         "first = c.code_version(); second = c.code_version()\n"
         "print(first == second, c.code_version.cache_info().misses,"
-        " 'tui.core.build' in sys.modules, 'tui.core.decode' in sys.modules)"
+        " 'tui.core.ingest.assemble.assembler' in sys.modules, 'tui.core.ingest.decode.document' in sys.modules)"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe],

@@ -19,10 +19,11 @@ import pytest
 
 from benchmarks.gen_trace import generate
 from tests.trace_builders import BASE_US, cpu, gpu, metadata, write_trace
-from tui.core import cache, nesting
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
-from tui.core.model import TrackKind
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest import cache
+from tui.core.ingest.load import load_trace
+from tui.core.model import nesting
+from tui.core.model.trace import TrackKind
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
 
@@ -280,13 +281,15 @@ def test_derived_columns_of_other_code_are_a_miss(
 
 
 def _core_copy(tmp_path: Path) -> Path:
-    source = Path(cache.__file__).parent
+    source = Path(cache.__file__).parent.parent
     copy = tmp_path / "core"
     shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"))
     return copy
 
 
-@pytest.mark.parametrize("module", ["nesting", "derived", "intervals", "masks"])
+@pytest.mark.parametrize(
+    "module", ["model/nesting", "model/derived", "base/intervals", "model/masks"]
+)
 def test_a_change_of_the_nesting_code_moves_the_derived_version(
     tmp_path: Path, module: str
 ) -> None:
@@ -294,7 +297,7 @@ def test_a_change_of_the_nesting_code_moves_the_derived_version(
 
     def version() -> str:
         return cache.source_version(
-            cache.builder_sources(core, cache.DERIVED_MODULES, ())
+            cache.builder_sources(core, cache.DERIVED_ROOTS)
         )
 
     before = version()
@@ -441,7 +444,7 @@ def _exact_ns(text: bytes) -> int | None:
 
 @pytest.mark.parametrize("shape", ["epoch-ns", "whole-us", "edge", "odd"])
 def test_timestamps_parse_exactly(shape: str) -> None:
-    from tui.core.numbers import parse_us_to_ns
+    from tui.core.base.numbers import parse_us_to_ns
 
     rng = random.Random(shape)
     for _ in range(200):

@@ -16,9 +16,9 @@ from tests.trace_builders import (
     write_trace,
 )
 from tui.cli import main
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
-from tui.core.model import Kind
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
+from tui.core.model.trace import Kind
 
 
 def two_steps(tmp_path: Path, *, with_gpu: bool = True) -> Path:

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.trace_builders import BASE_US, CPU_PID, write_trace
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
-from tui.core.steps import Step
-from tui.core.zones import Gap
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.zones import Gap
+from tui.core.ingest.load import load_trace
+from tui.core.model.steps import Step
 
 ZONE = "lecture_batch_cpu"
 THREADS = (100, 101, 102)

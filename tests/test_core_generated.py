@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.gen_trace import generate
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
 
 
 @pytest.mark.parametrize("seed", [0, 7], ids=["seed-0", "seed-7"])

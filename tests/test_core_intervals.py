@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.core.intervals import Intervals
+from tui.core.base.intervals import Intervals
 
 LIMIT = 60
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.core.kernels import kernel_events, kernel_table
-from tui.core.load import load_trace
+from tui.core.figures.kernels import kernel_events, kernel_table
+from tui.core.ingest.load import load_trace
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 GPU_TRACES = [

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from tests.trace_builders import metadata, training_step_events, write_trace
 from tui.commands._common import progress_line
-from tui.core.load import LoadProgress, load_trace
-from tui.core.vocab import GapKind, LoadPhase
+from tui.core.base.vocab import GapKind, LoadPhase
+from tui.core.ingest.load import LoadProgress, load_trace
 
 
 def test_a_load_reports_its_phases_in_order(tmp_path: Path) -> None:

@@ -17,9 +17,9 @@ import pytest
 
 from benchmarks.check_expected import check
 from benchmarks.gen_trace import OP_FIGURES, generate
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
-from tui.core.model import Kind, Trace, TrackKind
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
+from tui.core.model.trace import Kind, Trace, TrackKind
 
 STYLES = ["current", "1.9"]
 

@@ -21,14 +21,14 @@ import numpy as np
 import pytest
 
 from benchmarks.gen_trace import generate
-from tui.core import load as load_module
-from tui.core import parallel
-from tui.core.build import build_trace
-from tui.core.decode import decode_trace
-from tui.core.errors import LoadCancelled
-from tui.core.load import LoadProgress, load_trace
-from tui.core.model import Trace
-from tui.core.source import read_trace_bytes
+from tui.core.base.errors import LoadCancelled
+from tui.core.ingest import load as load_module
+from tui.core.ingest.assemble.assembler import build_trace
+from tui.core.ingest.decode.document import decode_trace
+from tui.core.ingest.load import LoadProgress, load_trace
+from tui.core.ingest.parallel import driver as parallel
+from tui.core.ingest.source import read_trace_bytes
+from tui.core.model.trace import Trace
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_TRACES = sorted(
@@ -309,8 +309,8 @@ def test_a_script_without_a_main_guard_runs_once(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     script = tmp_path / "script.py"
     script.write_text(
-        "import tui.core.load as load\n"
-        "import tui.core.parallel as parallel\n"
+        "import tui.core.ingest.load as load\n"
+        "import tui.core.ingest.parallel.driver as parallel\n"
         "load.PARALLEL_MIN_BYTES = 0\n"
         "parallel.MIN_RANGE_BYTES = 1\n"
         f"with open({str(marker)!r}, 'a') as f: f.write('x')\n"
@@ -344,7 +344,7 @@ def test_fast_inflate_reads_exactly_what_zlib_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
 ) -> None:
     zlib_ng = pytest.importorskip("zlib_ng.zlib_ng")
-    from tui.core import source
+    from tui.core.ingest import source
 
     path = tmp_path / "t.json.gz"
     original = SHARED_TRACES[0].parent / "trace_file_list-inference_rank_1.json.gz"

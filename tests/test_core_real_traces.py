@@ -14,8 +14,8 @@ import orjson
 import pytest
 
 from tui.cli import main
-from tui.core.analysis import FILTERED_NAMES, Analysis
-from tui.core.load import load_trace
+from tui.core.figures.analysis import FILTERED_NAMES, Analysis
+from tui.core.ingest.load import load_trace
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 ALL = sorted(path for path in TRACES.glob("*.json*"))

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.trace_builders import metadata, training_step_events, write_trace
-from tui.core.errors import TraceLoadError
-from tui.core.source import BOMB_RATIO_AFTER, read_trace_bytes
+from tui.core.base.errors import TraceLoadError
+from tui.core.ingest.source import BOMB_RATIO_AFTER, read_trace_bytes
 
 
 def write_bomb(path: Path, inflated_bytes: int) -> Path:

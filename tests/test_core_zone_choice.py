@@ -9,10 +9,10 @@ import pytest
 
 from tests.trace_builders import cpu, metadata, training_step_events, write_trace
 from tui.cli import main
-from tui.core.analysis import Analysis
-from tui.core.description import CaptureDescription
-from tui.core.load import load_trace
-from tui.core.vocab import ZoneSource
+from tui.core.base.vocab import ZoneSource
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
+from tui.core.model.description import CaptureDescription
 
 
 def _two_steps(tmp_path: Path) -> Path:

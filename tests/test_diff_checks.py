@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from tests.trace_builders import cpu, write_trace
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
 from tui.core.results.diff import DiffResult
 
 STEPS_US = [10_000.0, 10_400.0, 10_200.0, 10_100.0, 10_300.0]

@@ -16,9 +16,9 @@ import orjson
 import pytest
 
 from tui.cli import main
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
-from tui.core.nesting import FILTERED_NAMES
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
+from tui.core.model.nesting import FILTERED_NAMES
 from tui.core.results.diff import DiffResult
 
 TRACES = Path("/work/shared/traces")

@@ -23,13 +23,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.hostile import sample_events, serialize
-from tui.core.analysis import FILTERED_NAMES, Analysis
-from tui.core.errors import TraceLoadError
-from tui.core.load import load_trace
-from tui.core.model import CPU_FUNCTION_KINDS, Trace, TrackKind
-from tui.core.numbers import MAX_DURATION_US, MAX_TIMESTAMP_NS, MIN_TIMESTAMP_NS
+from tui.core.base.errors import TraceLoadError
+from tui.core.base.numbers import MAX_DURATION_US, MAX_TIMESTAMP_NS, MIN_TIMESTAMP_NS
+from tui.core.base.textsafe import has_unsafe
+from tui.core.figures.analysis import FILTERED_NAMES, Analysis
+from tui.core.ingest.load import load_trace
+from tui.core.model.trace import CPU_FUNCTION_KINDS, Trace, TrackKind
 from tui.core.results import SummaryResult
-from tui.core.textsafe import has_unsafe
 
 FUZZ_SETTINGS = settings(
     max_examples=120,

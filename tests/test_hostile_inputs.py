@@ -32,13 +32,13 @@ from tests.hostile import (
     isolated_env,
     missing_messages,
 )
-from tui.core.analysis import FILTERED_NAMES, Analysis
-from tui.core.errors import TraceLoadError
-from tui.core.load import load_trace
-from tui.core.model import CPU_FUNCTION_KINDS, Trace, TrackKind
+from tui.core.base.errors import TraceLoadError
+from tui.core.base.textsafe import has_unsafe
+from tui.core.figures.analysis import FILTERED_NAMES, Analysis
+from tui.core.ingest.load import load_trace
+from tui.core.ingest.source import read_trace_bytes
+from tui.core.model.trace import CPU_FUNCTION_KINDS, Trace, TrackKind
 from tui.core.results import SummaryResult
-from tui.core.source import read_trace_bytes
-from tui.core.textsafe import has_unsafe
 
 REPO = Path(__file__).resolve().parent.parent
 CLI_TIMEOUT_S = 20
@@ -261,9 +261,9 @@ def test_unreadable_file_fails_with_one_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "stage",
     [
-        "tui.core.source._read_open",
-        "tui.core.decode._decode_document",
-        "tui.core.build._build",
+        "tui.core.ingest.source._read_open",
+        "tui.core.ingest.decode.document._decode_document",
+        "tui.core.ingest.assemble.assembler._build",
     ],
 )
 def test_out_of_memory_is_a_load_error(

@@ -11,7 +11,7 @@ import pytest
 
 from tests.fixtures_app import HOSTILE_NAMES, write_training_trace
 from tui.cli import main
-from tui.core.kernels import readable_kernel_name, short_kernel_name
+from tui.core.figures.kernels import readable_kernel_name, short_kernel_name
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 GPU = TRACES / "timeline_analysis-sampled_rank-0.json.gz"

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.fixtures_app import write_training_trace
-from tui.core.analysis import Analysis
-from tui.core.findings import LaunchFigures, ShowKernel, many_small_launches
+from tui.core.figures.analysis import Analysis
+from tui.core.findings.readings import LaunchFigures, ShowKernel, many_small_launches
 from tui.core.findings_text import words
-from tui.core.load import load_trace
+from tui.core.ingest.load import load_trace
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 TRACE = TRACES / "negative_queue_length_values_check-rank0.json.gz"

@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tui.core.analysis import Analysis
-from tui.core.intervals import Intervals
-from tui.core.kernels import kernel_events, kernel_stats
-from tui.core.launches import Launches, LaunchSummary
-from tui.core.load import load_trace
+from tui.core.base.intervals import Intervals
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.kernels import kernel_events, kernel_stats
+from tui.core.figures.launches import Launches, LaunchSummary
+from tui.core.ingest.load import load_trace
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "hta" / "hta_figures.json"

@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from tests.torch_captures import capture_training
-from tui.core import cache as column_cache
-from tui.core import load as load_module
-from tui.core import parallel
-from tui.core.build import build_trace
-from tui.core.decode import decode_trace
-from tui.core.load import load_trace
-from tui.core.model import MemoryColumns, Trace
-from tui.core.source import read_trace_bytes
+from tui.core.ingest import cache as column_cache
+from tui.core.ingest import load as load_module
+from tui.core.ingest.assemble.assembler import build_trace
+from tui.core.ingest.decode.document import decode_trace
+from tui.core.ingest.load import load_trace
+from tui.core.ingest.parallel import driver as parallel
+from tui.core.ingest.source import read_trace_bytes
+from tui.core.model.trace import MemoryColumns, Trace
 
 torch = pytest.importorskip("torch")
 

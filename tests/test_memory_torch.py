@@ -13,9 +13,9 @@ import pytest
 
 from tests.torch_captures import capture_training
 from tui.cli import main
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
-from tui.core.memory import MemoryReading, memory_op_table
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.memory import MemoryReading, memory_op_table
+from tui.core.ingest.load import load_trace
 
 torch = pytest.importorskip("torch")
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.core.description import CaptureDescription
+from tui.core.base.vocab import GapKind, StepPhase, ZoneSource
+from tui.core.model.description import CaptureDescription
+from tui.core.model.steps import StepStats
 from tui.core.results.summary import StepRow, SummaryResult, ZoneSummary
-from tui.core.steps import StepStats
-from tui.core.vocab import GapKind, StepPhase, ZoneSource
 from tui.notes.model import Anchor, Note, Result
 from tui.notes.report import md_cell, render_markdown, render_text
 

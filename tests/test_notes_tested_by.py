@@ -16,9 +16,9 @@ import pytest
 
 from tests.trace_builders import cpu, write_trace
 from tui.cli import main
-from tui.core.analysis import Analysis
 from tui.core.diff import TraceDiff
-from tui.core.load import load_trace
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
 from tui.notes.model import (
     InvalidNoteError,
     Note,

@@ -10,9 +10,9 @@ import pytest
 
 from tests.run_builders import header, rank_events, write_run
 from tests.trace_builders import write_trace
-from tui.core.errors import TraceLoadError
+from tui.core.base.errors import TraceLoadError
+from tui.core.base.vocab import RankSource
 from tui.core.runs.discover import HEAD_BYTES, discover_run, read_header
-from tui.core.vocab import RankSource
 
 ARRIVALS = [100.0, 120.0]
 

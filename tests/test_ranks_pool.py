@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.run_builders import write_run
-from tui.core.errors import LoadCancelled
+from tui.core.base.errors import LoadCancelled
+from tui.core.base.vocab import LoadPhase, RankEnd
 from tui.core.runs.pool import (
     MEMORY_SHARE,
     RankProgress,
@@ -27,7 +28,6 @@ from tui.core.runs.pool import (
     plan_workers,
     summarise_files,
 )
-from tui.core.vocab import LoadPhase, RankEnd
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 REPO = Path(__file__).resolve().parent.parent

@@ -20,8 +20,8 @@ from markdown_it import MarkdownIt
 
 from tests.trace_builders import metadata, training_step_events, write_trace
 from tui.cli import main
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
 from tui.core.results.report import ReportResult, markdown_report
 from tui.notes.model import Anchor, Note, Result, TestedBy
 

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui.cli import main
-from tui.core.errors import TraceLoadError
+from tui.core.base.errors import TraceLoadError
 from tui.scrub import ScrubError, ScrubOptions, check_file, scrub_file
 
 HOME = "/home/alice/proj"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tui.cli import main
-from tui.core import fresh_file
-from tui.core.errors import TraceLoadError
-from tui.core.load import load_trace
+from tui.core.base import fresh_file
+from tui.core.base.errors import TraceLoadError
+from tui.core.ingest.load import load_trace
 from tui.scrub import ScrubError, scrub_file
 
 TRACE = b'{"traceEvents": [{"ph": "X", "name": "aten::mm", "ts": 1, "dur": 2}]}'

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from tests.torch_captures import capture_training
-from tui.core.analysis import Analysis
-from tui.core.findings import DominantFigures, dominant_operator
+from tui.core.figures.analysis import Analysis
+from tui.core.findings.readings import DominantFigures, dominant_operator
 from tui.core.findings_text import words
-from tui.core.load import load_trace
+from tui.core.ingest.load import load_trace
 
 torch = pytest.importorskip("torch")
 

@@ -9,9 +9,9 @@ import pytest
 
 from tests.torch_captures import capture_training
 from tui.cli import main
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
-from tui.core.shapes import shape_op_table, shapes_in_trace, torch_input_shapes
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.shapes import shape_op_table, shapes_in_trace, torch_input_shapes
+from tui.core.ingest.load import load_trace
 
 torch = pytest.importorskip("torch")
 

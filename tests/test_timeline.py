@@ -22,9 +22,9 @@ from textual.message import Message
 
 from tui.app.messages import EventActivated, EventSelected, ViewChanged
 from tui.app.widgets.timeline import GAP_GLYPH, Timeline
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
-from tui.core.model import Flows, Kind, Trace, Track, TrackKind
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
+from tui.core.model.trace import Flows, Kind, Trace, Track, TrackKind
 from tui.view.axis import compact_duration as format_ns
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"

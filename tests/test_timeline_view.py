@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from tests.fixtures_app import write_training_trace
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
-from tui.core.model import TrackKind
-from tui.core.vocab import RowRole
+from tui.core.base.vocab import RowRole
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
+from tui.core.model.trace import TrackKind
 from tui.view.axis import CURSOR_GLYPH, TICK_GLYPH, position_text, ruler
 from tui.view.cells import (
     Drawing,

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
 
 torch = pytest.importorskip("torch")
 

@@ -14,11 +14,11 @@ import pytest
 
 from tests.fixtures_app import BASE_US, write_training_trace
 from tests.memory_traces import write_memory_trace
-from tui.core.analysis import Analysis
-from tui.core.load import load_trace
-from tui.core.memory import DeviceMemory
-from tui.core.model import TrackKind
-from tui.core.vocab import RowRole
+from tui.core.base.vocab import RowRole
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.memory import DeviceMemory
+from tui.core.ingest.load import load_trace
+from tui.core.model.trace import TrackKind
 from tui.view.cells import Viewport
 from tui.view.layout import ZoneView, build_layout
 from tui.view.memory_lane import LEVEL_GLYPHS, MemoryLane

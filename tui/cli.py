@@ -83,8 +83,8 @@ def closest_command(word: str) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit status."""
-    from tui.core.errors import TraceLoadError
-    from tui.core.textsafe import printable
+    from tui.core.base.errors import TraceLoadError
+    from tui.core.base.textsafe import printable
 
     args_list = list(sys.argv[1:] if argv is None else argv)
     # `steptrace TRACE` is short for `steptrace open TRACE`.

@@ -17,14 +17,14 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from tui.app.screens.comparison_data import Comparison
-    from tui.core.analysis import Analysis, OpTable
-    from tui.core.findings import Finding
-    from tui.core.load import LoadProgress
-    from tui.core.model import Trace
+    from tui.core.figures.analysis import Analysis, OpTable
+    from tui.core.figures.shapes import ShapeOpTable
+    from tui.core.findings.readings import Finding
+    from tui.core.ingest.load import LoadProgress
+    from tui.core.model.trace import Trace
     from tui.core.results.copies import CopiesResult
     from tui.core.results.kernels import KernelsResult
     from tui.core.results.ranks import RanksResult
-    from tui.core.shapes import ShapeOpTable
     from tui.notes import Note, NotesStore
     from tui.scrub import CheckReport, ScrubReport
     from tui.view.copy_rows import CopyLine

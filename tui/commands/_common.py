@@ -16,7 +16,7 @@ def json_bytes(value: Any) -> bytes:
     """
     import orjson
 
-    from tui.core.textsafe import UNSAFE_BEYOND_C0
+    from tui.core.base.textsafe import UNSAFE_BEYOND_C0
 
     text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode("utf-8")
     if UNSAFE_BEYOND_C0.search(text) is not None:
@@ -74,7 +74,7 @@ def load_for_cli(path: str, workers: int | None = None) -> Any:
 
     `workers` processes decode a big trace (default: the machine's cores).
     """
-    from tui.core.load import LoadProgress, load_trace
+    from tui.core.ingest.load import LoadProgress, load_trace
 
     show = sys.stderr.isatty()
     shown = {"line": ""}

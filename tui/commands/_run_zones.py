@@ -16,7 +16,7 @@ WHERE = "in any rank of this run"
 
 def zone_names(names: Sequence[str]) -> list[str]:
     """Names as a zone choice uses them (every DataLoader range is one name)."""
-    from tui.core.zones import zone_group
+    from tui.core.figures.zones import zone_group
 
     return [zone_group(name) for name in names]
 
@@ -30,10 +30,10 @@ def missing_in_every_rank(run: Any, names: Sequence[str]) -> list[str]:
 def run_zone_refusal(run: Any, names: Sequence[str]) -> list[str]:
     """One line per asked-for name that no rank holds (empty when all are held)."""
     from tui.commands._zones import unknown_zone_lines
-    from tui.core.analysis import Analysis
-    from tui.core.errors import TraceLoadError
-    from tui.core.load import load_trace
-    from tui.core.textsafe import printable
+    from tui.core.base.errors import TraceLoadError
+    from tui.core.base.textsafe import printable
+    from tui.core.figures.analysis import Analysis
+    from tui.core.ingest.load import load_trace
 
     missing = missing_in_every_rank(run, names) if run.ranks else []
     if not missing:

@@ -22,8 +22,8 @@ def add_zone_option(parser: argparse.ArgumentParser) -> None:
 
 def analysis_for(trace: Any, zones: list[str]) -> Any:
     """The analysis with the zones asked for; None (after one line on stderr) when a name occurs nowhere."""
-    from tui.core.analysis import Analysis
-    from tui.core.zones import zone_group
+    from tui.core.figures.analysis import Analysis
+    from tui.core.figures.zones import zone_group
 
     analysis = Analysis(trace, [zone_group(name) for name in zones] or None)
     problems = unknown_zone_lines(analysis, zones)
@@ -38,8 +38,8 @@ def unknown_zone_lines(
     analysis: Any, zones: list[str], where: str = "in this capture"
 ) -> list[str]:
     """One line per asked-for zone name that occurs nowhere, with the closest names."""
-    from tui.core.textsafe import printable
-    from tui.core.zones import DATALOADER_PREFIX
+    from tui.core.base.textsafe import printable
+    from tui.core.figures.zones import DATALOADER_PREFIX
 
     missing = analysis.missing_zone_names() if zones else []
     present = sorted(analysis.zone_names_present)

@@ -20,7 +20,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the copies."""
     from tui.commands._common import load_for_cli, print_json
-    from tui.core.analysis import Analysis
+    from tui.core.figures.analysis import Analysis
     from tui.core.results.copies import CopiesResult
 
     result = CopiesResult.of(Analysis(load_for_cli(args.trace)))

@@ -88,7 +88,7 @@ def _open_comparison(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tui.commands.open import target_error
-    from tui.core.textsafe import printable
+    from tui.core.base.textsafe import printable
 
     for given in (args.before, args.after):
         problem = target_error(Path(given))
@@ -97,7 +97,7 @@ def _open_comparison(args: argparse.Namespace) -> int:
             return 2
     from tui.app.app import StepTraceApp
     from tui.app.screens.comparison_data import CompareRequest
-    from tui.core.vocab import SortKey, TimeDevice
+    from tui.core.base.vocab import SortKey, TimeDevice
 
     request = CompareRequest(
         Path(args.after),
@@ -118,10 +118,10 @@ def _print(args: argparse.Namespace) -> int:
     import sys
 
     from tui.commands._common import load_for_cli, print_json
-    from tui.core.analysis import Analysis
+    from tui.core.base.textsafe import printable
+    from tui.core.figures.analysis import Analysis
+    from tui.core.figures.zones import zone_group
     from tui.core.results.diff import DiffResult
-    from tui.core.textsafe import printable
-    from tui.core.zones import zone_group
 
     zones = [zone_group(name) for name in args.zone] or None
     before = Analysis(load_for_cli(args.before, args.workers), zones)

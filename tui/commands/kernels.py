@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from tui.commands._common import load_for_cli, print_json
-    from tui.core.analysis import Analysis
+    from tui.core.figures.analysis import Analysis
     from tui.core.results.kernels import KernelsResult
 
     if args.limit is not None and args.limit < 0:

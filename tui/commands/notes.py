@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 
 import orjson
 
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
 from tui.notes.model import (
     STATUSES,
     Anchor,
@@ -235,8 +235,8 @@ def _capture_summary(trace: Path, zone: Any = None) -> tuple[Any, str | None]:
     """The core's summary of the capture (a SummaryResult), or None and why it is
     unavailable; with the data zone chosen in the explorer when one is remembered."""
     from tui.commands._common import load_for_cli
-    from tui.core.analysis import Analysis
-    from tui.core.errors import TraceLoadError
+    from tui.core.base.errors import TraceLoadError
+    from tui.core.figures.analysis import Analysis
     from tui.core.results import SummaryResult
     from tui.notes.zone_memory import restore_choice
 
@@ -334,8 +334,8 @@ def _set(trace: Path, options: argparse.Namespace) -> int:
 def _record_tested_by(store: NotesStore, note_id: str, trace: Path, after: Path) -> Any:
     """Diff the noted trace with AFTER and put the verdict in the note's result."""
     from tui.commands._common import load_for_cli
-    from tui.core.analysis import Analysis
     from tui.core.diff import TraceDiff
+    from tui.core.figures.analysis import Analysis
     from tui.notes.hashing import sha256_file
     from tui.notes.tested_by import record_tested_by
 

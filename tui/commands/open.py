@@ -88,7 +88,7 @@ def open_in_app(
 
 def run(args: argparse.Namespace) -> int:
     """Check the file exists, then start the app (which loads it with progress)."""
-    from tui.core.textsafe import printable
+    from tui.core.base.textsafe import printable
 
     path = Path(args.trace)
     problem = target_error(path)

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from tui.commands._common import load_for_cli, print_json
-    from tui.core.analysis import Analysis
+    from tui.core.figures.analysis import Analysis
     from tui.core.results import OpsResult
 
     if args.limit is not None and args.limit < 0:
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         start, end = matching[0].start_ns, matching[0].end_ns
         scope = f"step {args.step}"
     if args.group_by == "shape":
-        from tui.core.shapes import shape_op_table, shapes_in_trace
+        from tui.core.figures.shapes import shape_op_table, shapes_in_trace
 
         recorded = shapes_in_trace(trace)
         result = OpsResult.of(

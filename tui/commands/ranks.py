@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
         return 2
     if not analysis.ranks:
-        from tui.core.textsafe import printable
+        from tui.core.base.textsafe import printable
 
         reasons = "; ".join(printable(warning) for warning in analysis.warnings[-3:])
         print(f"steptrace: no rank could be read ({reasons})", file=sys.stderr)
@@ -89,8 +89,8 @@ class RunProgressLine:
     def __call__(self, progress: Any) -> None:
         from pathlib import Path
 
-        from tui.core.textsafe import printable
-        from tui.core.vocab import RankEnd
+        from tui.core.base.textsafe import printable
+        from tui.core.base.vocab import RankEnd
 
         name = Path(progress.path).name
         if isinstance(progress.phase, RankEnd):

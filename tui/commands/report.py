@@ -39,8 +39,8 @@ def run(args: argparse.Namespace) -> int:
 
     from tui.commands._common import load_for_cli, print_json
     from tui.commands._zones import analysis_for
+    from tui.core.base.textsafe import printable
     from tui.core.results.report import ReportResult
-    from tui.core.textsafe import printable
     from tui.notes.store import NotesStore
 
     trace = load_for_cli(args.trace, args.workers)

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from tui.core.errors import TraceLoadError
+from tui.core.base.errors import TraceLoadError
 
 
 def register(subparsers: Any) -> None:

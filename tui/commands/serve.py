@@ -81,7 +81,7 @@ def url_host(host: str) -> str:
 
 def ready_line(trace: Path, host: str, port: int, token: str) -> str:
     """The one line printed once listening: the URL, and how to reach it."""
-    from tui.core.textsafe import printable
+    from tui.core.base.textsafe import printable
 
     url = f"http://{url_host(host)}:{port}/?token={token}"
     if is_loopback(host):
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from tui.commands.open import target_error
-    from tui.core.textsafe import printable
+    from tui.core.base.textsafe import printable
 
     path = Path(args.trace)
     problem = target_error(path)

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui.core.findings import (
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text, size_text
+from tui.core.base.vocab import FindingId, FindingStatus, GapKind
+from tui.core.figures.kernels import readable_kernel_name
+from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
+from tui.core.findings.readings import (
     CopyFigures,
     DominantFigures,
     Finding,
@@ -17,12 +22,7 @@ from tui.core.findings import (
     LaunchFigures,
     MissingReason,
 )
-from tui.core.kernels import readable_kernel_name
 from tui.core.results.text import cut_middle
-from tui.core.textsafe import printable
-from tui.core.units import duration_text, size_text
-from tui.core.vocab import FindingId, FindingStatus, GapKind
-from tui.core.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
 
 
 @dataclass(frozen=True)

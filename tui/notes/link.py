@@ -34,7 +34,7 @@ def figures(values: object, what: str) -> tuple[float, ...]:
 
 
 VERDICTS = ("faster", "slower", "inconclusive")
-"""A diff's verdicts (tui.core.vocab.Verdict values)."""
+"""A diff's verdicts (tui.core.base.vocab.Verdict values)."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ import statistics
 import textwrap
 from collections.abc import Iterable, Sequence
 
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text
 from tui.core.results.markdown import (
     capture_lines,
     md_cell,
@@ -22,8 +24,6 @@ from tui.core.results.markdown import (
 )
 from tui.core.results.summary import SummaryResult
 from tui.core.results.text import TEXT_WIDTH
-from tui.core.textsafe import printable
-from tui.core.units import duration_text
 from tui.notes.model import Note, Result, TestedBy
 
 __all__ = [

@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.analysis import Analysis, ZoneChoice
-from tui.core.textsafe import printable
-from tui.core.vocab import ZoneSource
+from tui.core.base.textsafe import printable
+from tui.core.base.vocab import ZoneSource
+from tui.core.figures.analysis import Analysis, ZoneChoice
 from tui.notes.model import InvalidNoteError
 
 ZONE_KEY = "zone"

@@ -19,11 +19,11 @@ from typing import Any
 
 import msgspec
 
-from tui.core.decode import decode_trace
-from tui.core.errors import TraceLoadError
-from tui.core.fresh_file import write_fresh
-from tui.core.source import read_trace_bytes
-from tui.core.textsafe import printable
+from tui.core.base.errors import TraceLoadError
+from tui.core.base.fresh_file import write_fresh
+from tui.core.base.textsafe import printable
+from tui.core.ingest.decode.document import decode_trace
+from tui.core.ingest.source import read_trace_bytes
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _DECODER = msgspec.json.Decoder(float_hook=Decimal)

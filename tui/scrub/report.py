@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
 from tui.scrub.detect import KINDS, PROCESS, SHAPE, ZONE
 
 _EXAMPLE_WIDTH = 100

@@ -19,8 +19,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tui.core.errors import TraceLoadError
-from tui.core.textsafe import printable
+from tui.core.base.errors import TraceLoadError
+from tui.core.base.textsafe import printable
 from tui.scrub import detect
 from tui.scrub.detect import (
     EMAIL,

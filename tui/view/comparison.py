@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text
+from tui.core.base.vocab import OpPresence, SortKey, TimeDevice, Verdict
 from tui.core.diff.tables import OpsDiff
 from tui.core.results.diff import DiffResult, verdict_words
-from tui.core.textsafe import printable
-from tui.core.units import duration_text
-from tui.core.vocab import OpPresence, SortKey, TimeDevice, Verdict
 
 NOT_OBSERVED_CELL = "n/o"
 PRESENCE_MARK = {OpPresence.BOTH: " ", OpPresence.ADDED: "+", OpPresence.REMOVED: "-"}

@@ -13,11 +13,11 @@ import numpy as np
 import numpy.typing as npt
 from rich.text import Text
 
-from tui.core.analysis import Analysis
-from tui.core.copies import DIRECTIONS, CopyGroup, CopyReading
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text, size_text
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.copies import DIRECTIONS, CopyGroup, CopyReading
 from tui.core.results.copies import PATH_SEPARATOR
-from tui.core.textsafe import printable
-from tui.core.units import duration_text, size_text
 from tui.view.kernel_rows import launchers
 
 Int64Array = npt.NDArray[np.int64]

@@ -8,7 +8,7 @@ least half of one.
 
 from __future__ import annotations
 
-from tui.core.breakdown_split import PART_NAMES, DeviceSplit
+from tui.core.figures.breakdown.split import PART_NAMES, DeviceSplit
 
 GLYPHS = {
     "compute": "█",

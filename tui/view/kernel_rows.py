@@ -12,13 +12,17 @@ import numpy as np
 import numpy.typing as npt
 from rich.text import Text
 
-from tui.core.analysis import Analysis
-from tui.core.kernels import KernelStats, readable_kernel_name, short_kernel_name
-from tui.core.launches import LATE_START_NS, SHORT_KERNEL_NS, SLOW_LAUNCH_NS
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text
+from tui.core.base.vocab import KernelSort
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.kernels import (
+    KernelStats,
+    readable_kernel_name,
+    short_kernel_name,
+)
+from tui.core.figures.launches import LATE_START_NS, SHORT_KERNEL_NS, SLOW_LAUNCH_NS
 from tui.core.results.kernels import KernelsResult
-from tui.core.textsafe import printable
-from tui.core.units import duration_text
-from tui.core.vocab import KernelSort
 from tui.view.labels import distinct_labels
 
 Int64Array = npt.NDArray[np.int64]

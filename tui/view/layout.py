@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tui.core.analysis import Analysis
-from tui.core.intervals import Intervals
-from tui.core.model import TrackKind
-from tui.core.vocab import GapKind, RowRole
+from tui.core.base.intervals import Intervals
+from tui.core.base.vocab import GapKind, RowRole
+from tui.core.figures.analysis import Analysis
+from tui.core.model.trace import TrackKind
 from tui.view.labels import distinct_labels
 from tui.view.lanes import BoolArray, Int64Array, Lane, lanes_of
 from tui.view.memory_lane import MemoryLane

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from tui.core.model import Trace
+from tui.core.model.trace import Trace
 from tui.view.lanes import Lane, marked_lanes
 from tui.view.layout import TimelineLayout
 

@@ -1,7 +1,7 @@
 """The memory lane: allocated bytes of one device over time, one cell a column.
 
 The allocator's total after each `[memory]` event is a step function (see
-`tui.core.memory`); a cell shows its peak inside the cell, counting the level
+`tui.core.figures.memory`); a cell shows its peak inside the cell, counting the level
 the cell starts at, exactly as `DeviceMemory.peak` reads a step. Peaks come
 from a max tree built once per device, so a cell costs two binary searches and
 a walk up the tree: drawing costs the width times log n, whatever the view holds.
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tui.core.memory import DeviceMemory, devices_of
-from tui.core.model import Trace
+from tui.core.figures.memory import DeviceMemory, devices_of
+from tui.core.model.trace import Trace
 from tui.view.cells import Viewport
 from tui.view.lanes import Int64Array
 

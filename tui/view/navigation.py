@@ -8,7 +8,7 @@ from typing import Literal
 
 import numpy as np
 
-from tui.core.vocab import RowRole
+from tui.core.base.vocab import RowRole
 from tui.view.lanes import neighbour
 from tui.view.layout import Row, TimelineLayout
 from tui.view.timeline_index import TimelineIndex

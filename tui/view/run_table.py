@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text
+from tui.core.base.vocab import HeatLevel, RankSort
 from tui.core.results.ranks import RanksResult
 from tui.core.runs.across import RankRow, StepAcross
 from tui.core.runs.heat import RankHeat, RunHeat, change_pct
-from tui.core.textsafe import printable
-from tui.core.units import duration_text
-from tui.core.vocab import HeatLevel, RankSort
 
 STRAGGLER_MARK = "*"
 GLYPH_WIDTH = 3

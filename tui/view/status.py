@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from tui.core.analysis import Analysis, Step
-from tui.core.memory import devices_of
-from tui.core.model import Kind
-from tui.core.textsafe import printable
-from tui.core.units import duration_text, size_text
-from tui.core.vocab import GapKind
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text, size_text
+from tui.core.base.vocab import GapKind
+from tui.core.figures.analysis import Analysis, Step
+from tui.core.figures.memory import devices_of
+from tui.core.model.trace import Kind
 from tui.view.axis import position_text
 
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from tui.core.analysis import Analysis
-from tui.core.model import Trace, TrackKind
-from tui.core.steps import Step
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
+from tui.core.figures.analysis import Analysis
+from tui.core.model.steps import Step
+from tui.core.model.trace import Trace, TrackKind
 from tui.view.lanes import Int64Array, Lane, lanes_of
 from tui.view.memory_lane import MemoryLane, memory_lanes
 

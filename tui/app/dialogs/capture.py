@@ -33,7 +33,7 @@ from textual.widgets import (
 )
 
 from tui.app.messages import CaptureFinished, CaptureOutput
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
 
 STEP_LINE = re.compile(r"step (\d+)/(\d+)")
 WINDOW_TEXT = re.compile(r"^\d+,\d+,\d+(,\d+){0,2}$")

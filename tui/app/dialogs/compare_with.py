@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
 
 TRACE_ENDINGS = (".json", ".json.gz", ".gz")
 NOTES_MARK = ".notes."

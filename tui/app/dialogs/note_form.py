@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
 
 STATUS_CHOICES = ("open", "confirmed", "refuted", "dropped")
 

@@ -22,8 +22,8 @@ from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.app.messages import ScrubChecked, ScrubFailed, ScrubWritten
-from tui.core.errors import TraceLoadError
-from tui.core.textsafe import printable
+from tui.core.base.errors import TraceLoadError
+from tui.core.base.textsafe import printable
 from tui.scrub import (
     CheckReport,
     KindSummary,

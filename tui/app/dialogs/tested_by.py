@@ -20,7 +20,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app.widgets.notes_pane import note_text
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
 from tui.notes import Note
 
 

@@ -14,9 +14,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.core.textsafe import printable
-from tui.core.units import duration_text
-from tui.core.zones import ZoneCandidate, ZoneChoice
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text
+from tui.core.figures.zones import ZoneCandidate, ZoneChoice
 from tui.view.labels import fit_middle
 
 SHOWN_AT_MOST = 60

@@ -13,7 +13,9 @@ from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.op_table import OperatorTable
-from tui.core.findings import (
+from tui.core.base.textsafe import printable
+from tui.core.figures.kernels import readable_kernel_name
+from tui.core.findings.readings import (
     Finding,
     ShowEvents,
     ShowGap,
@@ -22,8 +24,6 @@ from tui.core.findings import (
     ShowStep,
 )
 from tui.core.findings_text import words
-from tui.core.kernels import readable_kernel_name
-from tui.core.textsafe import printable
 from tui.view.labels import fit_middle
 from tui.view.marking import events_named
 

@@ -19,8 +19,8 @@ from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable
-from tui.core.analysis import Analysis
-from tui.core.findings import Finding
+from tui.core.figures.analysis import Analysis
+from tui.core.findings.readings import Finding
 
 if TYPE_CHECKING:
     from tui.app.screens.main import MainScreen

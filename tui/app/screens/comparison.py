@@ -52,11 +52,11 @@ from tui.app.widgets.diff_table import DiffOpTable
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text, size_text
+from tui.core.base.vocab import SortKey
 from tui.core.diff.occurrences import AlignedOccurrences, SideOccurrences, align
-from tui.core.load import LoadProgress
-from tui.core.textsafe import printable
-from tui.core.units import duration_text, size_text
-from tui.core.vocab import SortKey
+from tui.core.ingest.load import LoadProgress
 from tui.view import status
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ class ComparisonScreen(Screen[None]):
     @work(thread=True, exclusive=True, exit_on_error=False)
     def run_comparison(self) -> None:
         """Load the other capture and compare; only posts messages back."""
-        from tui.core.errors import LoadCancelled, TraceLoadError
+        from tui.core.base.errors import LoadCancelled, TraceLoadError
 
         main = self.main
         try:

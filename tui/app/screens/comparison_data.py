@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.core.analysis import Analysis
+from tui.core.base.vocab import SortKey, TimeDevice
 from tui.core.diff import TraceDiff, shared_zone
 from tui.core.diff.occurrences import OperatorEvents, StepPair, step_pairs
-from tui.core.load import LoadProgress
-from tui.core.model import Trace
-from tui.core.vocab import SortKey, TimeDevice
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import LoadProgress
+from tui.core.model.trace import Trace
 from tui.view.layout import ZoneView
 from tui.view.timeline_index import TimelineIndex
 
@@ -84,10 +84,10 @@ def compare(
     TraceLoadError for an unreadable file, ComparisonRefused for a data zone in
     neither capture, core LoadCancelled when `cancel` is set.
     """
-    from tui.core.errors import LoadCancelled
-    from tui.core.load import load_trace
-    from tui.core.textsafe import printable
-    from tui.core.zones import zone_group
+    from tui.core.base.errors import LoadCancelled
+    from tui.core.base.textsafe import printable
+    from tui.core.figures.zones import zone_group
+    from tui.core.ingest.load import load_trace
 
     trace = load_trace(request.path, progress=progress, cancel=cancel, cache="auto")
     after = Analysis(trace)

@@ -14,9 +14,9 @@ from tui.app.screens.comparison_data import CompareRequest, Comparison
 from tui.app.widgets.diff_table import DiffOpTable
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
+from tui.core.base.textsafe import printable
+from tui.core.base.vocab import SortKey
 from tui.core.results.diff import DiffResult
-from tui.core.textsafe import printable
-from tui.core.vocab import SortKey
 from tui.view.comparison import comparability_text, sides_text, verdict_text
 
 SIDES = ("before", "after")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.app.dialogs.tested_by import TestedByDialog
 from tui.app.screens.comparison_data import Comparison
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
 
 if TYPE_CHECKING:
     from tui.app.screens.comparison import ComparisonScreen

@@ -14,10 +14,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui.core.analysis import Analysis
-from tui.core.model import DEVICE_WORK_KINDS, Kind, TrackKind
-from tui.core.textsafe import printable
-from tui.core.units import duration_text
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text
+from tui.core.figures.analysis import Analysis
+from tui.core.model.trace import DEVICE_WORK_KINDS, Kind, TrackKind
 
 SHAPE_KEYS = ("Input Dims", "Input type", "Concrete Inputs", "Input Strides")
 STACK_KEYS = ("Call stack", "stack", "Stack")

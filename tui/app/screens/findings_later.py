@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from tui.app.messages import FindingsRead
 from tui.app.widgets.findings_panel import FindingsPanel
-from tui.core.model import Trace
+from tui.core.model.trace import Trace
 
 if TYPE_CHECKING:
     from tui.app.screens.main import MainScreen
@@ -31,7 +31,7 @@ def start(screen: MainScreen) -> None:
     analysis = screen.analysis
 
     def compute() -> None:
-        from tui.core.findings import compute_findings
+        from tui.core.findings.readings import compute_findings
 
         try:
             findings = compute_findings(analysis)

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from tui.app.widgets.key_footer import KeyFooter
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
 
 
 class LoadErrorScreen(Screen[None]):

@@ -22,10 +22,10 @@ from tui.app.messages import (
     ZoneRefused,
 )
 from tui.app.widgets.key_footer import KeyFooter
-from tui.core.load import LoadProgress
-from tui.core.textsafe import printable
-from tui.core.units import size_text
-from tui.core.vocab import LoadPhase
+from tui.core.base.textsafe import printable
+from tui.core.base.units import size_text
+from tui.core.base.vocab import LoadPhase
+from tui.core.ingest.load import LoadProgress
 
 LoadOutcome = TraceLoaded | LoadFailed | LoadCancelled | ZoneRefused
 
@@ -65,8 +65,8 @@ class LoadingScreen(Screen[LoadOutcome]):
     def load(self) -> None:
         """Load, analyse and index in a thread; only posts messages back. Every
         failure becomes a one-line reason on the load-error screen."""
-        from tui.core.errors import LoadCancelled as CoreCancelled
-        from tui.core.errors import TraceLoadError
+        from tui.core.base.errors import LoadCancelled as CoreCancelled
+        from tui.core.base.errors import TraceLoadError
 
         try:
             self.post_message(self._outcome())
@@ -91,11 +91,11 @@ class LoadingScreen(Screen[LoadOutcome]):
         """Everything the main screen shows at once, computed here, off the UI."""
         from tui.app.screens.findings_later import after_the_screen
         from tui.commands._zones import unknown_zone_lines
-        from tui.core.analysis import Analysis
-        from tui.core.errors import LoadCancelled as CoreCancelled
-        from tui.core.findings import compute_findings
-        from tui.core.load import load_trace
-        from tui.core.zones import zone_group
+        from tui.core.base.errors import LoadCancelled as CoreCancelled
+        from tui.core.figures.analysis import Analysis
+        from tui.core.figures.zones import zone_group
+        from tui.core.findings.readings import compute_findings
+        from tui.core.ingest.load import load_trace
         from tui.notes.zone_memory import restore_choice
         from tui.view.layout import ZoneView
         from tui.view.timeline_index import TimelineIndex

@@ -68,12 +68,12 @@ from tui.app.widgets.op_table import OperatorTable, default_mode
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
-from tui.core.analysis import Analysis, OpTable, Step
-from tui.core.findings import Finding
+from tui.core.base.textsafe import printable
+from tui.core.base.vocab import ZoneSource
+from tui.core.figures.analysis import Analysis, OpTable, Step
+from tui.core.figures.zones import ZoneCandidate
+from tui.core.findings.readings import Finding
 from tui.core.findings_text import words
-from tui.core.textsafe import printable
-from tui.core.vocab import ZoneSource
-from tui.core.zones import ZoneCandidate
 from tui.view import status
 
 

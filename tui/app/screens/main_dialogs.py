@@ -27,7 +27,7 @@ from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.timeline import Timeline
-from tui.core.vocab import SortKey
+from tui.core.base.vocab import SortKey
 
 if TYPE_CHECKING:
     from tui.app.screens.main import MainScreen

@@ -10,8 +10,8 @@ import numpy.typing as npt
 from rich.text import Text
 
 from tui.app.messages import SearchMatched
-from tui.core.analysis import group_name
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
+from tui.core.figures.analysis import group_name
 from tui.view import status
 from tui.view.marking import (
     PreparedMarks,

@@ -22,7 +22,7 @@ from tui.app.dialogs.confirm import ConfirmDialog
 from tui.app.dialogs.note_form import NoteDraft, NoteForm
 from tui.app.messages import NotesUpdated
 from tui.app.widgets.notes_pane import NotesPane
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
 
 STATUS_CYCLE = ("open", "confirmed", "refuted", "dropped")
 EMPTY = "no notes yet: m writes one on the current selection (a in this list)"

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding, BindingType
 
-from tui.core.analysis import Step
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
+from tui.core.figures.analysis import Step
 
 if TYPE_CHECKING:
     from textual.app import App

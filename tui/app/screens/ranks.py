@@ -26,9 +26,9 @@ from tui.app.widgets.findings_panel import finding_text
 from tui.app.widgets.heat_table import HeatTable
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.rank_bars import RankBars
-from tui.core.findings import ShowStep
-from tui.core.textsafe import printable
-from tui.core.vocab import HeatLevel
+from tui.core.base.textsafe import printable
+from tui.core.base.vocab import HeatLevel
+from tui.core.findings.readings import ShowStep
 from tui.view.labels import fit_middle
 from tui.view.run_table import STRAGGLER_MARK, RunTable
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from tui.app.messages import ReportWritten
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
 
 if TYPE_CHECKING:
     from tui.app.screens.main import MainScreen
@@ -38,7 +38,7 @@ def write_report(trace: Path, markdown: str) -> Path:
     A name taken meanwhile (by another session) is skipped, never replaced.
     OSError when the folder cannot be written.
     """
-    from tui.core.fresh_file import write_fresh
+    from tui.core.base.fresh_file import write_fresh
 
     stem = report_stem(trace)
     data = markdown.encode("utf-8")

@@ -29,8 +29,8 @@ from tui.app.messages import (
     ZoneRefused,
 )
 from tui.app.widgets.key_footer import KeyFooter
-from tui.core.textsafe import printable
-from tui.core.vocab import RankEnd
+from tui.core.base.textsafe import printable
+from tui.core.base.vocab import RankEnd
 
 RunOutcome = RunLoaded | LoadFailed | LoadCancelled | ZoneRefused
 # Ranks in flight listed on the screen (the others are counted).
@@ -136,8 +136,8 @@ class RunLoadingScreen(Screen[RunOutcome]):
     @work(thread=True, exclusive=True, exit_on_error=False)
     def read(self) -> None:
         """Discover, summarise and read the ranks across; only posts messages back."""
-        from tui.core.errors import LoadCancelled as CoreCancelled
-        from tui.core.errors import TraceLoadError
+        from tui.core.base.errors import LoadCancelled as CoreCancelled
+        from tui.core.base.errors import TraceLoadError
 
         try:
             self.post_message(self._outcome())
@@ -158,8 +158,8 @@ class RunLoadingScreen(Screen[RunOutcome]):
 
     def _outcome(self) -> RunOutcome:
         from tui.commands._run_zones import run_zone_refusal, zone_names
-        from tui.core.errors import LoadCancelled as CoreCancelled
-        from tui.core.errors import TraceLoadError
+        from tui.core.base.errors import LoadCancelled as CoreCancelled
+        from tui.core.base.errors import TraceLoadError
         from tui.core.results.ranks import RanksResult
         from tui.core.runs.across import RunAnalysis
         from tui.core.runs.discover import discover_run

@@ -12,9 +12,9 @@ from tui.app.dialogs.zone_picker import ZonePicker
 from tui.app.messages import ZoneApplied
 from tui.app.screens.bottom_tabs import FollowsAnalysis
 from tui.app.widgets.header_line import HeaderLine
-from tui.core.analysis import Analysis, ZoneChoice
-from tui.core.vocab import ZoneSource
-from tui.core.zones import ZoneCandidate
+from tui.core.base.vocab import ZoneSource
+from tui.core.figures.analysis import Analysis, ZoneChoice
+from tui.core.figures.zones import ZoneCandidate
 from tui.view import status
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def apply(screen: MainScreen, names: tuple[str, ...], *, remember: bool) -> None
 
 def recompute(screen: MainScreen, names: tuple[str, ...]) -> None:
     """In a worker: the analysis with another zone, its findings and timeline marks."""
-    from tui.core.findings import compute_findings
+    from tui.core.findings.readings import compute_findings
     from tui.view.layout import ZoneView
 
     choice = ZoneChoice(names, ZoneSource.CHOSEN) if names else None

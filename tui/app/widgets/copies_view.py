@@ -18,9 +18,9 @@ from textual.binding import Binding, BindingType
 
 from tui.app.messages import CopiesRead, MarkEvents, StatusText
 from tui.app.widgets.rows_view import ReadOnce, RowsView
-from tui.core.analysis import Analysis
-from tui.core.copies import CopyReading
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.copies import CopyReading
 from tui.view.copy_rows import CopyLine, copy_details, copy_lines
 from tui.view.labels import fit_middle
 

@@ -17,10 +17,10 @@ from textual.binding import Binding, BindingType
 
 from tui.app.messages import OperatorActivated, OperatorSelected
 from tui.app.widgets.rows_view import RowsView, fit
+from tui.core.base.textsafe import printable
+from tui.core.base.vocab import SortKey, TimeDevice
 from tui.core.diff import TraceDiff
 from tui.core.results.diff import DiffResult
-from tui.core.textsafe import printable
-from tui.core.vocab import SortKey, TimeDevice
 from tui.view.comparison import (
     PRESENCE_MARK,
     calls_cell,

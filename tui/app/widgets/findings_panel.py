@@ -11,10 +11,10 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.app.messages import FindingChosen
-from tui.core.analysis import Analysis
-from tui.core.findings import Finding
+from tui.core.base.textsafe import printable
+from tui.core.figures.analysis import Analysis
+from tui.core.findings.readings import Finding
 from tui.core.findings_text import words
-from tui.core.textsafe import printable
 
 
 def finding_text(finding: Finding) -> Text:

@@ -8,10 +8,10 @@ from typing import Any
 from rich.text import Text
 from textual.widget import Widget
 
-from tui.core.analysis import Analysis
+from tui.core.base.textsafe import printable
+from tui.core.base.vocab import ZoneSource
+from tui.core.figures.analysis import Analysis
 from tui.core.results import gpu_missing_reason
-from tui.core.textsafe import printable
-from tui.core.vocab import ZoneSource
 from tui.view.labels import fit_end, fit_middle
 
 GPU_OBSERVED = " GPU observed "

@@ -19,7 +19,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.app.messages import RankCellChosen, RankCellHighlighted
-from tui.core.vocab import HeatLevel, RankSort
+from tui.core.base.vocab import HeatLevel, RankSort
 from tui.view.run_table import (
     CELL_WIDTH,
     COLUMN_GAP,

@@ -22,9 +22,9 @@ from tui.app.widgets.rows_view import (
     SortableRows,
     fit,
 )
-from tui.core.analysis import Analysis
-from tui.core.textsafe import printable
-from tui.core.vocab import KernelSort
+from tui.core.base.textsafe import printable
+from tui.core.base.vocab import KernelSort
+from tui.core.figures.analysis import Analysis
 from tui.view.kernel_rows import (
     COLUMNS,
     SORTS,

@@ -10,7 +10,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.app.messages import NoteAction
-from tui.core.textsafe import printable
+from tui.core.base.textsafe import printable
 from tui.notes import Note
 from tui.notes.report import tested_by_text
 

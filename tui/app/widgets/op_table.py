@@ -16,12 +16,12 @@ from textual.binding import Binding, BindingType
 
 from tui.app.messages import OperatorActivated, OperatorSelected, ShapesRead
 from tui.app.widgets.rows_view import SORT_BINDINGS, RowsView, SortableRows, fit
-from tui.core.analysis import Analysis, OpTable
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text
+from tui.core.base.vocab import SortKey
+from tui.core.figures.analysis import Analysis, OpTable
+from tui.core.figures.shapes import ShapeOpTable
 from tui.core.results.ops import DEFAULT_SORT, SHAPES_OFF, default_device
-from tui.core.shapes import ShapeOpTable
-from tui.core.textsafe import printable
-from tui.core.units import duration_text
-from tui.core.vocab import SortKey
 
 SORT_COLUMNS = ("name", "calls", "cpu", "gpu")
 CALLS_WIDTH = 8
@@ -145,7 +145,7 @@ class OperatorTable(SortableRows[str]):
         self.refresh()
 
         def read() -> None:
-            from tui.core.shapes import shape_op_table, shapes_in_trace
+            from tui.core.figures.shapes import shape_op_table, shapes_in_trace
 
             table = None
             if shapes_in_trace(analysis.trace):

@@ -2,7 +2,7 @@
 
 A Line-API widget: each visible line is drawn from the rank's summary, so
 it stays light over hundreds of ranks. The bars split the device span into
-compute, communication, memory, other and idle (`tui.core.breakdown_split`,
+compute, communication, memory, other and idle (`tui.core.figures.breakdown.split`,
 steptrace's own definitions), over the whole capture or in one step; a rank
 without GPU events reads "not observed", with the reason, never an empty bar.
 """
@@ -16,11 +16,11 @@ from rich.style import Style
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.core.breakdown import Breakdown
-from tui.core.breakdown_split import PART_NAMES, DeviceSplit
+from tui.core.base.textsafe import printable
+from tui.core.base.units import NOT_OBSERVED, duration_text
+from tui.core.figures.breakdown.gpu import Breakdown
+from tui.core.figures.breakdown.split import PART_NAMES, DeviceSplit
 from tui.core.runs.across import RankRow
-from tui.core.textsafe import printable
-from tui.core.units import NOT_OBSERVED, duration_text
 from tui.view.device_bars import GLYPHS, LEGEND, bar_cells, shares_text
 
 BAR_WIDTH_MAX = 40

@@ -8,9 +8,9 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui.app.messages import StepChosen
-from tui.core.analysis import Analysis
-from tui.core.units import duration_text
-from tui.core.vocab import StepPhase
+from tui.core.base.units import duration_text
+from tui.core.base.vocab import StepPhase
+from tui.core.figures.analysis import Analysis
 
 CAVEAT = "few steps show the mechanism, not a distribution"
 

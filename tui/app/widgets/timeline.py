@@ -27,8 +27,8 @@ from tui.app.messages import ViewChanged
 from tui.app.widgets import timeline_actions as keys
 from tui.app.widgets.timeline_actions import MIN_SPAN_NS
 from tui.app.widgets.timeline_render import Painter, draw_line
-from tui.core.analysis import Analysis
-from tui.core.model import Trace
+from tui.core.figures.analysis import Analysis
+from tui.core.model.trace import Trace
 from tui.view.cells import Drawing, Viewport
 from tui.view.lanes import Lane, marked_lanes
 from tui.view.layout import (

@@ -16,10 +16,10 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from tui.core.model import Kind, Trace
-from tui.core.textsafe import printable
-from tui.core.units import duration_text, size_text
-from tui.core.vocab import RowRole, StepPhase
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text, size_text
+from tui.core.base.vocab import RowRole, StepPhase
+from tui.core.model.trace import Kind, Trace
 from tui.view.axis import ruler
 from tui.view.cells import LaneCells, Viewport, covered_cells, row_cells
 from tui.view.labels import fit_end, fit_middle

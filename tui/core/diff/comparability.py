@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tui.core.description import CaptureDescription, Window
+from tui.core.base.vocab import DiffCheck, ZoneSource
 from tui.core.diff.side import CaptureSide
 from tui.core.diff.steps import FEW_STEPS
-from tui.core.vocab import DiffCheck, ZoneSource
+from tui.core.model.description import CaptureDescription, Window
 
 # What the environment says, grouped as people compare machines.
 ENVIRONMENT_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (

@@ -16,9 +16,9 @@ from itertools import zip_longest
 import numpy as np
 import numpy.typing as npt
 
-from tui.core import nesting
-from tui.core.analysis import Analysis, Step
-from tui.core.optable import group_name
+from tui.core.figures.analysis import Analysis, Step
+from tui.core.figures.optable import group_name
+from tui.core.model import nesting
 
 Int64Array = npt.NDArray[np.int64]
 

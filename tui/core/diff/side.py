@@ -11,16 +11,16 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from tui.core.analysis import Analysis
-from tui.core.description import CaptureDescription
 from tui.core.diff.steps import StepFigures
 from tui.core.diff.tables import KernelTotals
-from tui.core.kernels import kernel_events, kernel_table
-from tui.core.optable import OpTable
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.kernels import kernel_events, kernel_table
+from tui.core.figures.optable import OpTable
+from tui.core.figures.shapes import shape_op_table, shapes_in_trace
+from tui.core.figures.zones import StepZone, ZoneReading, default_zone_choice
+from tui.core.model.description import CaptureDescription
 from tui.core.results.observed import gpu_missing_reason
 from tui.core.results.summary import ZoneSummary
-from tui.core.shapes import shape_op_table, shapes_in_trace
-from tui.core.zones import StepZone, ZoneReading, default_zone_choice
 
 
 def zone_summary(reading: ZoneReading) -> ZoneSummary:

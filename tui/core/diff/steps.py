@@ -11,9 +11,9 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from tui.core.analysis import Analysis
-from tui.core.steps import StepStats
-from tui.core.vocab import StepPhase, Verdict
+from tui.core.base.vocab import StepPhase, Verdict
+from tui.core.figures.analysis import Analysis
+from tui.core.model.steps import StepStats
 
 # Below this many window steps a side's figures show the mechanism, not a distribution.
 FEW_STEPS = 5

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from tui.core.kernels import KernelTable
-from tui.core.nesting import sum_by_index
-from tui.core.optable import OpTable
-from tui.core.shapes import ShapeOpTable
-from tui.core.vocab import OpPresence, SortKey, TimeDevice
+from tui.core.base.vocab import OpPresence, SortKey, TimeDevice
+from tui.core.figures.kernels import KernelTable
+from tui.core.figures.optable import OpTable
+from tui.core.figures.shapes import ShapeOpTable
+from tui.core.model.nesting import sum_by_index
 
 Int64Array = npt.NDArray[np.int64]
 

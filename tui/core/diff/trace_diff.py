@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui.core.analysis import Analysis
+from tui.core.base.vocab import DiffCheck, ZoneSource
 from tui.core.diff.comparability import DiffWarning, comparability
 from tui.core.diff.side import CaptureSide, ZoneFigures
 from tui.core.diff.steps import StepsDiff
 from tui.core.diff.tables import KernelsDiff, OpsDiff
-from tui.core.shapes import shapes_in_trace
-from tui.core.vocab import DiffCheck, ZoneSource
-from tui.core.zones import ZoneChoice
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.shapes import shapes_in_trace
+from tui.core.figures.zones import ZoneChoice
 
 
 @dataclass(frozen=True)

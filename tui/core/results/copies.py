@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.analysis import Analysis
-from tui.core.copies import CopyGroup, CopyReading, CopyTotals
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text, size_text, us
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.copies import CopyGroup, CopyReading, CopyTotals
 from tui.core.results.observed import gpu_missing_reason
 from tui.core.results.text import TEXT_WIDTH, cut_middle, fill
-from tui.core.textsafe import printable
-from tui.core.units import duration_text, size_text, us
 
 PATH_SEPARATOR = " > "
 # Rows of the per-issuer table in text (JSON has them all).

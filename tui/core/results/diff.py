@@ -14,14 +14,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tui.core.analysis import Analysis
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text, us
+from tui.core.base.vocab import GapKind, OpPresence, SortKey, TimeDevice, Verdict
 from tui.core.diff import Rate, StartupFigures, StepFigures, StepsDiff, TraceDiff
 from tui.core.diff.side import ZoneFigures
 from tui.core.diff.steps import SAMPLES_PER_S
+from tui.core.figures.analysis import Analysis
 from tui.core.results.text import distinct_cuts, fill, startup_parts
-from tui.core.textsafe import printable
-from tui.core.units import duration_text, us
-from tui.core.vocab import GapKind, OpPresence, SortKey, TimeDevice, Verdict
 
 Int64Array = npt.NDArray[np.int64]
 

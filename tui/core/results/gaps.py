@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.analysis import Analysis
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text, us
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.zones import Gap
 from tui.core.results.summary import ZoneSummary, zone_lines
-from tui.core.textsafe import printable
-from tui.core.units import duration_text, us
-from tui.core.zones import Gap
 
 
 @dataclass(frozen=True)

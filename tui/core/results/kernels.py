@@ -6,19 +6,19 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.analysis import Analysis
-from tui.core.kernels import (
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text, us
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.kernels import (
     KernelStats,
     kernel_events,
     kernel_stats,
     readable_kernel_name,
     short_kernel_name,
 )
-from tui.core.launches import LATE_START_NS, SHORT_KERNEL_NS, SLOW_LAUNCH_NS
+from tui.core.figures.launches import LATE_START_NS, SHORT_KERNEL_NS, SLOW_LAUNCH_NS
 from tui.core.results.observed import gpu_missing_reason
 from tui.core.results.text import TEXT_WIDTH, distinct_cuts, fill
-from tui.core.textsafe import printable
-from tui.core.units import duration_text, us
 
 _SHORT_WIDTH = 22
 

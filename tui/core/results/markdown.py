@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from tui.core.description import CaptureDescription, Scenario
+from tui.core.base.textsafe import printable
+from tui.core.base.units import ms
+from tui.core.base.vocab import StepPhase
+from tui.core.model.description import CaptureDescription, Scenario
 from tui.core.results.summary import SummaryResult
-from tui.core.textsafe import printable
-from tui.core.units import ms
-from tui.core.vocab import StepPhase
 
 SIMPLIFIED_MEANS = (
     "A simplified input isolates behaviour but no longer represents the full load."

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.analysis import Analysis
-from tui.core.memory import MemoryReading
+from tui.core.base.textsafe import printable
+from tui.core.base.units import size_text
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.memory import MemoryReading
 from tui.core.results.text import TEXT_WIDTH, distinct_cuts, fill
-from tui.core.textsafe import printable
-from tui.core.units import size_text
 
 _CELL = 11
 # Operator rows in text (JSON has them all).

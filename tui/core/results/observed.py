@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.core.model import Trace
+from tui.core.model.trace import Trace
 
 
 def gpu_missing_reason(trace: Trace) -> str | None:

@@ -7,12 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from tui.core.optable import OpTable
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text, us
+from tui.core.base.vocab import SortKey, TimeDevice
+from tui.core.figures.optable import OpTable
+from tui.core.figures.shapes import ShapeOpTable
 from tui.core.results.text import TEXT_WIDTH, cut_end, distinct_cuts, fill
-from tui.core.shapes import ShapeOpTable
-from tui.core.textsafe import printable
-from tui.core.units import duration_text, us
-from tui.core.vocab import SortKey, TimeDevice
 
 # The name column of `steptrace ops`; longer names are cut with "…".
 OPS_NAME_WIDTH = 28

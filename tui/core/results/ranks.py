@@ -5,16 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.breakdown import Breakdown
-from tui.core.findings import Finding
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text, us
+from tui.core.base.vocab import IdleCause
+from tui.core.figures.breakdown.gpu import Breakdown
+from tui.core.findings.readings import Finding
 from tui.core.findings_text import words
 from tui.core.results.text import TEXT_WIDTH, cut_end, fill
 from tui.core.runs.across import RankRow, RunAnalysis, StepAcross
 from tui.core.runs.late_rank import late_rank
 from tui.core.runs.rank_summary import RankStep
-from tui.core.textsafe import printable
-from tui.core.units import duration_text, us
-from tui.core.vocab import IdleCause
 
 # The text table keeps this many rank rows and step columns; JSON keeps all.
 MAX_RANK_ROWS = 32

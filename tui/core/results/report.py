@@ -14,10 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.analysis import Analysis
-from tui.core.description import CaptureDescription
-from tui.core.findings import Finding, compute_findings
+from tui.core.base.units import NOT_OBSERVED, duration_text, ms, us
+from tui.core.base.vocab import FindingStatus, GapKind
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.time_split import TimeSplit
+from tui.core.findings.readings import Finding, compute_findings
 from tui.core.findings_text import words
+from tui.core.model.description import CaptureDescription
 from tui.core.results.markdown import (
     capture_lines,
     gpu_line,
@@ -28,9 +31,6 @@ from tui.core.results.markdown import (
     window_sentence,
 )
 from tui.core.results.summary import SummaryResult
-from tui.core.time_split import TimeSplit
-from tui.core.units import NOT_OBSERVED, duration_text, ms, us
-from tui.core.vocab import FindingStatus, GapKind
 from tui.notes.model import Note
 from tui.notes.report import notes_section
 

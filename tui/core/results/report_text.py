@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from tui.core.base.textsafe import printable
+from tui.core.base.units import NOT_OBSERVED, duration_text
+from tui.core.base.vocab import FindingStatus
 from tui.core.findings_text import words
 from tui.core.results.markdown import SIMPLIFIED_MEANS, scenario_parts
 from tui.core.results.report import (
@@ -10,9 +13,6 @@ from tui.core.results.report import (
     share_text,
 )
 from tui.core.results.text import fill, startup_parts
-from tui.core.textsafe import printable
-from tui.core.units import NOT_OBSERVED, duration_text
-from tui.core.vocab import FindingStatus
 from tui.notes.report import render_text
 
 

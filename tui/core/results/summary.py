@@ -5,15 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.analysis import Analysis, ZoneFigure
-from tui.core.description import CaptureDescription
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text, ms, us
+from tui.core.base.vocab import GapKind, StepPhase, ZoneSource
+from tui.core.figures.analysis import Analysis, ZoneFigure
+from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
+from tui.core.model.description import CaptureDescription
+from tui.core.model.steps import StepStats
 from tui.core.results.observed import gpu_missing_reason
 from tui.core.results.text import TEXT_WIDTH, cut_end, fill
-from tui.core.steps import StepStats
-from tui.core.textsafe import printable
-from tui.core.units import duration_text, ms, us
-from tui.core.vocab import GapKind, StepPhase, ZoneSource
-from tui.core.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import textwrap
 from collections.abc import Iterable
 from typing import Protocol
 
-from tui.core.textsafe import printable
-from tui.core.units import duration_text
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text
 
 TEXT_WIDTH = 80
 

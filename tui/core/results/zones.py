@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.analysis import Analysis
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text, us
+from tui.core.base.vocab import ZoneSource
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.zones import ZoneCandidate
 from tui.core.results.text import distinct_cuts, fill
-from tui.core.textsafe import printable
-from tui.core.units import duration_text, us
-from tui.core.vocab import ZoneSource
-from tui.core.zones import ZoneCandidate
 
 _NAME_WIDTH = 44
 

@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.core.base.textsafe import printable
+from tui.core.base.vocab import CollectiveSide, RankSource
 from tui.core.runs.discover import RunLayout
 from tui.core.runs.pool import RankOutcome
 from tui.core.runs.rank_summary import RankSummary
-from tui.core.textsafe import printable
-from tui.core.vocab import CollectiveSide, RankSource
 
 
 @dataclass(frozen=True)

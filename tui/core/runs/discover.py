@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.core.errors import TraceLoadError
-from tui.core.source import GZIP_MAGIC
-from tui.core.textsafe import printable
-from tui.core.vocab import RankSource
+from tui.core.base.errors import TraceLoadError
+from tui.core.base.textsafe import printable
+from tui.core.base.vocab import RankSource
+from tui.core.ingest.source import GZIP_MAGIC
 
 HEAD_BYTES = 256 * 1024
 TAIL_BYTES = 256 * 1024

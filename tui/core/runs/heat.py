@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tui.core.base.units import duration_text, us
+from tui.core.base.vocab import HeatLevel
 from tui.core.results.text import TEXT_WIDTH, cut_end, fill
 from tui.core.runs.across import RunAnalysis, StepAcross
-from tui.core.units import duration_text, us
-from tui.core.vocab import HeatLevel
 
 # Up to this share away from the step's median, a step time is near it...
 NEAR_SHARE = 0.03

@@ -10,7 +10,8 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 
-from tui.core.findings import (
+from tui.core.base.vocab import CollectiveSide, FindingId, FindingStatus
+from tui.core.findings.readings import (
     Finding,
     LateRankFigures,
     Missing,
@@ -18,7 +19,6 @@ from tui.core.findings import (
     ShowStep,
 )
 from tui.core.runs.across import RunAnalysis
-from tui.core.vocab import CollectiveSide, FindingId, FindingStatus
 
 # The same rank must be last in more than this share of the steps...
 LATE_STEP_SHARE = 0.5

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui.core.errors import LoadCancelled, TraceLoadError
+from tui.core.base.errors import LoadCancelled, TraceLoadError
+from tui.core.base.vocab import LoadPhase, RankEnd
+from tui.core.ingest.source import GZIP_MAGIC
 from tui.core.runs import summary_cache
 from tui.core.runs.rank_summary import RankSummary, summarise_file
-from tui.core.source import GZIP_MAGIC
-from tui.core.vocab import LoadPhase, RankEnd
 
 # A loading rank's peak memory: the interpreter with numpy, plus a multiple
 # of its JSON (bench_load.py: 2.1 GB of peak for 1.1 GB of JSON, 315 MB for 87 MB).

@@ -18,14 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from tui.core.analysis import Analysis
-from tui.core.breakdown import Breakdown, breakdowns
-from tui.core.breakdown_rows import device_rows
-from tui.core.collectives import StepCollectives, find_collectives
-from tui.core.intervals import Intervals
-from tui.core.model import Trace
+from tui.core.base.intervals import Intervals
+from tui.core.base.vocab import BreakdownRules, CollectiveSide, StepPhase
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.breakdown.gpu import Breakdown, breakdowns
+from tui.core.figures.breakdown.rows import device_rows
+from tui.core.figures.collectives import StepCollectives, find_collectives
+from tui.core.model.trace import Trace
 from tui.core.results.observed import gpu_missing_reason
-from tui.core.vocab import BreakdownRules, CollectiveSide, StepPhase
 
 SUMMARY_FORMAT = 1
 # A trace's own warnings kept in its summary (the rest are counted).
@@ -282,7 +282,7 @@ def summarise_file(
 
     The function a process pool, Dask or Ray maps over a run's files.
     """
-    from tui.core.load import load_trace
+    from tui.core.ingest.load import load_trace
 
     options: dict[str, Any] = {"cache": "auto", "progress": progress, "cancel": cancel}
     if decode_workers is not None and _loader_takes_workers():
@@ -294,6 +294,6 @@ def summarise_file(
 def _loader_takes_workers() -> bool:
     import inspect
 
-    from tui.core.load import load_trace
+    from tui.core.ingest.load import load_trace
 
     return "workers" in inspect.signature(load_trace).parameters

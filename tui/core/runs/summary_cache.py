@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from tui.core.cache import cache_root, source_version
+from tui.core.ingest.cache import cache_root, source_version
 
 FOLDER = "rank-summaries"
 

@@ -1,0 +1,453 @@
+"""Figures computed from a trace, each once: steps, nesting, operator table, busy, zones, gaps.
+
+`Analysis` is a lazy façade over the pure functions of `steps`, `nesting`,
+`optable`, `zones` and `intervals`. Figures that do not depend on the data
+zone are shared with `with_zones`, so choosing another zone recomputes only
+the zone and its gaps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+
+import numpy as np
+import numpy.typing as npt
+
+from tui.core.base.intervals import Intervals
+from tui.core.base.vocab import GapKind, StepPhase, ZoneSource
+from tui.core.figures.optable import OpTable, build_op_table, group_name
+from tui.core.figures.zones import (
+    DATALOADER_PREFIX,
+    DEFAULT_DATA_ZONE,
+    Gap,
+    ZoneCandidate,
+    ZoneChoice,
+    ZoneReading,
+    default_zone_choice,
+    read_zone,
+    zone_candidates,
+    zone_event_mask,
+    zone_group,
+)
+from tui.core.model import nesting
+from tui.core.model.derived import DerivedColumns
+from tui.core.model.masks import names_in
+from tui.core.model.nesting import FILTERED_NAMES, SATURATED_NS, sum_by_index
+from tui.core.model.steps import STEP_NAME, Step, StepStats, find_steps, step_name_ids
+from tui.core.model.trace import Kind, Trace, TrackKind
+
+__all__ = [
+    "DATALOADER_PREFIX",
+    "DEFAULT_DATA_ZONE",
+    "FILTERED_NAMES",
+    "SATURATED_NS",
+    "STEP_NAME",
+    "Analysis",
+    "Gap",
+    "GapKind",
+    "OpTable",
+    "Step",
+    "StepStats",
+    "ZoneChoice",
+    "ZoneFigure",
+    "group_name",
+    "sum_by_index",
+]
+
+Int64Array = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+# Figures that depend on the data zone: dropped by `with_zones`, all others shared.
+_ZONE_DEPENDENT = frozenset({"zone_choice", "zone_reading"})
+
+
+class ZoneFigure:
+    """A zone's time inside one step: nested occurrences of the same name count once."""
+
+    __slots__ = ("count", "duration_ns", "name")
+
+    def __init__(self, name: str, count: int, duration_ns: int) -> None:
+        self.name = name
+        self.count = count
+        self.duration_ns = duration_ns
+
+    def __repr__(self) -> str:
+        return f"ZoneFigure({self.name!r}, {self.count}, {self.duration_ns})"
+
+
+class Analysis:
+    """Lazily computed figures over one trace and one choice of data zone."""
+
+    def __init__(
+        self,
+        trace: Trace,
+        zones: ZoneChoice | Sequence[str] | None = None,
+        *,
+        extra_zones: Sequence[str] = (),
+    ) -> None:
+        self.trace = trace
+        names = tuple(extra_zones)
+        if isinstance(zones, ZoneChoice):
+            self._requested: ZoneChoice | None = zones
+        elif zones is not None or names:
+            chosen = tuple(dict.fromkeys((*(zones or ()), *names)))
+            self._requested = ZoneChoice(chosen, ZoneSource.CHOSEN)
+        else:
+            self._requested = None
+
+    def with_zones(self, choice: ZoneChoice | Sequence[str] | None) -> Analysis:
+        """The same analysis with another data zone; zone-independent figures are shared."""
+        other = Analysis(self.trace, choice)
+        for name, value in self.__dict__.items():
+            if name not in _ZONE_DEPENDENT and name not in ("trace", "_requested"):
+                other.__dict__[name] = value
+        return other
+
+    # -- steps ------------------------------------------------------------------
+
+    @cached_property
+    def on_cpu(self) -> BoolArray:
+        """Events on CPU threads."""
+        return nesting.cpu_track_mask(self.trace)
+
+    @cached_property
+    def steps(self) -> list[Step]:
+        """Profiler steps in time order."""
+        return find_steps(self.trace, self.on_cpu)
+
+    @property
+    def active_steps(self) -> list[Step]:
+        """The steps of the recorded window."""
+        return [step for step in self.steps if step.phase is StepPhase.ACTIVE]
+
+    @property
+    def window_steps(self) -> list[Step]:
+        """Active steps, or every step when the description marks none active."""
+        return self.active_steps or self.steps
+
+    def step_stats(self) -> StepStats | None:
+        """Median, min and max of the active steps."""
+        return StepStats.of([step.duration_ns for step in self.active_steps])
+
+    @cached_property
+    def _step_bounds(self) -> tuple[Int64Array, Int64Array, list[int]]:
+        steps = self.steps
+        return (
+            np.array([step.start_ns for step in steps], dtype=np.int64),
+            np.array([step.end_ns for step in steps], dtype=np.int64),
+            [step.number for step in steps],
+        )
+
+    def step_of(self, time_ns: int) -> int | None:
+        """The number of the step containing a time, if any."""
+        starts, ends, numbers = self._step_bounds
+        position = int(np.searchsorted(starts, time_ns, side="right")) - 1
+        if position >= 0 and time_ns < ends[position]:
+            return numbers[position]
+        return None
+
+    # -- zones as labels (record_function ranges) ------------------------------
+
+    @cached_property
+    def zone_events(self) -> Int64Array:
+        """record_function ranges on CPU threads, other than the steps themselves."""
+        trace = self.trace
+        mask = (
+            self.on_cpu
+            & (trace.kind == Kind.USER_ANNOTATION)
+            & ~names_in(trace, step_name_ids(trace))
+        )
+        return np.flatnonzero(mask).astype(np.int64)
+
+    @cached_property
+    def _zones_by_start(self) -> tuple[Int64Array, Int64Array]:
+        events = self.zone_events
+        order = np.argsort(self.trace.start_ns[events], kind="stable")
+        events = events[order]
+        return events, self.trace.start_ns[events]
+
+    def zones_in(self, start_ns: int, end_ns: int) -> list[ZoneFigure]:
+        """Zones starting inside [start, end), per name, nested occurrences counted once."""
+        window = np.array([start_ns], dtype=np.int64), np.array([end_ns], np.int64)
+        return self._zones_in_windows(*window)[0]
+
+    @cached_property
+    def step_zones(self) -> list[list[ZoneFigure]]:
+        """`zones_in` of each step (in `steps` order), computed for all steps at once."""
+        step_starts, step_ends, _numbers = self._step_bounds
+        return self._zones_in_windows(step_starts, step_ends)
+
+    def _zones_in_windows(
+        self, window_starts: Int64Array, window_ends: Int64Array
+    ) -> list[list[ZoneFigure]]:
+        """`zones_in` of many windows in one pass: per window, per name, in order of first start."""
+        trace = self.trace
+        events, starts = self._zones_by_start
+        first = np.searchsorted(starts, window_starts, side="left")
+        last = np.searchsorted(starts, window_ends, side="left")
+        counts = np.maximum(last - first, 0)
+        figures: list[list[ZoneFigure]] = [[] for _ in range(window_starts.size)]
+        total = int(counts.sum())
+        if total == 0:
+            return figures
+        # One row per (window, zone occurrence starting in it).
+        step_of = np.repeat(np.arange(window_starts.size, dtype=np.int64), counts)
+        position = np.arange(total, dtype=np.int64) - np.repeat(
+            np.cumsum(counts) - counts - first, counts
+        )
+        member = events[position]
+        name = _canonical_names(trace.names)[trace.name_id[member]]
+        order = np.lexsort((position, name, step_of))
+        step_of, position, name, member = (
+            step_of[order],
+            position[order],
+            name[order],
+            member[order],
+        )
+        head = np.ones(total, dtype=bool)
+        head[1:] = (step_of[1:] != step_of[:-1]) | (name[1:] != name[:-1])
+        heads = np.flatnonzero(head)
+        group = np.cumsum(head) - 1
+        member_starts = np.asarray(trace.start_ns[member], dtype=np.int64)
+        member_ends = member_starts + trace.duration_ns[member]
+        # Union per group, members in start order: the part of each beyond
+        # the furthest end of those before it in its group.
+        levels, rank = np.unique(member_ends, return_inverse=True)
+        stride = np.int64(levels.size)
+        reach = np.maximum.accumulate(group * stride + rank.reshape(-1)) % stride
+        before = np.full(total, np.iinfo(np.int64).min, dtype=np.int64)
+        before[1:] = np.where(head[1:], before[1:], levels[reach[:-1]])
+        beyond = np.maximum(member_ends - np.maximum(member_starts, before), 0)
+        union = np.add.reduceat(beyond, heads)
+        sizes = np.diff(np.append(heads, total))
+        shown = np.lexsort((position[heads], step_of[heads]))
+        names = trace.names
+        for index in shown.tolist():
+            head_row = int(heads[index])
+            figures[int(step_of[head_row])].append(
+                ZoneFigure(
+                    names[int(name[head_row])], int(sizes[index]), int(union[index])
+                )
+            )
+        return figures
+
+    def step_device_busy_ns(self) -> list[int | None]:
+        """`device_busy_ns` of each step (in `steps` order), for all steps at once."""
+        if not self.trace.gpu_observed:
+            return [None] * len(self.steps)
+        starts, ends, _numbers = self._step_bounds
+        return [int(value) for value in self.busy_all_devices.covered_in(starts, ends)]
+
+    # -- nesting and the operator table -----------------------------------------
+
+    @cached_property
+    def _derived(self) -> DerivedColumns:
+        return DerivedColumns(self.trace, lambda: self.on_cpu)
+
+    @property
+    def _participants(self) -> BoolArray:
+        return self._derived.participants
+
+    @property
+    def parent(self) -> Int64Array:
+        """Each event's parent on its thread (torch's rule), -1 for roots and non-participants."""
+        return self._derived.parent
+
+    @property
+    def depth(self) -> npt.NDArray[np.int32]:
+        """Nesting depth on the thread (0 for roots)."""
+        return self._derived.depth
+
+    @property
+    def self_cpu_ns(self) -> Int64Array:
+        """Duration minus direct children's durations (non-participants: their duration)."""
+        return self._derived.self_cpu_ns
+
+    @property
+    def gpu_owner(self) -> Int64Array:
+        """For each device-work event, the CPU event that launched it (-1 when unknown)."""
+        return self._derived.gpu_owner
+
+    @property
+    def launch_call(self) -> Int64Array:
+        """For each device-work event, the runtime call that launched it (-1 when unknown)."""
+        return self._derived.launch_call
+
+    @property
+    def unlinked_device_events(self) -> int:
+        """Device work we could not tie to a CPU event (counted in no operator)."""
+        return self._derived.unlinked_device_events
+
+    @property
+    def self_gpu_ns(self) -> Int64Array:
+        """Device time launched directly by each CPU event."""
+        return self._derived.self_gpu_ns
+
+    @property
+    def total_gpu_ns(self) -> Int64Array:
+        """Device time launched by each CPU event and its descendants."""
+        return self._derived.total_gpu_ns
+
+    def op_table(
+        self, start_ns: int | None = None, end_ns: int | None = None
+    ) -> OpTable:
+        """torch's key_averages() per name, for events starting in [start, end) (default: all)."""
+        trace = self.trace
+        if start_ns is None and end_ns is None:
+            events = np.flatnonzero(self._participants)
+        else:
+            events = self._starting_in(start_ns, end_ns)
+            events = events[self._participants[events]]
+        gpu = trace.gpu_observed
+        return build_op_table(
+            trace.names,
+            trace.name_id,
+            events,
+            self.self_cpu_ns,
+            trace.duration_ns,
+            self.self_gpu_ns if gpu else None,
+            self.total_gpu_ns if gpu else None,
+        )
+
+    def _starting_in(self, start_ns: int | None, end_ns: int | None) -> Int64Array:
+        """Events of CPU threads starting in [start, end), in event order (each thread's are sorted)."""
+        trace = self.trace
+        pieces = [np.zeros(0, dtype=np.int64)]
+        for track in trace.tracks:
+            if track.kind != TrackKind.CPU:
+                continue
+            span = trace.track_slice(track.index)
+            starts = trace.start_ns[span]
+            low = 0 if start_ns is None else int(np.searchsorted(starts, start_ns))
+            high = (
+                starts.size if end_ns is None else int(np.searchsorted(starts, end_ns))
+            )
+            if high > low:
+                pieces.append(np.arange(span.start + low, span.start + high))
+        return np.concatenate(pieces).astype(np.int64)
+
+    # -- device busy ---------------------------------------------------------------
+
+    @cached_property
+    def devices(self) -> list[int | None]:
+        """Devices that ran work, in order."""
+        trace = self.trace
+        work = trace.device_work_mask
+        per_track = np.bincount(trace.track[work], minlength=len(trace.tracks))
+        return sorted(
+            {trace.tracks[t].device for t in np.flatnonzero(per_track).tolist()},
+            key=lambda device: (device is None, device or 0),
+        )
+
+    @cached_property
+    def busy_by_device(self) -> dict[int | None, Intervals]:
+        """When each device runs any kernel, copy or set (the union over its streams)."""
+        return {device: self._derived.busy(device) for device in self.devices}
+
+    @cached_property
+    def busy_all_devices(self) -> Intervals:
+        """When any device runs work."""
+        return Intervals.union_all(list(self.busy_by_device.values()))
+
+    def device_busy_ns(
+        self,
+        start_ns: int | None = None,
+        end_ns: int | None = None,
+        device: int | None = None,
+    ) -> int | None:
+        """Union of device work inside [start, end) on one device (all when None); None if not observed."""
+        if not self.trace.gpu_observed:
+            return None
+        busy = (
+            self.busy_all_devices
+            if device is None
+            else self.busy_by_device.get(device, Intervals.empty())
+        )
+        lower = 0 if start_ns is None else start_ns
+        upper = (busy.last_ns or 0) if end_ns is None else end_ns
+        return busy.covered_ns(lower, upper)
+
+    # -- the data zone and its gaps ----------------------------------------------
+
+    @cached_property
+    def zone_candidate_mask(self) -> BoolArray:
+        """Events that could be a data zone."""
+        return zone_event_mask(self.trace, self.on_cpu)
+
+    @cached_property
+    def zone_names_present(self) -> frozenset[str]:
+        """Zone choice names (DataLoader ranges as one group) that occur in the trace."""
+        trace = self.trace
+        counts = np.bincount(
+            trace.name_id[self.zone_candidate_mask], minlength=len(trace.names)
+        )
+        return frozenset(
+            zone_group(trace.names[i]) for i in np.flatnonzero(counts).tolist()
+        )
+
+    @cached_property
+    def zone_choice(self) -> ZoneChoice:
+        """The data zone in use: the one asked for, else the default one."""
+        if self._requested is not None:
+            return self._requested
+        return default_zone_choice(self.trace, self.zone_names_present)
+
+    def zone_candidates(self) -> list[ZoneCandidate]:
+        """Ranges that can be the data zone, with calls and total time."""
+        return zone_candidates(self.trace, self.zone_candidate_mask, self.zone_choice)
+
+    def missing_zone_names(self) -> list[str]:
+        """Names of the chosen zone that occur nowhere in the trace."""
+        present = self.zone_names_present
+        return [name for name in self.zone_choice.names if name not in present]
+
+    @cached_property
+    def zone_reading(self) -> ZoneReading:
+        """The zone, its gaps per device (or CPU wait) and per-step figures."""
+        return read_zone(
+            self.trace,
+            self.zone_choice,
+            self.zone_candidate_mask,
+            self.steps,
+            self.busy_by_device,
+            self.parent,
+        )
+
+    def data_zone_names(self) -> list[str]:
+        """The names of the data zone in use."""
+        return list(self.zone_choice.names)
+
+    @property
+    def data_zone_events(self) -> Int64Array:
+        """Occurrences of the data zone."""
+        return self.zone_reading.zone_events
+
+    @property
+    def gaps(self) -> list[Gap]:
+        """Gaps inside the data zone, in time order."""
+        return self.zone_reading.gaps
+
+    @property
+    def gap_kind(self) -> GapKind:
+        """GPU idle, or CPU wait when no GPU work was observed."""
+        return self.zone_reading.kind
+
+    @property
+    def total_zone_ns(self) -> int:
+        """Time in the data zone: the union over threads."""
+        return self.zone_reading.total_zone_ns
+
+    @property
+    def total_gap_ns(self) -> int:
+        """Time in the data zone when some device idles (or the zone waits)."""
+        return self.zone_reading.total_gap_ns
+
+
+def _canonical_names(names: Sequence[str]) -> Int64Array:
+    """For each name id, the first id spelling the same name (names group by their text)."""
+    first: dict[str, int] = {}
+    return np.array(
+        [first.setdefault(name, index) for index, name in enumerate(names)] or [0],
+        dtype=np.int64,
+    )

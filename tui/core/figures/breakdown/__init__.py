@@ -1,0 +1,1 @@
+"""The GPU breakdown: device time split into compute, communication, memory and idle."""

@@ -1,0 +1,337 @@
+"""Data zones and their gaps: device idle (or CPU wait) inside the zone, per step.
+
+The zone time of a step is the union of that step's data-zone intervals over
+all threads. A GPU-idle gap is a maximal interval of that union in which one
+device runs nothing (no kernel, copy or set on any of its streams). Without
+GPU events, a CPU-wait gap is a maximal interval of that union in which no
+thread that has the zone open runs a child of it. So, by construction, the
+gaps of one device never overlap and never add up to more than the zone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import numpy.typing as npt
+
+from tui.core.base.intervals import Intervals
+from tui.core.base.vocab import GapKind, ZoneSource
+from tui.core.model.masks import kinds_in, names_in
+from tui.core.model.nesting import sum_by_index
+from tui.core.model.steps import Step, step_name_ids
+from tui.core.model.trace import Kind, Trace
+
+Int64Array = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+DEFAULT_DATA_ZONE = "lecture_batch_cpu"
+DATALOADER_PREFIX = "enumerate(DataLoader)#"
+DATALOADER_GROUP = "enumerate(DataLoader)#…"
+"""Stands for every `enumerate(DataLoader)#…` range in a zone choice."""
+# Kinds of CPU events that can be a data zone: annotations, operators, python ranges.
+ZONE_KINDS = (Kind.USER_ANNOTATION, Kind.CPU_OP, Kind.CPU_OTHER, Kind.PYTHON)
+
+
+def zone_group(name: str) -> str:
+    """The name a zone choice uses for an event name (DataLoader ranges are one group)."""
+    return DATALOADER_GROUP if name.startswith(DATALOADER_PREFIX) else name
+
+
+@dataclass(frozen=True)
+class ZoneChoice:
+    """Which ranges are the data zone, and where that choice came from."""
+
+    names: tuple[str, ...]
+    source: ZoneSource
+
+    def name_ids(self, trace: Trace) -> npt.NDArray[np.int32]:
+        """Ids of the trace's names this choice selects."""
+        wanted = set(self.names)
+        return np.array(
+            [i for i, name in enumerate(trace.names) if zone_group(name) in wanted]
+            or [-1],
+            dtype=np.int32,
+        )
+
+    def label(self) -> str:
+        """The names, as the header shows them."""
+        return ", ".join(self.names) if self.names else "none"
+
+
+def zone_event_mask(trace: Trace, on_cpu: BoolArray) -> BoolArray:
+    """Events that could be a data zone: CPU-thread annotations, operators, python ranges (no steps)."""
+    return on_cpu & kinds_in(trace, ZONE_KINDS) & ~names_in(trace, step_name_ids(trace))
+
+
+def default_zone_choice(trace: Trace, present: Iterable[str]) -> ZoneChoice:
+    """The capture's own data zone, `lecture_batch_cpu` and PyTorch's DataLoader ranges.
+
+    All that are present count; the source names the first of them found in
+    that order. With none present the choice is empty (source NONE).
+    """
+    present_groups = {zone_group(name) for name in present}
+    ordered: list[tuple[str, ZoneSource]] = []
+    described = trace.capture.data_zone
+    if described:
+        ordered.append((described, ZoneSource.DESCRIPTION))
+    ordered.append((DEFAULT_DATA_ZONE, ZoneSource.DEFAULT))
+    ordered.append((DATALOADER_GROUP, ZoneSource.DATALOADER))
+    names: list[str] = []
+    source = ZoneSource.NONE
+    for name, origin in ordered:
+        if name in present_groups and name not in names:
+            names.append(name)
+            if source is ZoneSource.NONE:
+                source = origin
+    return ZoneChoice(tuple(names), source)
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A maximal idle interval inside a data zone, within one step (or outside any step)."""
+
+    zone: str
+    step: int | None
+    start_ns: int
+    duration_ns: int
+    kind: GapKind
+    device: int | None
+    zone_event: int
+
+    @property
+    def end_ns(self) -> int:
+        """When the gap ends."""
+        return self.start_ns + self.duration_ns
+
+
+@dataclass(frozen=True)
+class StepZone:
+    """One step's zone time and gap time (None when the step holds no zone)."""
+
+    step: int
+    zone_ns: int
+    gap_ns: int | None
+
+
+@dataclass
+class ZoneReading:
+    """The data zone of a capture and its gaps: what `gaps`, the summary, findings and the timeline share."""
+
+    choice: ZoneChoice
+    kind: GapKind
+    zone: Intervals
+    zone_events: Int64Array
+    gaps: list[Gap]
+    gap_intervals: dict[int | None, Intervals] = field(default_factory=dict)
+    """Gap intervals per device (the key None: unknown device, or the CPU wait)."""
+    gap_union: Intervals = field(default_factory=Intervals.empty)
+    """Where some device idles (or the zone waits): what the zones row shows."""
+    steps: list[StepZone] = field(default_factory=list)
+
+    @property
+    def found(self) -> bool:
+        """Whether any data zone occurs in the capture."""
+        return bool(self.zone_events.size)
+
+    @property
+    def total_zone_ns(self) -> int:
+        """Time in data zones: the union over threads."""
+        return self.zone.total_ns
+
+    @property
+    def total_gap_ns(self) -> int:
+        """Time in data zones when some device idles (or the zone waits): never above the zone."""
+        return self.gap_union.total_ns
+
+    def step_zone(self, number: int) -> StepZone | None:
+        """The figures of one step."""
+        return self._by_step.get(number)
+
+    @cached_property
+    def _by_step(self) -> dict[int, StepZone]:
+        return {figure.step: figure for figure in self.steps}
+
+
+def read_zone(
+    trace: Trace,
+    choice: ZoneChoice,
+    candidates: BoolArray,
+    steps: Sequence[Step],
+    busy_by_device: dict[int | None, Intervals],
+    parent: Int64Array,
+) -> ZoneReading:
+    """Compute the zone, its gaps per device (or its CPU wait) and per-step figures."""
+    zone_events = np.flatnonzero(
+        candidates & names_in(trace, choice.name_ids(trace))
+    ).astype(np.int64)
+    starts = trace.start_ns[zone_events]
+    ends = starts + trace.duration_ns[zone_events]
+    zone = Intervals.union_of(starts, ends)
+    step_starts = np.array([step.start_ns for step in steps], dtype=np.int64)
+    step_ends = np.array([step.end_ns for step in steps], dtype=np.int64)
+    cuts = np.concatenate([step_starts, step_ends])
+    gpu = trace.gpu_observed
+    kind = GapKind.GPU_IDLE if gpu else GapKind.CPU_WAIT
+    idle_by_device: dict[int | None, Intervals] = {}
+    if gpu:
+        for device, busy in busy_by_device.items():
+            idle_by_device[device] = zone.subtract(_overlapping(busy, zone))
+        union = Intervals.union_all(list(idle_by_device.values()))
+    else:
+        union = zone.subtract(_work_inside_zones(trace, zone_events, parent))
+        idle_by_device[None] = union
+    owner_of = _covering_event(zone_events, starts, ends)
+    step_numbers = np.array([step.number for step in steps], dtype=np.int64)
+    gaps: list[Gap] = []
+    for device, idle in idle_by_device.items():
+        pieces = idle.split_at(cuts)
+        if not pieces:
+            continue
+        step_index = pieces.assign(step_starts, step_ends)
+        owners = owner_of(pieces.starts)
+        for start, length, index, owner in zip(
+            pieces.starts.tolist(),
+            pieces.lengths.tolist(),
+            step_index.tolist(),
+            owners.tolist(),
+            strict=True,
+        ):
+            gaps.append(
+                Gap(
+                    trace.event_name(owner),
+                    int(step_numbers[index]) if index >= 0 else None,
+                    start,
+                    length,
+                    kind,
+                    device,
+                    owner,
+                )
+            )
+    gaps.sort(key=lambda gap: (gap.start_ns, -1 if gap.device is None else gap.device))
+    zone_per_step = zone.covered_in(step_starts, step_ends)
+    gap_per_step = union.covered_in(step_starts, step_ends)
+    step_figures = [
+        StepZone(step.number, int(zone_ns), int(gap_ns) if zone_ns > 0 else None)
+        for step, zone_ns, gap_ns in zip(
+            steps, zone_per_step.tolist(), gap_per_step.tolist(), strict=True
+        )
+    ]
+    return ZoneReading(
+        choice, kind, zone, zone_events, gaps, idle_by_device, union, step_figures
+    )
+
+
+def _overlapping(busy: Intervals, zone: Intervals) -> Intervals:
+    """The intervals of `busy` that overlap `zone`: all that subtracting it from the zone needs."""
+    if not busy or not zone:
+        return Intervals.empty()
+    first = np.searchsorted(busy.ends, zone.starts, side="right")
+    last = np.searchsorted(busy.starts, zone.ends, side="left")
+    counts = np.maximum(last - first, 0)
+    total = int(counts.sum())
+    offsets = np.repeat(first - (np.cumsum(counts) - counts), counts)
+    touching = np.zeros(busy.starts.size, dtype=bool)
+    touching[np.arange(total, dtype=np.int64) + offsets] = True
+    if touching.all():
+        return busy
+    return Intervals(busy.starts[touching], busy.ends[touching])
+
+
+def _work_inside_zones(
+    trace: Trace, zone_events: Int64Array, parent: Int64Array
+) -> Intervals:
+    """Where a thread with the zone open runs a child of it (nested zones are not work)."""
+    if zone_events.size == 0:
+        return Intervals.empty()
+    is_zone = np.zeros(trace.event_count, dtype=bool)
+    is_zone[zone_events] = True
+    has_parent = parent >= 0
+    children = np.flatnonzero(
+        has_parent & ~is_zone & is_zone[np.where(has_parent, parent, 0)]
+    )
+    starts = trace.start_ns[children]
+    return Intervals.union_of(starts, starts + trace.duration_ns[children])
+
+
+def _covering_event(events: Int64Array, starts: Int64Array, ends: Int64Array) -> _Cover:
+    """A lookup: for times inside the zone, the zone occurrence that holds them."""
+    order = np.argsort(starts, kind="stable")
+    return _Cover(events[order], starts[order], ends[order])
+
+
+@dataclass(frozen=True)
+class _Cover:
+    events: Int64Array
+    starts: Int64Array
+    ends: Int64Array
+
+    def __call__(self, times: Int64Array) -> Int64Array:
+        """The occurrence reaching furthest among those started by each time (it holds the time)."""
+        if self.events.size == 0:
+            return np.full(times.size, -1, dtype=np.int64)
+        running = np.maximum.accumulate(self.ends)
+        positions = np.arange(self.ends.size)
+        reach = np.maximum.accumulate(np.where(self.ends >= running, positions, 0))
+        at = np.searchsorted(self.starts, times, side="right") - 1
+        return self.events[reach[np.maximum(at, 0)]]
+
+
+@dataclass(frozen=True)
+class ZoneCandidate:
+    """A range the user can pick as the data zone."""
+
+    name: str
+    calls: int
+    total_ns: int
+    kind: str
+
+
+def zone_candidates(
+    trace: Trace, candidates: BoolArray, choice: ZoneChoice
+) -> list[ZoneCandidate]:
+    """Every name that can be a data zone, with calls and total time, the chosen ones first.
+
+    DataLoader ranges are one candidate; total time is a sum of durations
+    (torch's total), so recursive ranges count each call.
+    """
+    events = np.flatnonzero(candidates)
+    if events.size == 0:
+        return []
+    groups: dict[str, int] = {}
+    group_of_name = np.array(
+        [groups.setdefault(zone_group(name), len(groups)) for name in trace.names]
+        or [0],
+        dtype=np.int64,
+    )
+    group = group_of_name[trace.name_id[events]]
+    calls = np.bincount(group, minlength=len(groups))
+    total = sum_by_index(len(groups), group, trace.duration_ns[events])
+    kind_of_group: dict[int, str] = {}
+    first_event = np.full(len(groups), -1, dtype=np.int64)
+    first_event[group[::-1]] = events[::-1]
+    names = [""] * len(groups)
+    for name, index in groups.items():
+        names[index] = name
+    result = []
+    for index in np.flatnonzero(calls).tolist():
+        kind = Kind(int(trace.kind[first_event[index]]))
+        kind_of_group[index] = _KIND_LABELS.get(kind, "operator")
+        result.append(
+            ZoneCandidate(
+                names[index], int(calls[index]), int(total[index]), kind_of_group[index]
+            )
+        )
+    chosen = set(choice.names)
+    result.sort(key=lambda item: (item.name not in chosen, -item.total_ns, item.name))
+    return result
+
+
+_KIND_LABELS = {
+    Kind.USER_ANNOTATION: "annotation",
+    Kind.CPU_OP: "operator",
+    Kind.CPU_OTHER: "operator",
+    Kind.PYTHON: "python",
+}

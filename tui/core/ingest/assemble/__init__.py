@@ -1,0 +1,1 @@
+"""Columns and tables turned into the `Trace` model: tracks, flows, events placed exactly."""

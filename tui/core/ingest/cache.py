@@ -1,0 +1,425 @@
+"""A column cache: reopen a big trace from memory-mapped arrays instead of parsing it again.
+
+The model is columns plus a few small tables, so a cache entry is one `.npy`
+file per column, the args blob as raw bytes, and one JSON file for the rest.
+Arrays are memory-mapped on reopen, so a multi-GB trace opens in well under a
+second and only the pages that are looked at are read. An entry is keyed by
+the trace's absolute path, size and modification time, and by a hash of the
+source of the code that builds columns, so a changed loader never reads an
+entry built by the old one; any mismatch or any unreadable part means a miss,
+never a wrong figure.
+
+An entry also keeps columns derived from the trace (nesting, launches),
+written the first time they are computed and keyed by the hash of the code
+that computes them (`tui.core.model.derived` and what it imports).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import importlib.resources
+import mmap
+import os
+import re
+import shutil
+import tempfile
+import weakref
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import orjson
+
+from tui.core.model.trace import Flows, MemoryColumns, Trace, Track, TrackKind
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+CACHE_FORMAT = 1
+BUILDER_ROOTS = ("ingest", "model/trace.py")
+"""Files and folders of tui.core whose code decides what a cache entry holds.
+
+A folder counts with every module under it (a new decoder moves the key), and
+every tui.core module these import (found in their source, transitively)
+counts too.
+"""
+DERIVED_ROOTS = ("model/derived.py",)
+"""Files of tui.core whose code computes the derived columns (and what they import)."""
+_CORE_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+tui\.core((?:\.\w+)*)[ \t]+import[ \t]+"
+    rb"(\([^)]*\)|[\w \t,]+)"
+    rb"|import[ \t]+tui\.core((?:\.\w+)+))",
+    re.MULTILINE,
+)
+_COLUMNS = (
+    "start_ns",
+    "duration_ns",
+    "track",
+    "name_id",
+    "category_id",
+    "kind",
+    "correlation",
+    "external_id",
+    "args_begin",
+    "args_end",
+    "track_start",
+)
+_FLOW_COLUMNS = ("flow_id", "category_id", "source_event", "target_event")
+
+
+def cache_root() -> Path:
+    """Where cache entries live: $STEPTRACE_CACHE_DIR, else $XDG_CACHE_HOME/steptrace."""
+    override = os.environ.get("STEPTRACE_CACHE_DIR")
+    if override:
+        return Path(override)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "steptrace" / "columns"
+
+
+def builder_sources(
+    package: Traversable, roots: tuple[str, ...] = BUILDER_ROOTS
+) -> list[tuple[str, bytes]]:
+    """(path, bytes) of each column-building module under `package` (tui.core), sorted.
+
+    The `roots` (a folder counts with every module under it) and every
+    tui.core module these import. OSError when one cannot be read: its code
+    would otherwise go unseen.
+    """
+    files: dict[str, Traversable] = {}
+    for root in roots:
+        _add_tree(package, root, files)
+    sources: dict[str, bytes] = {}
+    pending = list(files)
+    while pending:
+        name = pending.pop()
+        if name in sources:
+            continue
+        data = files[name].read_bytes()
+        sources[name] = data
+        required, optional = _imported_modules(data)
+        for module in sorted(required | optional):
+            found = None
+            for candidate in (f"{module}.py", f"{module}/__init__.py"):
+                path = _child(package, candidate)
+                if path is not None and path.is_file():
+                    found = candidate
+                    if candidate not in files:
+                        files[candidate] = path
+                        pending.append(candidate)
+                    break
+            if found is None and module in required:
+                raise FileNotFoundError(f"{name} imports tui.core {module}: not found")
+    return sorted(sources.items())
+
+
+def _child(package: Traversable, relative: str) -> Traversable | None:
+    node = package
+    for part in relative.split("/"):
+        if not part:
+            return None
+        node = node.joinpath(part)
+    return node
+
+
+def _add_tree(
+    package: Traversable, relative: str, files: dict[str, Traversable]
+) -> None:
+    node = _child(package, relative)
+    if node is None:
+        return
+    if relative.endswith(".py"):
+        files[relative] = node  # read later: a missing root fails there
+        return
+    for item in node.iterdir():
+        if item.is_dir() and item.name != "__pycache__":
+            _add_tree(package, f"{relative}/{item.name}", files)
+        elif item.name.endswith(".py"):
+            files[f"{relative}/{item.name}"] = item
+
+
+def _with_parents(dotted: str) -> list[str]:
+    """`a.b.c` → `a`, `a/b`, `a/b/c`: importing a module runs its packages too."""
+    parts = [part for part in dotted.replace("/", ".").split(".") if part]
+    return ["/".join(parts[: end + 1]) for end in range(len(parts))]
+
+
+def _imported_modules(source: bytes) -> tuple[set[str], set[str]]:
+    """Paths (`a/b`, from tui.core) a source imports: those that must exist, and
+    names after `from … import` that are modules only where such a file exists."""
+    required: set[str] = set()
+    optional: set[str] = set()
+    for match in _CORE_IMPORT.finditer(source):
+        if match.group(3):
+            required.update(_with_parents(match.group(3).decode().strip(".")))
+            continue
+        package = (match.group(1) or b"").decode().strip(".").replace(".", "/")
+        required.update(_with_parents(package))
+        listed = re.sub(rb"#[^\n]*", b"", match.group(2)).strip(b"()")
+        for part in listed.split(b","):
+            words = part.split()
+            if words:
+                name = words[0].decode()
+                optional.add(f"{package}/{name}" if package else name)
+    return required, optional
+
+
+def source_version(sources: list[tuple[str, bytes]]) -> str:
+    """A short digest of named source files: changes when any name or byte does."""
+    digest = hashlib.sha256()
+    for name, data in sources:
+        digest.update(f"{name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()[:20]
+
+
+@functools.cache
+def code_version() -> str:
+    """The version of the column-building code in this process, hashed once.
+
+    Reads the sources through importlib.resources (no module is imported);
+    where they cannot be read (an install without .py files), a per-process
+    random version makes every entry a miss rather than risk a stale one.
+    """
+    try:
+        return source_version(builder_sources(importlib.resources.files("tui.core")))
+    except (OSError, TypeError, ValueError, ModuleNotFoundError):
+        return "unhashable-" + os.urandom(8).hex()
+
+
+@functools.cache
+def derived_version() -> str:
+    """The version of the code computing derived columns in this process, hashed once."""
+    try:
+        package = importlib.resources.files("tui.core")
+        return source_version(builder_sources(package, DERIVED_ROOTS))
+    except (OSError, TypeError, ValueError, ModuleNotFoundError):
+        return "unhashable-" + os.urandom(8).hex()
+
+
+# Traces read from or written to an entry: id → (the trace, its entry, the
+# name tag of its derived columns). Only these keep derived columns.
+_ENTRIES: dict[int, tuple[weakref.ref[Trace], Path, str]] = {}
+
+
+def _register(trace: Trace, entry: Path, key: dict[str, Any]) -> None:
+    tag = hashlib.sha256(
+        orjson.dumps(key, option=orjson.OPT_SORT_KEYS) + derived_version().encode()
+    ).hexdigest()[:20]
+    identity = id(trace)
+    _ENTRIES[identity] = (
+        weakref.ref(trace, lambda _gone: _ENTRIES.pop(identity, None)),
+        entry,
+        tag,
+    )
+
+
+def _derived_path(trace: Trace, name: str) -> Path | None:
+    registered = _ENTRIES.get(id(trace))
+    if registered is None or registered[0]() is not trace:
+        return None
+    _ref, entry, tag = registered
+    return entry / f"derived.{name}.{tag}.npy"
+
+
+def load_derived(trace: Trace, name: str) -> np.ndarray[Any, Any] | None:
+    """A derived column kept in the trace's entry, memory-mapped; None on any miss."""
+    path = _derived_path(trace, name)
+    if path is None:
+        return None
+    try:
+        return _mapped(path)
+    except (OSError, ValueError):
+        return None
+
+
+def save_derived(trace: Trace, name: str, column: np.ndarray[Any, Any]) -> bool:
+    """Keep a derived column in the trace's entry (when it has one); False when not written."""
+    path = _derived_path(trace, name)
+    if path is None:
+        return False
+    staging = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.npy")
+    try:
+        np.save(staging, np.ascontiguousarray(column))
+        os.replace(staging, path)
+        for stale in path.parent.glob(f"derived.{name}.*.npy"):
+            if stale != path:
+                stale.unlink(missing_ok=True)
+    except OSError:
+        with contextlib.suppress(OSError):
+            staging.unlink()
+        return False
+    return True
+
+
+def _entry_dir(trace_path: Path, root: Path) -> tuple[Path, dict[str, Any]]:
+    resolved = trace_path.resolve()
+    status = resolved.stat()
+    key = {
+        "format": CACHE_FORMAT,
+        "code": code_version(),
+        "path": str(resolved),
+        "size": status.st_size,
+        "mtime_ns": status.st_mtime_ns,
+    }
+    digest = hashlib.sha1(str(resolved).encode("utf-8", "surrogatepass")).hexdigest()[
+        :16
+    ]
+    return root / f"{digest}-{resolved.name[:40]}", key
+
+
+def save(trace: Trace, root: Path | None = None) -> Path | None:
+    """Write the trace's columns to the cache; returns the entry, or None when it cannot be written."""
+    root = root or cache_root()
+    try:
+        entry, key = _entry_dir(trace.path, root)
+        root.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
+    except OSError:
+        return None
+    try:
+        for column in _COLUMNS:
+            np.save(
+                staging / f"{column}.npy", np.ascontiguousarray(getattr(trace, column))
+            )
+        for column in _FLOW_COLUMNS:
+            np.save(
+                staging / f"flows.{column}.npy",
+                np.ascontiguousarray(getattr(trace.flows, column)),
+            )
+        for column in MemoryColumns.COLUMNS:
+            np.save(
+                staging / f"memory.{column}.npy",
+                np.ascontiguousarray(getattr(trace.memory, column)),
+            )
+        (staging / "args.bin").write_bytes(trace.args_blob)
+        tables = {
+            "key": key,
+            "origin_ns": trace.origin_ns,
+            "names": trace.names,
+            "categories": trace.categories,
+            "tracks": [
+                [
+                    t.index,
+                    t.pid,
+                    t.tid,
+                    int(t.kind),
+                    t.name,
+                    t.process_name,
+                    t.device,
+                    list(t.sort_key),
+                ]
+                for t in trace.tracks
+            ],
+            "description": trace.description,
+            "metadata": trace.metadata,
+            "warnings": trace.warnings,
+            "file_size": trace.file_size,
+            "compressed": trace.compressed,
+            "instant_count": trace.instant_count,
+            "counter_count": trace.counter_count,
+        }
+        (staging / "tables.json").write_bytes(
+            orjson.dumps(tables, option=orjson.OPT_NON_STR_KEYS, default=str)
+        )
+        if entry.exists():
+            shutil.rmtree(entry, ignore_errors=True)
+        os.replace(staging, entry)
+        _register(trace, entry, key)
+        return entry
+    except (OSError, TypeError, ValueError):
+        shutil.rmtree(staging, ignore_errors=True)
+        return None
+
+
+def load(trace_path: str | os.PathLike[str], root: Path | None = None) -> Trace | None:
+    """The cached model of `trace_path`, memory-mapped; None on any miss."""
+    root = root or cache_root()
+    path = Path(trace_path)
+    try:
+        entry, key = _entry_dir(path, root)
+        tables = orjson.loads((entry / "tables.json").read_bytes())
+        if tables.get("key") != key:
+            return None
+        columns = {column: _mapped(entry / f"{column}.npy") for column in _COLUMNS}
+        flows = Flows(
+            *(_mapped(entry / f"flows.{column}.npy") for column in _FLOW_COLUMNS)
+        )
+        memory = MemoryColumns(
+            **{
+                column: _mapped(entry / f"memory.{column}.npy")
+                for column in MemoryColumns.COLUMNS
+            }
+        )
+        args_blob = _map_bytes(entry / "args.bin")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    tracks = [
+        Track(
+            index,
+            pid,
+            tid,
+            TrackKind(kind),
+            name,
+            process_name,
+            device,
+            tuple(_tuplify(item) for item in sort_key),
+        )
+        for index, pid, tid, kind, name, process_name, device, sort_key in tables[
+            "tracks"
+        ]
+    ]
+    trace = Trace(
+        path=path,
+        origin_ns=int(tables["origin_ns"]),
+        names=list(tables["names"]),
+        categories=list(tables["categories"]),
+        tracks=tracks,
+        flows=flows,
+        args_blob=args_blob,
+        description=tables["description"],
+        metadata=tables["metadata"],
+        warnings=list(tables["warnings"]),
+        file_size=int(tables["file_size"]),
+        compressed=bool(tables["compressed"]),
+        instant_count=int(tables["instant_count"]),
+        counter_count=int(tables["counter_count"]),
+        memory=memory,
+        **columns,
+    )
+    _register(trace, entry, key)
+    return trace
+
+
+def _mapped(path: Path) -> np.ndarray[Any, Any]:
+    """A `.npy` file memory-mapped read-only, as a plain array viewing the mapping.
+
+    np.memmap's own indexing costs microseconds per item in Python loops; a
+    plain view of the same pages reads them the same way, without that.
+    """
+    mapped: np.ndarray[Any, Any] = np.load(path, mmap_mode="r")
+    return np.asarray(mapped)
+
+
+def is_mapped(column: np.ndarray[Any, Any]) -> bool:
+    """Whether an array views a memory-mapped file (a cache entry's column)."""
+    base: Any = column
+    while base is not None:
+        if isinstance(base, (np.memmap, mmap.mmap)):
+            return True
+        base = getattr(base, "base", None)
+    return False
+
+
+def _tuplify(value: Any) -> Any:
+    return tuple(_tuplify(item) for item in value) if isinstance(value, list) else value
+
+
+def _map_bytes(path: Path) -> Any:
+    """A read-only memory map of a file (empty bytes for an empty file: mmap refuses those)."""
+    size = path.stat().st_size
+    if size == 0:
+        return b""
+    with path.open("rb") as handle:
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)

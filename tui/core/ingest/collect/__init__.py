@@ -1,0 +1,1 @@
+"""Decoded records gathered batch by batch into columns and small tables."""

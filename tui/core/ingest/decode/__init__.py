@@ -1,0 +1,1 @@
+"""Trace JSON decoded into light per-event records, tolerating broken and cut-off files."""

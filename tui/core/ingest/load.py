@@ -1,0 +1,210 @@
+"""Load a trace file into the model: the one entry point for every front end."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui.core.base.errors import LoadCancelled, TraceLoadError
+from tui.core.base.textsafe import printable
+from tui.core.base.vocab import LoadPhase
+from tui.core.ingest.source import (
+    GZIP_MAGIC,
+    RawTrace,
+    ReadProgress,
+    default_max_bytes,
+    read_trace_bytes,
+)
+
+if TYPE_CHECKING:
+    from tui.core.model.trace import Trace
+
+# Traces whose JSON is at least this big are worth a cache entry.
+CACHE_MIN_BYTES = 64 * 1024 * 1024
+# Below this much JSON, starting worker processes costs more than it saves.
+PARALLEL_MIN_BYTES = 32 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LoadProgress:
+    """Progress of a load, for a progress bar: bytes while reading, then named phases.
+
+    During the "events" phase, `events_done` of `events_total` elements of the
+    trace have been turned into columns. When workers decode the events in
+    parallel ("decoding"), the bytes are those of the events array and
+    `workers` holds each worker's (bytes done, bytes to do).
+    """
+
+    phase: LoadPhase
+    bytes_read: int
+    bytes_total: int
+    events_done: int = 0
+    events_total: int = 0
+    workers: tuple[tuple[int, int], ...] = ()
+    detail: str = ""
+
+    @property
+    def text(self) -> str:
+        """The phase as people read it, with its detail (`analysing 4,123 events`)."""
+        return f"{self.phase.value} {self.detail}" if self.detail else self.phase.value
+
+
+def load_trace(
+    path: str | os.PathLike[str],
+    *,
+    progress: Callable[[LoadProgress], None] | None = None,
+    cancel: threading.Event | None = None,
+    max_bytes: int | None = None,
+    cache: str = "off",
+    workers: int | None = None,
+) -> Trace:
+    """Read, decode and model a trace; raises TraceLoadError with a one-line reason.
+
+    `cache` is "off", "auto" (reuse a cache entry; write one for big traces) or
+    "on" (always write one). The column cache makes reopening a big trace cheap.
+    `workers` processes decode a big trace's events in parallel (default: the
+    machine's cores); the trace is the same whatever their number.
+    """
+    trace_path = Path(path)
+    use_cache = cache != "off" and not os.environ.get("STEPTRACE_NO_CACHE")
+    if use_cache:
+        from tui.core.ingest import cache as column_cache
+
+        cached = column_cache.load(trace_path)
+        if cached is not None:
+            if progress is not None:
+                progress(
+                    LoadProgress(LoadPhase.CACHED, cached.file_size, cached.file_size)
+                )
+            return cached
+    # Imported when a trace is parsed: a reopen from the cache never pays for them.
+    from tui.core.ingest.assemble.assembler import build_trace
+    from tui.core.ingest.decode.document import decode_trace
+
+    total = 0
+
+    def on_read(read: ReadProgress) -> None:
+        nonlocal total
+        total = read.bytes_total
+        if progress is not None:
+            progress(LoadProgress(read.phase, read.bytes_read, read.bytes_total))
+
+    def on_phase(phase: LoadPhase, done: int = 0, count: int = 0) -> None:
+        if cancel is not None and cancel.is_set():
+            raise LoadCancelled()
+        if progress is not None:
+            progress(LoadProgress(phase, total, total, done, count))
+
+    worker_count = default_workers() if workers is None else max(1, int(workers))
+    limit = default_max_bytes() if max_bytes is None else max_bytes
+    raw: RawTrace | None = None
+    trace: Trace | None = None
+    raw_size = _plain_size(trace_path, limit)
+    if raw_size is not None and raw_size >= PARALLEL_MIN_BYTES:
+        trace = _load_parallel(
+            trace_path, worker_count, None, raw_size, progress, cancel
+        )
+    elif raw_size is None:
+        raw = read_trace_bytes(
+            trace_path, progress=on_read, cancel=cancel, max_bytes=limit
+        )
+        raw_size = len(raw.data)
+        if raw.compressed and raw_size >= PARALLEL_MIN_BYTES:
+            trace = _load_parallel(
+                trace_path, worker_count, raw, raw_size, progress, cancel
+            )
+    if trace is None:
+        if raw is None:
+            raw = read_trace_bytes(
+                trace_path, progress=on_read, cancel=cancel, max_bytes=limit
+            )
+            raw_size = len(raw.data)
+        on_phase(LoadPhase.DECODING)
+        decoded = decode_trace(raw.data, str(trace_path))
+        del raw.data
+        trace = build_trace(
+            decoded,
+            trace_path,
+            file_size=raw.file_size,
+            compressed=raw.compressed,
+            read_warnings=raw.warnings,
+            progress=on_phase,
+        )
+    if use_cache and (cache == "on" or raw_size >= CACHE_MIN_BYTES):
+        from tui.core.ingest import cache as column_cache
+
+        column_cache.save(trace)
+    return trace
+
+
+def default_workers() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _plain_size(path: Path, limit: int) -> int | None:
+    """The size of an uncompressed regular file within the limit, else None.
+
+    None sends the file through the ordinary reader, which decompresses gzip
+    and turns every unreadable or oversized file into a one-line error.
+    """
+    try:
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
+            return None
+        with path.open("rb") as handle:
+            if handle.read(2) == GZIP_MAGIC:
+                return None
+    except (OSError, ValueError):
+        return None
+    return status.st_size
+
+
+def _load_parallel(
+    path: Path,
+    workers: int,
+    raw: RawTrace | None,
+    raw_size: int,
+    progress: Callable[[LoadProgress], None] | None,
+    cancel: threading.Event | None,
+) -> Trace | None:
+    """The trace decoded by `workers` processes, or None for the sequential path."""
+    from tui.core.ingest.parallel.driver import load_parallel
+
+    def on_progress(
+        phase: LoadPhase,
+        done: int,
+        total: int,
+        per_worker: tuple[tuple[int, int], ...],
+    ) -> None:
+        if progress is None:
+            return
+        if phase is LoadPhase.DECODING:
+            progress(LoadProgress(phase, done, total, workers=per_worker))
+        else:
+            progress(LoadProgress(phase, raw_size, raw_size, done, total))
+
+    try:
+        return load_parallel(
+            path,
+            workers,
+            data=None if raw is None else raw.data,
+            file_size=raw_size if raw is None else raw.file_size,
+            compressed=raw is not None and raw.compressed,
+            read_warnings=[] if raw is None else raw.warnings,
+            progress=on_progress,
+            cancel=cancel,
+        )
+    except MemoryError:
+        raise TraceLoadError(
+            f"{printable(str(path))}: not enough memory to hold this trace's events "
+            "(try a machine with more memory, or a shorter capture)"
+        ) from None

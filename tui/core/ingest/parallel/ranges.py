@@ -1,0 +1,227 @@
+"""One byte range of the events decoded into a part, stored in a scratch file and read back."""
+
+from __future__ import annotations
+
+import io
+import math
+import mmap
+import os
+import pickle
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import msgspec
+import numpy as np
+
+from tui.core.ingest.collect.batches import CollectedPart, _Collector
+from tui.core.ingest.decode.records import (
+    _EVENTS_DECODER,
+    _RAW_LIST_DECODER,
+    EventSource,
+)
+from tui.core.ingest.parallel.layout import event_ranges
+
+
+@dataclass(frozen=True)
+class _RangeTask:
+    """One worker's share: a byte range of the events array in a file."""
+
+    source: str
+    start: int
+    end: int
+    slot: int
+    scratch: str
+    control: str
+    step: int
+
+
+@dataclass
+class _RangeResult:
+    """A decoded range: its part (columns stored in a scratch file), or why not."""
+
+    part: CollectedPart | None = None
+    layout: dict[str, tuple[int, str, int]] = field(default_factory=dict)
+    path: str = ""
+    failure: str = ""
+
+
+class _Control:
+    """A tiny shared file: a cancel flag, then bytes decoded per worker."""
+
+    def __init__(self, path: str) -> None:
+        self.values = np.memmap(path, dtype=np.int64, mode="r+")
+
+    @staticmethod
+    def create(path: str, workers: int) -> _Control:
+        np.zeros(1 + workers, dtype=np.int64).tofile(path)
+        return _Control(path)
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(self.values[0])
+
+    def cancel(self) -> None:
+        self.values[0] = 1
+
+    def report(self, slot: int, done: int) -> None:
+        self.values[1 + slot] = done
+
+    def done(self) -> list[int]:
+        return [int(value) for value in self.values[1:]]
+
+
+class _Cancelled(Exception):
+    """The parent asked the workers to stop."""
+
+
+def decode_range(
+    data: Any,
+    start: int,
+    end: int,
+    on_step: Callable[[int], None] | None = None,
+    reader: io.RawIOBase | None = None,
+    *,
+    step: int,
+) -> _Collector | None:
+    """Columns of the events in data[start:end], or None if that is not whole events.
+
+    `reader`, when given, reads the same bytes as `data` (a mapping of it);
+    `step` bytes are decoded at a time.
+    """
+    collector = _Collector()
+    for begin, stop in event_ranges(data, start, end, math.ceil((end - start) / step)):
+        text = _framed(data, reader, begin, stop)
+        try:
+            collector.add_batch(_EVENTS_DECODER.decode(text))
+        except msgspec.DecodeError:
+            # Something an element-by-element decode must look at (or not JSON).
+            try:
+                elements = _RAW_LIST_DECODER.decode(text)
+            except (msgspec.DecodeError, RecursionError):
+                return None
+            source = EventSource(elements=elements)
+            for batch in source.batches():
+                collector.add_batch(batch)
+            collector.repaired_utf8 |= source.repaired_utf8
+        except RecursionError:
+            return None
+        del text
+        if on_step is not None:
+            on_step(stop - start)
+    return collector
+
+
+def _framed(data: Any, reader: io.RawIOBase | None, begin: int, stop: int) -> bytearray:
+    """data[begin:stop] between "[" and "]", copied once.
+
+    Read from the file when there is one: a read copies faster than touching
+    every page of a mapping.
+    """
+    text = bytearray(stop - begin + 2)
+    text[0], text[-1] = ord("["), ord("]")
+    with memoryview(text) as view:
+        if reader is None:
+            view[1:-1] = memoryview(data)[begin:stop]
+        else:
+            reader.seek(begin)
+            done = 0
+            while done < stop - begin:
+                count = reader.readinto(view[1 + done : 1 + stop - begin])
+                if not count:
+                    raise OSError("the file is shorter than when it was opened")
+                done += count
+    return text
+
+
+def _run_task(task: _RangeTask) -> _RangeResult:
+    """In a worker: decode one range of the file, store the columns in a scratch file."""
+    control = _Control(task.control)
+
+    def on_step(done: int) -> None:
+        control.report(task.slot, done)
+        if control.cancelled:
+            raise _Cancelled()
+
+    try:
+        with (
+            open(task.source, "rb", buffering=0) as handle,
+            mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
+        ):
+            collector = decode_range(
+                data, task.start, task.end, on_step, handle, step=task.step
+            )
+            if collector is None:
+                return _RangeResult(failure="not whole events")
+            part = collector.export()
+    except _Cancelled:
+        return _RangeResult(failure="cancelled")
+    except (MemoryError, OSError, ValueError) as error:
+        return _RangeResult(failure=f"{type(error).__name__}: {error}")
+    path = os.path.join(task.scratch, f"part-{task.slot}.bin")
+    layout = _store(part, path)
+    light = replace(part, columns={}, flow_columns={}, args_blob=b"")
+    return _RangeResult(part=light, layout=layout, path=path)
+
+
+def _store(part: CollectedPart, path: str) -> dict[str, tuple[int, str, int]]:
+    """Write a part's arrays and args one after the other; return where each lies."""
+    layout: dict[str, tuple[int, str, int]] = {}
+    arrays: list[tuple[str, Any]] = [
+        *[(f"c.{name}", array) for name, array in part.columns.items()],
+        *[(f"f.{name}", array) for name, array in part.flow_columns.items()],
+        ("args", np.frombuffer(part.args_blob, dtype=np.uint8)),
+    ]
+    offset = 0
+    with open(path, "wb") as handle:
+        for name, array in arrays:
+            contiguous = np.ascontiguousarray(array)
+            layout[name] = (offset, contiguous.dtype.str, int(contiguous.size))
+            handle.write(contiguous.data)
+            offset += contiguous.nbytes
+    return layout
+
+
+def _restore(result: _RangeResult) -> CollectedPart:
+    """The part of a result, its arrays mapped from the scratch file (read once, when merged).
+
+    The mapping outlives the file's removal, so the scratch file can go at once.
+    """
+    assert result.part is not None
+    arrays: dict[str, Any] = {}
+    with open(result.path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+    view = memoryview(mapped)
+    for name, (offset, dtype, count) in result.layout.items():
+        if name == "args":
+            arrays[name] = view[offset : offset + count]
+        else:
+            width = np.dtype(dtype).itemsize
+            arrays[name] = np.frombuffer(
+                view[offset : offset + count * width], dtype=dtype
+            )
+    return replace(
+        result.part,
+        columns={name[2:]: a for name, a in arrays.items() if name.startswith("c.")},
+        flow_columns={
+            name[2:]: a for name, a in arrays.items() if name.startswith("f.")
+        },
+        args_blob=arrays["args"],
+    )
+
+
+def _read_result(scratch: str, slot: int) -> _RangeResult | None:
+    try:
+        with open(os.path.join(scratch, f"result-{slot}.pickle"), "rb") as handle:
+            result = pickle.load(handle)
+    except (OSError, EOFError, pickle.UnpicklingError):
+        return None  # the worker died (killed, out of memory)
+    return result if isinstance(result, _RangeResult) else None
+
+
+def _write_result(task: _RangeTask, result: _RangeResult) -> None:
+    final = os.path.join(task.scratch, f"result-{task.slot}.pickle")
+    with open(final + ".part", "wb") as handle:
+        pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(final + ".part", final)
