@@ -1,0 +1,50 @@
+"""A headless command imports only what it needs: no UI, no hashing, no scrubbing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TRACE = REPO.parent / "shared" / "traces" / "trace_file_list-inference_rank_1.json.gz"
+NOT_NEEDED = (
+    "textual",
+    "rich",
+    "hashlib",
+    "tui.app",
+    "tui.scrub",
+    "tui.notes",
+    "torch",
+)
+
+
+@pytest.mark.parametrize("command", ["summary", "ops", "gaps"])
+def test_headless_commands_import_only_what_they_need(command: str) -> None:
+    probe = (
+        "import sys, json\n"
+        "from tui.cli import main\n"
+        f"status = main([{command!r}, {str(TRACE)!r}, '--json'])\n"
+        "print(json.dumps([status, sorted(sys.modules)]), file=sys.stderr)\n"
+    )
+    environment = {**os.environ, "STEPTRACE_NO_CACHE": "1", "PYTHONPATH": str(REPO)}
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        env=environment,
+        timeout=60,
+        check=True,
+    )
+    status, modules = json.loads(result.stderr.decode().strip().splitlines()[-1])
+    assert status == 0
+    assert "tui.core.ingest.load" in modules
+    imported = [
+        module
+        for module in modules
+        if any(module == name or module.startswith(name + ".") for name in NOT_NEEDED)
+    ]
+    assert imported == []

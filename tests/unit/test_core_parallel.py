@@ -1,0 +1,360 @@
+"""Parallel decoding gives exactly the trace the sequential path gives.
+
+Every column, string table, track, flow, warning and each event's args are
+compared on every shared trace, on generated traces of both generations, and
+on files with damage or a cut-off end (which must fall back to the sequential
+path and keep its recovery). Ranges are made tiny so that even small files are
+cut in many places, between workers and within each worker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from benchmarks.gen_trace import generate
+from tui.core.base.errors import LoadCancelled
+from tui.core.ingest import load as load_module
+from tui.core.ingest.assemble.assembler import build_trace
+from tui.core.ingest.decode.document import decode_trace
+from tui.core.ingest.load import LoadProgress, load_trace
+from tui.core.ingest.parallel import driver as parallel
+from tui.core.ingest.source import read_trace_bytes
+from tui.core.model.trace import Trace
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED_TRACES = sorted(
+    path
+    for path in (REPO.parent / "shared" / "traces").glob("*.json*")
+    if "LICENSE" not in path.name
+)
+COLUMNS = (
+    "start_ns",
+    "duration_ns",
+    "track",
+    "name_id",
+    "category_id",
+    "kind",
+    "correlation",
+    "external_id",
+    "track_start",
+)
+
+
+@pytest.fixture(autouse=True)
+def _tiny_ranges(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Every file goes the parallel way, cut into ranges of a few kB."""
+    monkeypatch.setattr(load_module, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "RANGE_STEP_BYTES", 4096)
+    monkeypatch.setattr(parallel, "MIN_RANGE_BYTES", 1)
+    monkeypatch.setenv("STEPTRACE_SCRATCH_DIR", str(tmp_path))
+
+
+def sequential(path: Path) -> Trace:
+    """The reference: the whole document decoded, then built batch by batch."""
+    raw = read_trace_bytes(path)
+    return build_trace(
+        decode_trace(raw.data, str(path)),
+        path,
+        file_size=raw.file_size,
+        compressed=raw.compressed,
+        read_warnings=raw.warnings,
+    )
+
+
+def parallel_only(path: Path, workers: int) -> Trace | None:
+    """The parallel path alone: None when it leaves the file to the sequential one."""
+    raw = read_trace_bytes(path)
+    return parallel.load_parallel(
+        path,
+        workers,
+        data=raw.data if raw.compressed else None,
+        file_size=raw.file_size,
+        compressed=raw.compressed,
+        read_warnings=raw.warnings,
+    )
+
+
+def args_of(trace: Trace) -> list[bytes]:
+    return [
+        bytes(trace.args_blob[begin:end])
+        for begin, end in zip(
+            trace.args_begin.tolist(), trace.args_end.tolist(), strict=True
+        )
+    ]
+
+
+def assert_same(got: Trace, want: Trace) -> None:
+    for column in COLUMNS:
+        np.testing.assert_array_equal(
+            getattr(got, column), getattr(want, column), err_msg=column
+        )
+        assert getattr(got, column).dtype == getattr(want, column).dtype, column
+    assert got.origin_ns == want.origin_ns
+    assert got.names == want.names
+    assert got.categories == want.categories
+    assert got.tracks == want.tracks
+    for field in ("flow_id", "category_id", "source_event", "target_event"):
+        np.testing.assert_array_equal(
+            getattr(got.flows, field), getattr(want.flows, field), err_msg=field
+        )
+    assert got.warnings == want.warnings
+    assert args_of(got) == args_of(want)
+    assert got.description == want.description
+    assert got.metadata == want.metadata
+    assert (got.instant_count, got.counter_count) == (
+        want.instant_count,
+        want.counter_count,
+    )
+    assert (got.file_size, got.compressed) == (want.file_size, want.compressed)
+
+
+@pytest.mark.parametrize("path", SHARED_TRACES, ids=lambda path: path.name[:40])
+def test_shared_traces_decode_the_same_in_parallel(path: Path) -> None:
+    want = sequential(path)
+    got = parallel_only(path, workers=3)
+    assert got is not None, "a well-formed trace must take the parallel path"
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("style", ["current", "1.9"])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_generated_traces_decode_the_same_in_parallel(
+    tmp_path: Path, style: str, workers: int
+) -> None:
+    result = generate(tmp_path / "t.json", steps=2, seed=11, style=style)
+    got = parallel_only(result.path, workers)
+    assert got is not None
+    assert_same(got, sequential(result.path))
+
+
+def _event(**fields: Any) -> str:
+    return json.dumps(fields)
+
+
+def _document(events: list[str], *, head: str = "", tail: str = "") -> bytes:
+    return (
+        '{"schemaVersion": 1,'
+        + head
+        + '\n"traceEvents": [\n'
+        + ",\n".join(events)
+        + "\n]"
+        + tail
+        + "}\n"
+    ).encode()
+
+
+def _events(count: int) -> list[str]:
+    """CPU ops, runtime calls, kernels and flows on string and int thread ids."""
+    events = []
+    for index in range(count):
+        tid: Any = "7" if index % 3 else 7
+        events.append(
+            _event(
+                ph="X",
+                cat="cpu_op" if index % 5 else "Operator",
+                name=f"aten::op{index % 11}",
+                pid=1,
+                tid=tid,
+                ts=1000.5 + index * 10,
+                dur=4,
+                args={"External id": index, "Input Dims": [[index, 2]]},
+            )
+        )
+        events.append(
+            _event(ph="s", id=index, pid=1, tid=7, ts=1001 + index * 10, cat="ac2g")
+        )
+        events.append(
+            _event(
+                ph="X",
+                cat="kernel",
+                name="k",
+                pid=0,
+                tid=7,
+                ts=1003 + index * 10,
+                dur=2,
+                args={"correlation": index, "External id": index},
+            )
+        )
+        events.append(
+            _event(
+                ph="f", id=index, pid=0, tid=7, ts=1003 + index * 10, cat="ac2g", bp="e"
+            )
+        )
+    return events
+
+
+ODDITIES = {
+    "not-objects": ["1", '"text"', "null", "[1, 2]"],
+    "unknown-phases": [_event(ph="Z", name="z"), _event(ph=["X"], name="list")],
+    "begin-end-across-ranges": [
+        _event(ph="B", name="zone", pid=1, tid="7", ts=1000),
+        _event(ph="E", pid=1, tid=7, ts=1500),
+    ],
+    "bad-times": [
+        _event(ph="X", name="no_ts", pid=1, tid=7, dur=1),
+        _event(ph="X", name="neg", pid=1, tid=7, ts=5, dur=-1),
+        _event(ph="X", name="huge", pid=1, tid=7, ts=5, dur=10**30),
+        _event(ph="X", name="exp", pid=1, tid=7, ts=1.5e3, dur=1),
+    ],
+    "odd-ids": [
+        _event(ph="X", name="i", pid=1, tid=7, ts=5, dur=1, args={"correlation": "9"}),
+        _event(ph="X", name="j", pid=1, tid=7, ts=6, dur=1, args=[1]),
+        _event(ph="X", name="k", pid=[1], tid={"t": 1}, ts=7, dur=1),
+    ],
+    "metadata": [
+        _event(ph="M", name="thread_name", pid=1, tid="7", args={"name": "main"}),
+        _event(ph="M", name="process_name", pid=0, tid=0, args={"name": "GPU 0"}),
+    ],
+}
+
+
+@pytest.mark.parametrize("oddity", sorted(ODDITIES))
+def test_odd_events_decode_the_same_in_parallel(tmp_path: Path, oddity: str) -> None:
+    events = _events(60)
+    # The odd events sit in the middle and at the end: several ranges see them.
+    events[100:100] = ODDITIES[oddity]
+    events += ODDITIES[oddity]
+    path = tmp_path / "odd.json"
+    path.write_bytes(_document(events, tail=', "traceName": "x"'))
+    got = parallel_only(path, workers=3)
+    assert got is not None
+    assert_same(got, sequential(path))
+
+
+def test_invalid_utf8_is_repaired_the_same_in_parallel(tmp_path: Path) -> None:
+    events = _events(40)
+    events.insert(
+        50, _event(ph="X", cat="cpu_op", name="BADNAME", pid=1, tid=7, ts=5, dur=1)
+    )
+    events.insert(
+        90, _event(ph="X", name="ok", pid=1, tid=7, ts=6, dur=1, args={"a": "BADARG"})
+    )
+    document = _document(events).replace(b"BADNAME", b"bad\xff\xfe")
+    path = tmp_path / "utf8.json"
+    path.write_bytes(document.replace(b"BADARG", b"\xc3"))
+    want = sequential(path)
+    assert any("UTF-8" in warning for warning in want.warnings)
+    got = parallel_only(path, workers=2)
+    assert got is not None
+    assert_same(got, want)
+
+
+DAMAGE = {
+    "cut-off": lambda data: data[: len(data) * 2 // 3],
+    "cut-after-bracket": lambda data: data[: data.rindex(b"]") + 1],
+    "garbage-in-the-middle": lambda data: (
+        data[: len(data) // 2] + b"\x00\x01garbage" + data[len(data) // 2 :]
+    ),
+    "nan-in-the-middle": lambda data: data.replace(b'"dur": 2', b'"dur": NaN', 1),
+    "trailing-nul-padding": lambda data: data + b"\x00" * 64,
+    "byte-order-mark": lambda data: b"\xef\xbb\xbf" + data,
+    "two-traceEvents-keys": lambda data: data[:-2] + b', "traceEvents": []}\n',
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_damaged_files_keep_the_sequential_recovery(
+    tmp_path: Path, damage: str
+) -> None:
+    path = tmp_path / "damaged.json"
+    path.write_bytes(DAMAGE[damage](_document(_events(60), tail=', "traceName": "x"')))
+    assert parallel_only(path, workers=3) is None
+    try:
+        want = sequential(path)
+    except Exception as error:  # the same refusal either way
+        with pytest.raises(type(error)) as raised:
+            load_trace(path, workers=3)
+        assert str(raised.value) == str(error)
+        return
+    assert_same(load_trace(path, workers=3), want)
+
+
+def test_progress_per_worker_and_cancel(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_bytes(_document(_events(400)))
+    seen: list[LoadProgress] = []
+    cancel = threading.Event()
+
+    def progress(step: LoadProgress) -> None:
+        seen.append(step)
+        if step.phase == "decoding" and len(step.workers) == 2:
+            cancel.set()
+
+    with pytest.raises(LoadCancelled):
+        load_trace(path, workers=2, progress=progress, cancel=cancel)
+    assert any(len(step.workers) == 2 for step in seen)
+    # No worker is left behind, nor any scratch file.
+    assert list(tmp_path.iterdir()) == [path]
+
+    seen.clear()
+    load_trace(path, workers=2, progress=seen.append)
+    last = [step for step in seen if step.phase == "decoding"][-1]
+    assert [done for done, _ in last.workers] == [size for _, size in last.workers]
+    assert sum(size for _, size in last.workers) == last.bytes_total
+
+
+def test_a_script_without_a_main_guard_runs_once(tmp_path: Path) -> None:
+    """Workers never import the program that loads the trace."""
+    trace = tmp_path / "t.json"
+    trace.write_bytes(_document(_events(200)))
+    marker = tmp_path / "ran"
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import tui.core.ingest.load as load\n"
+        "import tui.core.ingest.parallel.driver as parallel\n"
+        "load.PARALLEL_MIN_BYTES = 0\n"
+        "parallel.MIN_RANGE_BYTES = 1\n"
+        f"with open({str(marker)!r}, 'a') as f: f.write('x')\n"
+        f"trace = load.load_trace({str(trace)!r}, workers=2)\n"
+        "print(trace.event_count)\n"
+    )
+    environment = {**os.environ, "PYTHONPATH": str(REPO)}
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        env=environment,
+        timeout=60,
+        check=True,
+    )
+    assert marker.read_text() == "x"
+    assert int(result.stdout) == 400
+
+
+GZIP_DAMAGE = {
+    "good": lambda data: data,
+    "cut": lambda data: data[: len(data) // 2],
+    "corrupt": lambda data: data[:300] + b"\x00" * 50 + data[350:],
+    "bad-checksum": lambda data: data[:-8] + b"\x00" * 4 + data[-4:],
+    "two-members": lambda data: data + data,
+    "trailing-bytes": lambda data: data + b"junk",
+}
+
+
+@pytest.mark.parametrize("damage", sorted(GZIP_DAMAGE))
+def test_fast_inflate_reads_exactly_what_zlib_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    zlib_ng = pytest.importorskip("zlib_ng.zlib_ng")
+    from tui.core.ingest import source
+
+    path = tmp_path / "t.json.gz"
+    original = SHARED_TRACES[0].parent / "trace_file_list-inference_rank_1.json.gz"
+    path.write_bytes(GZIP_DAMAGE[damage](original.read_bytes()))
+    assert source.inflate_module() is zlib_ng
+    fast = source.read_trace_bytes(path)
+    monkeypatch.setitem(sys.modules, "zlib_ng", None)  # as if not installed
+    import zlib
+
+    assert source.inflate_module() is zlib
+    plain = source.read_trace_bytes(path)
+    assert bytes(fast.data) == bytes(plain.data)
+    assert fast.warnings == plain.warnings
