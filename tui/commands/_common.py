@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
 def json_bytes(value: Any) -> bytes:
     """Indented JSON that is inert in a terminal.
 
-    orjson escapes only U+0000-U+001F; DEL, C1 controls, bidi overrides and
-    zero-width characters from trace names are escaped here as \\u escapes, which
-    leaves the JSON value unchanged.
+    orjson escapes only U+0000-U+001F; DEL, C1 controls, bidi overrides,
+    zero-width and other format characters from trace names are escaped here
+    as \\u escapes (surrogate pairs above U+FFFF), which leave the JSON value
+    unchanged.
     """
     import orjson
 
-    from tui.core.base.textsafe import UNSAFE_BEYOND_C0
+    from tui.core.base.textsafe import UNSAFE_BEYOND_C0, json_escape
 
     text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode("utf-8")
     if UNSAFE_BEYOND_C0.search(text) is not None:
-        text = UNSAFE_BEYOND_C0.sub(lambda match: f"\\u{ord(match.group(0)):04x}", text)
+        text = UNSAFE_BEYOND_C0.sub(json_escape, text)
     return text.encode("utf-8") + b"\n"
 
 
@@ -51,46 +54,38 @@ def _worker_count(text: str) -> int:
     return count
 
 
-def progress_line(step: Any) -> str:
-    """What a load is doing, in one line of at most 79 columns."""
-    if step.workers:
-        percent = 100 * step.bytes_read / max(step.bytes_total, 1)
-        shares = " ".join(
-            f"{100 * done / max(size, 1):.0f}%" for done, size in step.workers[:12]
-        )
-        more = " …" if len(step.workers) > 12 else ""
-        line = f"decoding {percent:5.1f}% ({len(step.workers)} workers: {shares}{more})"
-    elif step.bytes_total and step.phase.counts_bytes:
-        line = f"{step.text} {100 * step.bytes_read / step.bytes_total:5.1f}%"
-    elif step.events_total:
-        line = f"{step.text} {step.events_done:,} of {step.events_total:,}"
-    else:
-        line = step.text
-    return f"steptrace: {line}"[:79]
-
-
-def load_for_cli(path: str, workers: int | None = None) -> Any:
-    """Load a trace, with a progress line on a terminal so big files never look hung.
-
-    `workers` processes decode a big trace (default: the machine's cores).
-    """
-    from tui.core.ingest.load import LoadProgress, load_trace
+@contextlib.contextmanager
+def progress_on_stderr() -> Iterator[Callable[[Any], None]]:
+    """A load's progress callback drawing one line on a terminal's stderr (nothing
+    elsewhere), so big files never look hung; the line goes at the end."""
+    from tui.report.progress import LINE_WIDTH, load_line
 
     show = sys.stderr.isatty()
     shown = {"line": ""}
 
-    def progress(step: LoadProgress) -> None:
+    def progress(step: Any) -> None:
         if not show:
             return
-        line = progress_line(step)
+        line = load_line(step)
         if line != shown["line"]:
             sys.stderr.write("\r" + line.ljust(len(shown["line"])))
             sys.stderr.flush()
             shown["line"] = line
 
     try:
-        return load_trace(path, progress=progress, cache="auto", workers=workers)
+        yield progress
     finally:
         if show:
-            sys.stderr.write("\r" + " " * 79 + "\r")
+            sys.stderr.write("\r" + " " * LINE_WIDTH + "\r")
             sys.stderr.flush()
+
+
+def load_for_cli(path: str, workers: int | None = None) -> Any:
+    """Load a trace, with a progress line on a terminal.
+
+    `workers` processes decode a big trace (default: the machine's cores).
+    """
+    from tui.core.ingest.load import load_trace
+
+    with progress_on_stderr() as progress:
+        return load_trace(path, progress=progress, cache="auto", workers=workers)
