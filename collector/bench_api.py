@@ -100,11 +100,6 @@ class BenchResult:
     path: Path | None = field(default=None)
 
     @property
-    def run_medians_ms(self) -> list[float]:
-        """Each run's median wall time per step, in run order."""
-        return list(self.data["summary"]["wall_ms"]["run_medians"])
-
-    @property
     def warnings(self) -> list[str]:
         """What makes these figures fragile."""
         return list(self.data["warnings"])

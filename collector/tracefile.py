@@ -14,8 +14,6 @@ from typing import Any
 
 import orjson
 
-from collector.schema import METADATA_KEY
-
 # Events a device runs: kernels, copies and sets. Their presence is what
 # "GPU observed" means; runtime calls (cudaLaunchKernel…) are CPU-side.
 GPU_EVENT_CATEGORIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset"})
@@ -74,9 +72,3 @@ def recorded_steps(events: Iterable[dict[str, Any]]) -> list[int]:
             if match:
                 steps.add(int(match.group(1)))
     return sorted(steps)
-
-
-def read_description(path: Path) -> dict[str, Any] | None:
-    """The capture description stored in a trace, if any."""
-    description = load_trace(path).get(METADATA_KEY)
-    return description if isinstance(description, dict) else None

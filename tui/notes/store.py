@@ -149,7 +149,6 @@ class NotesStore:
         self._unreadable: dict[Path, str] = {}
         self._problems: list[str] = []
         self._fell_back = False
-        self._dirty = False
         self._trace_changed = False
         self._trace_size: int | None = None
         self._trace_sha256: str | None = None
@@ -192,11 +191,6 @@ class NotesStore:
         return [note for note in self._notes.values() if not note.deleted]
 
     @property
-    def all_notes(self) -> list[Note]:
-        """Every note including tombstones of deleted ones, oldest first."""
-        return list(self._notes.values())
-
-    @property
     def location(self) -> Path:
         """Where the notes were last saved, or where the next save will try first."""
         return self._location
@@ -225,11 +219,6 @@ class NotesStore:
     def clock(self) -> Callable[[], datetime]:
         """The clock edits are timed by (injected in tests)."""
         return self._clock
-
-    @property
-    def dirty(self) -> bool:
-        """Whether there are edits not saved yet."""
-        return self._dirty
 
     @property
     def trace_identity(self) -> TraceIdentity:
@@ -287,7 +276,6 @@ class NotesStore:
     def set_zone(self, names: Sequence[str]) -> ZoneMemory:
         """Remember a data zone (no names: back to the automatic one); call `save`."""
         self._zone = ZoneMemory(tuple(dict.fromkeys(names)), iso_utc(self._clock()))
-        self._dirty = True
         return self._zone
 
     # --- editing -------------------------------------------------------------
@@ -318,7 +306,6 @@ class NotesStore:
             author=author,
         )
         self._notes[note.id] = note
-        self._dirty = True
         return note
 
     def update(self, note_id: str, **changes: object) -> Note:
@@ -358,7 +345,6 @@ class NotesStore:
             changed, revision=previous.revision + 1, updated=iso_utc(self._clock())
         )
         self._notes[note.id] = note
-        self._dirty = True
         return note
 
     # --- saving --------------------------------------------------------------
@@ -432,7 +418,6 @@ class NotesStore:
         self._extra = dict(document.extra)
         self._snapshots[path] = _Snapshot(digest, theirs, document.extra)
         self._recorded[path] = document.trace
-        self._dirty = self._dirty or merged != theirs or zone != their_zone
         return RefreshResult(conflicts, from_disk)
 
     def _save_chain(self, notes_path: Path, *, fell_back: bool) -> SaveResult:
@@ -497,7 +482,6 @@ class NotesStore:
         self._snapshots[path] = _Snapshot(_digest(payload), merged, extra)
         self._recorded[path] = identity
         self._location = path
-        self._dirty = False
         return SaveResult(path, fell_back, conflicts, from_disk, written)
 
     def _remove_stale_temps(self, path: Path) -> None:

@@ -62,11 +62,6 @@ class Viewport:
         last_cell = np.clip(last, 0, width).astype(np.int64)
         return first_cell, np.maximum(last_cell, first_cell + 1)
 
-    def cell_of(self, time_ns: int) -> int:
-        """The cell holding a time, clamped to the lane."""
-        cell = (time_ns - self.start_ns) * self.width // max(self.span_ns, 1)
-        return int(min(max(cell, 0), self.width - 1))
-
     def paint(self, starts: Int64Array, ends: Int64Array) -> BoolArray:
         """Cells touched by any of the intervals."""
         width = self.width

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.base.vocab import HeatLevel, RankSort
 from tui.core.results.ranks import RanksResult
@@ -248,7 +247,3 @@ class RunTable:
         else:
             text.append("  no collective in this step")
         return text
-
-    def file_name(self, row_index: int) -> str:
-        """The trace file of a row, printable."""
-        return printable(self.rows[row_index].path.name)

@@ -83,15 +83,12 @@ class Analysis:
         self,
         trace: Trace,
         zones: ZoneChoice | Sequence[str] | None = None,
-        *,
-        extra_zones: Sequence[str] = (),
     ) -> None:
         self.trace = trace
-        names = tuple(extra_zones)
         if isinstance(zones, ZoneChoice):
             self._requested: ZoneChoice | None = zones
-        elif zones is not None or names:
-            chosen = tuple(dict.fromkeys((*(zones or ()), *names)))
+        elif zones is not None:
+            chosen = tuple(dict.fromkeys(zones))
             self._requested = ZoneChoice(chosen, ZoneSource.CHOSEN)
         else:
             self._requested = None
@@ -413,15 +410,6 @@ class Analysis:
             self.busy_by_device,
             self.parent,
         )
-
-    def data_zone_names(self) -> list[str]:
-        """The names of the data zone in use."""
-        return list(self.zone_choice.names)
-
-    @property
-    def data_zone_events(self) -> Int64Array:
-        """Occurrences of the data zone."""
-        return self.zone_reading.zone_events
 
     @property
     def gaps(self) -> list[Gap]:

@@ -153,15 +153,6 @@ class CopyColumns:
             paths,
         )
 
-    def direction_of(self, position: int) -> CopyDirection:
-        """The direction of the copy at `position`."""
-        return DIRECTIONS[int(self.direction[position])]
-
-    def host_memory_of(self, position: int) -> HostMemory | None:
-        """Pageable, pinned or unknown for host copies; None when no host side."""
-        code = int(self.host_memory[position])
-        return None if code == NO_HOST else HOST_MEMORIES[code]
-
 
 def _operator_paths(
     trace: Trace, parent: Int64Array, issuer: Int64Array

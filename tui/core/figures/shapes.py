@@ -32,16 +32,6 @@ def shapes_in_trace(trace: Trace) -> bool:
     return trace.args_blob.find(_INPUT_DIMS_BYTES) >= 0
 
 
-def shapes_flag(trace: Trace) -> bool | None:
-    """What the trace's header says about record_shapes (None when it says nothing)."""
-    value = trace.metadata.get("record_shapes") if trace.metadata else None
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
-        return bool(value)
-    return None
-
-
 def torch_input_shapes(dims: Any) -> list[list[int]]:
     """The `input_shapes` torch's FunctionEvent holds for these `Input Dims`.
 
