@@ -61,14 +61,6 @@ class ViewChanged(Message):
 
 
 @dataclass
-class RangeSelected(Message):
-    """A time range was selected on the timeline (None clears it)."""
-
-    start_ns: int | None
-    end_ns: int | None
-
-
-@dataclass
 class LoadProgressed(Message):
     """A loading worker read more of the trace file."""
 
@@ -230,13 +222,6 @@ class FindingChosen(Message):
     """A finding was highlighted in the findings panel."""
 
     finding_id: str
-
-
-@dataclass
-class NoteRequested(Message):
-    """The user asked to write a note on the current selection."""
-
-    anchor: dict[str, object]
 
 
 @dataclass
