@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tui.core.base.numbers import parse_us_to_ns
 from tui.notes.model import Anchor, InvalidNoteError, us_text, us_to_ns
 from tui.notes.paths import sidecar_path
 from tui.notes.store import NotesStore
@@ -113,10 +114,22 @@ def test_the_cli_form_reads_microseconds_exactly(ns: int) -> None:
 
 @pytest.mark.parametrize(
     ("text", "ns"),
-    [("1234.567", 1_234_567), ("0.0005", 0), ("0.0015", 2), ("1e-3", 1), ("7", 7000)],
+    [
+        ("1234.567", 1_234_567),
+        ("0.0005", 1),
+        ("0.0015", 2),
+        ("0.0025", 3),
+        ("-0.0025", -3),
+        ("1e-3", 1),
+        ("7", 7000),
+    ],
 )
-def test_microsecond_text_rounds_to_the_nearest_nanosecond(text: str, ns: int) -> None:
+def test_microsecond_text_rounds_half_up_like_the_trace(text: str, ns: int) -> None:
+    """One µs→ns rule: a time typed in a note names the nanosecond the loader
+    reads from the same text in a trace (half up below 1 ns, away from zero)."""
     assert us_to_ns(text) == ns
+    values, valid = parse_us_to_ns([text.encode()])
+    assert valid.tolist() == [True] and values.tolist() == [ns]
 
 
 @pytest.mark.parametrize(

@@ -11,11 +11,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any, Literal, cast
 
 import orjson
 
+from tui.core.base.numbers import us_text_to_ns
 from tui.notes.errors import (
     AmbiguousNoteError,
     InvalidNoteError,
@@ -131,21 +131,19 @@ def _whole_ns(value: object, what: str) -> int:
 
 
 def us_to_ns(value: object, what: str = "time") -> int:
-    """Microseconds (a number or its text) as the nearest whole nanosecond, exactly.
+    """Microseconds (a number or its text) as whole nanoseconds, by the trace's
+    own rule (`us_text_to_ns`: the decimal digits, half up below 1 ns), so a
+    time typed from the timeline names the nanosecond the trace holds.
 
-    The decimal digits are used, never a binary float times 1000: `0.001`
-    is 1 ns and a float read back from an old notes file gives the
-    nanosecond it was made from.
+    `0.001` is 1 ns, and a float read back from an old notes file gives the
+    nanosecond it was made from (its shortest repr).
     """
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise InvalidNoteError(f"{what} must be a number")
-    try:
-        micro = Decimal(repr(value) if isinstance(value, float) else value)
-    except InvalidOperation:
-        raise InvalidNoteError(f"{what} must be a number") from None
-    if not micro.is_finite():
-        raise InvalidNoteError(f"{what} must be a finite number")
-    return int((micro * 1000).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
+    nanoseconds = us_text_to_ns(repr(value) if isinstance(value, float) else str(value))
+    if nanoseconds is None:
+        raise InvalidNoteError(f"{what} must be a finite number of µs within range")
+    return nanoseconds
 
 
 def us_text(ns: int) -> str:

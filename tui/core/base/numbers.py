@@ -46,7 +46,7 @@ def parse_us_to_ns(
         values[begin : begin + len(chunk)] = chunk_values
         valid[begin : begin + len(chunk)] = chunk_valid
         for offset in np.flatnonzero(needs_slow).tolist():
-            parsed = _parse_slow(bytes(chunk[offset]))  # type: ignore[call-overload]
+            parsed = us_text_to_ns(bytes(chunk[offset]))  # type: ignore[call-overload]
             if parsed is not None:
                 values[begin + offset] = parsed
                 valid[begin + offset] = True
@@ -140,12 +140,19 @@ def _parse_chunk(
     return values, simple, needs_slow
 
 
-def _parse_slow(text: bytes) -> int | None:
-    """Exponent forms and other rarities; strings, NaN and non-numbers are invalid."""
+def us_text_to_ns(text: bytes | str) -> int | None:
+    """One µs number's text as int64 ns, by the rule of every timestamp: its
+    decimal digits (never a binary float times 1000), half up below 1 ns.
+
+    None for what is not a finite number, or does not fit int64 ns. The slow
+    path of `parse_us_to_ns` (exponent forms and other rarities) and the way
+    notes read microseconds typed by hand.
+    """
     import decimal
 
     try:
-        value = decimal.Decimal(text.decode("ascii").strip())
+        raw = text.decode("ascii") if isinstance(text, bytes) else text
+        value = decimal.Decimal(raw.strip())
     except (decimal.InvalidOperation, UnicodeDecodeError, ValueError):
         return None
     if not value.is_finite():
