@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.trace_builders import metadata, training_step_events, write_trace
-from tui.commands._common import progress_line
 from tui.core.base.vocab import GapKind, LoadPhase
 from tui.core.ingest.load import LoadProgress, load_trace
+from tui.report.progress import load_line
 
 
 def test_a_load_reports_its_phases_in_order(tmp_path: Path) -> None:
@@ -27,7 +27,7 @@ def test_words_print_as_themselves() -> None:
     """A str enum prints as `LoadPhase.READING` on Python 3.12 unless told otherwise."""
     assert f"{LoadPhase.READING}" == "reading" == str(LoadPhase.READING)
     assert f"{GapKind.CPU_WAIT:>10}" == "  cpu_wait"
-    line = progress_line(LoadProgress(LoadPhase.READING, 50, 100))
+    line = load_line(LoadProgress(LoadPhase.READING, 50, 100))
     assert line == "steptrace: reading  50.0%"
     detailed = LoadProgress(LoadPhase.ANALYSING, 1, 1, detail="12 events")
-    assert progress_line(detailed) == "steptrace: analysing 12 events"
+    assert load_line(detailed) == "steptrace: analysing 12 events"

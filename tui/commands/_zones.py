@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from typing import Any
 
@@ -21,43 +20,20 @@ def add_zone_option(parser: argparse.ArgumentParser) -> None:
 
 
 def analysis_for(trace: Any, zones: list[str]) -> Any:
-    """The analysis with the zones asked for; None (after one line on stderr) when a name occurs nowhere."""
-    from tui.core.figures.analysis import Analysis
-    from tui.core.figures.zones import zone_group
+    """The analysis with the zones asked for; None (after one line each on stderr)
+    when a name occurs nowhere."""
+    from tui.core.opening.zones import ZoneRefusal, resolve_zones
 
-    analysis = Analysis(trace, [zone_group(name) for name in zones] or None)
-    problems = unknown_zone_lines(analysis, zones)
-    if not problems:
-        return analysis
-    for line in problems:
-        print(line, file=sys.stderr)
+    resolved = resolve_zones(trace, zones)
+    if not isinstance(resolved, ZoneRefusal):
+        return resolved.analysis
+    print_refusal(resolved)
     return None
 
 
-def unknown_zone_lines(
-    analysis: Any, zones: list[str], where: str = "in this capture"
-) -> list[str]:
-    """One line per asked-for zone name that occurs nowhere, with the closest names."""
-    from tui.core.base.textsafe import printable
-    from tui.core.figures.zones import DATALOADER_PREFIX
+def print_refusal(refusal: Any) -> None:
+    """A refused zone on stderr, one line per name."""
+    from tui.report.refusals import zone_refusal_lines
 
-    missing = analysis.missing_zone_names() if zones else []
-    present = sorted(analysis.zone_names_present)
-    lines = []
-    for name in missing:
-        close = difflib.get_close_matches(name, present, n=3, cutoff=0.5)
-        if not close:
-            lowered = name.lower()
-            close = [
-                candidate for candidate in present if lowered in candidate.lower()
-            ][:3]
-        hint = (
-            "; closest: " + ", ".join(printable(candidate) for candidate in close)
-            if close
-            else f"; `steptrace zones {printable(str(analysis.trace.path))}` lists the ranges"
-            " that can be a data zone"
-        )
-        if name.startswith(DATALOADER_PREFIX):
-            hint = "; this capture has no enumerate(DataLoader)#… range"
-        lines.append(f"steptrace: no range named '{printable(name)}' {where}{hint}")
-    return lines
+    for line in zone_refusal_lines(refusal):
+        print(f"steptrace: {line}", file=sys.stderr)

@@ -115,31 +115,24 @@ def _open_comparison(args: argparse.Namespace) -> int:
 
 def _print(args: argparse.Namespace) -> int:
     """The diff as text or JSON on stdout."""
-    import sys
-
-    from tui.commands._common import load_for_cli, print_json
-    from tui.core.base.textsafe import printable
-    from tui.core.figures.analysis import Analysis
-    from tui.core.figures.zones import zone_group
+    from tui.commands._common import print_json, progress_on_stderr
+    from tui.commands._zones import print_refusal
+    from tui.core.opening.capture import open_pair
+    from tui.core.opening.zones import ZoneRefusal
     from tui.core.results.diff import DiffResult
 
-    zones = [zone_group(name) for name in args.zone] or None
-    before = Analysis(load_for_cli(args.before, args.workers), zones)
-    after = Analysis(load_for_cli(args.after, args.workers), zones)
-    if zones:
-        nowhere = [
-            name
-            for name in before.missing_zone_names()
-            if name in after.missing_zone_names()
-        ]
-        for name in nowhere:
-            print(
-                f"steptrace: no range named '{printable(name)}' in either capture; "
-                "`steptrace zones TRACE` lists the ranges that can be a data zone",
-                file=sys.stderr,
-            )
-        if nowhere:
-            return 2
+    with progress_on_stderr() as progress:
+        pair = open_pair(
+            args.before,
+            args.after,
+            asked=args.zone,
+            progress=progress,
+            workers=args.workers,
+        )
+    if isinstance(pair, ZoneRefusal):
+        print_refusal(pair)
+        return 2
+    before, after = pair.before, pair.after
     result = DiffResult.of(
         before,
         after,

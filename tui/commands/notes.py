@@ -24,8 +24,8 @@ from tui.notes.model import (
     Result,
     parse_status,
 )
-from tui.notes.report import render_markdown, render_text
 from tui.notes.store import NotesStore, SaveResult
+from tui.report.notes import render_markdown, render_text
 
 VERBS = ("add", "set", "rm")
 HASH_LIMIT_BYTES = 64 * 1024 * 1024
@@ -236,13 +236,13 @@ def _capture_summary(trace: Path, zone: Any = None) -> tuple[Any, str | None]:
     unavailable; with the data zone chosen in the explorer when one is remembered."""
     from tui.commands._common import load_for_cli
     from tui.core.base.errors import TraceLoadError
-    from tui.core.figures.analysis import Analysis
+    from tui.core.opening.zones import remembered_zones
     from tui.core.results import SummaryResult
-    from tui.notes.zone_memory import restore_choice
 
+    remembered = zone.names if zone is not None else ()
     try:
-        analysis, _ = restore_choice(Analysis(load_for_cli(str(trace))), zone)
-        summary = SummaryResult.of(analysis)
+        chosen = remembered_zones(load_for_cli(str(trace)), remembered)
+        summary = SummaryResult.of(chosen.analysis)
     except TraceLoadError as error:
         return None, str(error)
     return summary, None

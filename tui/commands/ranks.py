@@ -46,31 +46,21 @@ def _positive(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     """Read the run and print its figures."""
     from tui.commands._common import print_json
-    from tui.commands._run_zones import run_zone_refusal, zone_names
+    from tui.commands._zones import print_refusal
+    from tui.core.opening.run import open_run
+    from tui.core.opening.zones import ZoneRefusal
     from tui.core.results.ranks import RanksResult
-    from tui.core.runs import read_run
 
     progress = RunProgressLine() if sys.stderr.isatty() else None
     try:
-        analysis = read_run(
-            args.folder,
-            workers=args.workers,
-            zones=zone_names(args.zone) or None,
-            progress=progress,
+        analysis = open_run(
+            args.folder, asked=args.zone, workers=args.workers, progress=progress
         )
     finally:
         if progress is not None:
             progress.clear()
-    refused = run_zone_refusal(analysis, args.zone)
-    if refused:
-        for line in refused:
-            print(line, file=sys.stderr)
-        return 2
-    if not analysis.ranks:
-        from tui.core.base.textsafe import printable
-
-        reasons = "; ".join(printable(warning) for warning in analysis.warnings[-3:])
-        print(f"steptrace: no rank could be read ({reasons})", file=sys.stderr)
+    if isinstance(analysis, ZoneRefusal):
+        print_refusal(analysis)
         return 2
     result = RanksResult.of(analysis)
     if args.json:
@@ -91,15 +81,13 @@ class RunProgressLine:
 
         from tui.core.base.textsafe import printable
         from tui.core.base.vocab import RankEnd
+        from tui.report.progress import rank_phase
 
         name = Path(progress.path).name
         if isinstance(progress.phase, RankEnd):
             self.loading.pop(name, None)
         else:
-            shown = str(progress.phase)
-            if progress.fraction is not None:
-                shown += f" {100 * progress.fraction:.0f}%"
-            self.loading[name] = shown
+            self.loading[name] = rank_phase(progress)
         busy = ", ".join(
             f"{key} {value}" for key, value in list(self.loading.items())[:3]
         )

@@ -14,9 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.base.textsafe import printable
-from tui.core.base.vocab import ZoneSource
-from tui.core.figures.analysis import Analysis, ZoneChoice
 from tui.notes.model import InvalidNoteError
 
 ZONE_KEY = "zone"
@@ -82,22 +79,3 @@ def latest(choices: Sequence[ZoneMemory | None]) -> ZoneMemory | None:
     if not present:
         return None
     return max(present, key=lambda choice: choice.chosen)
-
-
-def restore_choice(
-    analysis: Analysis, memory: ZoneMemory | None
-) -> tuple[Analysis, str | None]:
-    """The analysis with the remembered zone, and a line when (part of) it is
-    not in this trace; the analysis as it is when nothing was remembered."""
-    if memory is None or not memory.names:
-        return analysis, None
-    present = analysis.zone_names_present
-    found = tuple(name for name in memory.names if name in present)
-    missing = [name for name in memory.names if name not in present]
-    notice = None
-    if missing:
-        names = ", ".join(printable(name) for name in missing)
-        notice = f"the data zone remembered for this trace ({names}) is not in it"
-        if not found:
-            return analysis, notice + "; the default one is used"
-    return analysis.with_zones(ZoneChoice(found, ZoneSource.CHOSEN)), notice

@@ -85,29 +85,17 @@ def compare(
     neither capture, core LoadCancelled when `cancel` is set.
     """
     from tui.core.base.errors import LoadCancelled
-    from tui.core.base.textsafe import printable
-    from tui.core.figures.zones import zone_group
-    from tui.core.ingest.load import load_trace
+    from tui.core.opening.capture import open_beside
+    from tui.core.opening.zones import ZoneRefusal
+    from tui.report.refusals import zone_refusal_lines
 
-    trace = load_trace(request.path, progress=progress, cancel=cancel, cache="auto")
-    after = Analysis(trace)
-    if request.zones:
-        choice = [zone_group(name) for name in request.zones]
-        before = before.with_zones(choice)
-        after = Analysis(trace, choice)
-        nowhere = [
-            name
-            for name in before.missing_zone_names()
-            if name in after.missing_zone_names()
-        ]
-        if nowhere:
-            raise ComparisonRefused(
-                [
-                    f"no range named '{printable(name)}' in either capture; "
-                    "`steptrace zones TRACE` lists the ranges that can be a data zone"
-                    for name in nowhere
-                ]
-            )
+    pair = open_beside(
+        before, request.path, asked=request.zones, progress=progress, cancel=cancel
+    )
+    if isinstance(pair, ZoneRefusal):
+        raise ComparisonRefused(zone_refusal_lines(pair))
+    before, after = pair.before, pair.after
+    trace = after.trace
     before, after = shared_zone(before, after)
     diff = TraceDiff.of(before, after, by_shape=request.by_shape)
     if cancel is not None and cancel.is_set():

@@ -23,9 +23,9 @@ from tui.app.messages import (
 )
 from tui.app.widgets.key_footer import KeyFooter
 from tui.core.base.textsafe import printable
-from tui.core.base.units import size_text
 from tui.core.base.vocab import LoadPhase
 from tui.core.ingest.load import LoadProgress
+from tui.report.progress import load_status
 
 LoadOutcome = TraceLoaded | LoadFailed | LoadCancelled | ZoneRefused
 
@@ -90,38 +90,28 @@ class LoadingScreen(Screen[LoadOutcome]):
     def _outcome(self) -> TraceLoaded | ZoneRefused:
         """Everything the main screen shows at once, computed here, off the UI."""
         from tui.app.screens.findings_later import after_the_screen
-        from tui.commands._zones import unknown_zone_lines
         from tui.core.base.errors import LoadCancelled as CoreCancelled
-        from tui.core.figures.analysis import Analysis
-        from tui.core.figures.zones import zone_group
-        from tui.core.findings.readings import compute_findings
-        from tui.core.ingest.load import load_trace
-        from tui.notes.zone_memory import restore_choice
+        from tui.core.opening.capture import open_capture
+        from tui.core.opening.zones import ZoneRefusal
+        from tui.report.refusals import forgotten_zone_notice, zone_refusal_lines
         from tui.view.layout import ZoneView
         from tui.view.timeline_index import TimelineIndex
 
-        trace = load_trace(
-            self.path, progress=self._progress, cancel=self.cancel_event, cache="auto"
-        )
-        self._phase(
-            LoadPhase.ANALYSING, trace.file_size, f"{trace.event_count:,} events"
-        )
-        analysis = Analysis(trace)
-        notices: list[str] = []
         store, problem = self._open_notes()
-        if self.zones:
-            analysis = Analysis(trace, [zone_group(name) for name in self.zones])
-            refused = unknown_zone_lines(analysis, list(self.zones))
-            if refused:
-                return ZoneRefused(self.path, refused)
-        elif store is not None:
-            analysis, notice = restore_choice(analysis, store.zone)
-            if notice:
-                notices.append(notice)
-        for figure in ("steps", "gaps", "self_cpu_ns", "self_gpu_ns"):
-            getattr(analysis, figure)
-        findings = None if after_the_screen(trace) else compute_findings(analysis)
-        table = analysis.op_table()
+        remembered = store.zone.names if store is not None and store.zone else ()
+        opened = open_capture(
+            self.path,
+            asked=self.zones,
+            remembered=remembered,
+            progress=self._progress,
+            cancel=self.cancel_event,
+        )
+        if isinstance(opened, ZoneRefusal):
+            lines = zone_refusal_lines(opened)
+            return ZoneRefused(self.path, [f"steptrace: {line}" for line in lines])
+        trace, analysis = opened.trace, opened.analysis
+        notice = forgotten_zone_notice(opened.zones)
+        shown = opened.for_screen(findings=not after_the_screen(trace))
         self._phase(LoadPhase.INDEXING, trace.file_size, "the timeline")
         index = TimelineIndex.build(trace, analysis, self.cancel_event.is_set)
         zone_view = ZoneView.build(index, analysis)
@@ -131,13 +121,13 @@ class LoadingScreen(Screen[LoadOutcome]):
             self.path,
             trace,
             analysis,
-            findings,
-            table,
+            shown.findings,
+            shown.op_table,
             index,
             zone_view,
             store,
             problem,
-            notices,
+            [notice] if notice else [],
         )
 
     def _open_notes(self) -> tuple[Any, str | None]:
@@ -162,6 +152,7 @@ class LoadingScreen(Screen[LoadOutcome]):
         progress = message.progress
         bar = self.query_one(ProgressBar)
         phase = self.query_one("#loading-phase", Static)
+        phase.update(load_status(progress))
         if progress.phase.counts_bytes:
             share = (
                 progress.bytes_read / progress.bytes_total
@@ -169,10 +160,6 @@ class LoadingScreen(Screen[LoadOutcome]):
                 else 0
             )
             bar.update(total=100, progress=50 * share)
-            phase.update(
-                f"{progress.text}: {size_text(progress.bytes_read)}"
-                f" of {size_text(progress.bytes_total)}"
-            )
             return
         index = progress.phase.position
         within = (
@@ -184,13 +171,6 @@ class LoadingScreen(Screen[LoadOutcome]):
             total=100,
             progress=50 + 50 * (index + within) / (LoadPhase.build_steps() + 1),
         )
-        if progress.events_total:
-            phase.update(
-                f"{progress.text}: {progress.events_done:,} of "
-                f"{progress.events_total:,} ({size_text(progress.bytes_total)} read)"
-            )
-        else:
-            phase.update(f"{progress.text} ({size_text(progress.bytes_total)} read)")
 
     def on_trace_loaded(self, message: TraceLoaded) -> None:
         self.dismiss(message)

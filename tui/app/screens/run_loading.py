@@ -31,6 +31,7 @@ from tui.app.messages import (
 from tui.app.widgets.key_footer import KeyFooter
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import RankEnd
+from tui.report.progress import rank_phase
 
 RunOutcome = RunLoaded | LoadFailed | LoadCancelled | ZoneRefused
 # Ranks in flight listed on the screen (the others are counted).
@@ -69,10 +70,7 @@ class RankBoard:
             if progress.phase is RankEnd.FAILED:
                 self.failed.append(name)
             return
-        shown = str(progress.phase)
-        if progress.fraction is not None:
-            shown += f" {100 * progress.fraction:.0f}%"
-        self.loading[name] = shown
+        self.loading[name] = rank_phase(progress)
 
     def lines(self) -> list[str]:
         """One line per rank in flight (a few), then how many more and how many failed."""
@@ -157,39 +155,33 @@ class RunLoadingScreen(Screen[RunOutcome]):
             )
 
     def _outcome(self) -> RunOutcome:
-        from tui.commands._run_zones import run_zone_refusal, zone_names
-        from tui.core.base.errors import LoadCancelled as CoreCancelled
-        from tui.core.base.errors import TraceLoadError
+        from tui.core.opening.run import open_run
+        from tui.core.opening.zones import ZoneRefusal
         from tui.core.results.ranks import RanksResult
-        from tui.core.runs.across import RunAnalysis
-        from tui.core.runs.discover import discover_run
-        from tui.core.runs.pool import summarise_files
+        from tui.report.refusals import zone_refusal_lines
 
-        layout = discover_run(self.folder)
-        board = RankBoard(len(layout.files))
-        self.post_message(RunProgressed(0, board.total, []))
+        board = RankBoard(0)
+
+        def discovered(layout: Any) -> None:
+            board.total = len(layout.files)
+            self.post_message(RunProgressed(0, board.total, []))
 
         def progress(step: Any) -> None:
             board.update(step)
             self.post_message(RunProgressed(board.finished, board.total, board.lines()))
 
-        outcomes = summarise_files(
-            [item.path for item in layout.files],
+        opened = open_run(
+            self.folder,
+            asked=self.zones,
             workers=self.rank_workers,
-            zones=zone_names(self.zones) or None,
             progress=progress,
             cancel=self.cancel_event,
+            discovered=discovered,
         )
-        if self.cancel_event.is_set():
-            raise CoreCancelled()
-        run = RunAnalysis.of(layout, outcomes)
-        if not run.ranks:
-            reasons = "; ".join(printable(warning) for warning in run.warnings[-3:])
-            raise TraceLoadError(f"no rank could be read ({reasons})")
-        refused = run_zone_refusal(run, self.zones)
-        if refused:
-            return ZoneRefused(self.folder, refused)
-        return RunLoaded(self.folder, RanksResult.of(run), self.zones)
+        if isinstance(opened, ZoneRefusal):
+            lines = zone_refusal_lines(opened)
+            return ZoneRefused(self.folder, [f"steptrace: {line}" for line in lines])
+        return RunLoaded(self.folder, RanksResult.of(opened), self.zones)
 
     def on_run_progressed(self, message: RunProgressed) -> None:
         bar = self.query_one(ProgressBar)

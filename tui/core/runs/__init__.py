@@ -15,7 +15,7 @@ handing the summaries to `RunAnalysis.of`; nothing else changes.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tui.core.runs.across import RankRow, RunAnalysis, StepAcross
@@ -45,9 +45,15 @@ def read_run(
     zones: Sequence[str] | None = None,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
+    discovered: Callable[[RunLayout], None] | None = None,
 ) -> RunAnalysis:
-    """Discover a run folder, summarise its ranks in worker processes, read them across."""
+    """Discover a run folder, summarise its ranks in worker processes, read them across.
+
+    `discovered` hears which files are the ranks before any is read.
+    """
     layout = discover_run(folder)
+    if discovered is not None:
+        discovered(layout)
     outcomes = summarise_files(
         [item.path for item in layout.files],
         workers=workers,
