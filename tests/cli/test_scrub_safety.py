@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tui.cli import main
-from tui.core.base import fresh_file
+from tui.core.base import safe_write
 from tui.core.base.errors import TraceLoadError
 from tui.core.ingest.load import load_trace
 from tui.scrub import ScrubError, scrub_file
@@ -70,7 +70,7 @@ def test_an_interrupted_write_leaves_no_partial_copy(
     trace = tmp_path / "t.json"
     trace.write_bytes(TRACE)
     disk_full = _DiskFull()
-    monkeypatch.setattr(fresh_file.os, "write", disk_full)
+    monkeypatch.setattr(safe_write.os, "write", disk_full)
     status, out, err = run(capsys, "scrub", str(trace), "-o", str(tmp_path / "o.json"))
     assert disk_full.calls == 2  # half the copy was on disk when the write failed
     assert status == 2
@@ -94,7 +94,7 @@ def test_a_name_taken_during_the_scrub_is_never_overwritten(
         Path(target).write_bytes(b"precious")
         real_link(source, target)
 
-    monkeypatch.setattr(fresh_file.os, "link", someone_else_first)
+    monkeypatch.setattr(safe_write.os, "link", someone_else_first)
     with pytest.raises(ScrubError, match="already exists, not overwritten"):
         scrub_file(trace, output)
     assert output.read_bytes() == b"precious"
@@ -107,8 +107,8 @@ def test_without_hard_links_the_copy_is_still_whole_or_absent(
     def no_links(source: Path, target: Path) -> None:
         raise OSError(errno.EPERM, "hard links not supported")
 
-    monkeypatch.setattr(fresh_file.os, "link", no_links)
-    written = fresh_file.write_fresh(tmp_path / "whole.json", b"x" * 1000)
+    monkeypatch.setattr(safe_write.os, "link", no_links)
+    written = safe_write.write_fresh(tmp_path / "whole.json", b"x" * 1000)
     assert written.read_bytes() == b"x" * 1000
 
     real_fsync = os.fsync
@@ -120,9 +120,9 @@ def test_without_hard_links_the_copy_is_still_whole_or_absent(
             raise OSError(errno.EIO, os.strerror(errno.EIO))
         real_fsync(fd)
 
-    monkeypatch.setattr(fresh_file.os, "fsync", fsync_fails_on_the_copy)
+    monkeypatch.setattr(safe_write.os, "fsync", fsync_fails_on_the_copy)
     with pytest.raises(OSError):
-        fresh_file.write_fresh(tmp_path / "broken.json", b"y" * 1000)
+        safe_write.write_fresh(tmp_path / "broken.json", b"y" * 1000)
     assert leftovers(tmp_path, "whole.json") == []
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tui.notes import disk as disk_module
+from tui.core.base import safe_write
 from tui.notes.hashing import HashCancelled, sha256_file
 from tui.notes.model import (
     Anchor,
@@ -164,20 +164,21 @@ def test_deletion_against_an_edit_keeps_the_edit(trace: Path) -> None:
     assert live_hypotheses(result.path) == ["still relevant"]
 
 
-REAL_CREATE_TEMP_FILE = disk_module.create_temp_file
+REAL_TEMPORARY_SIBLING = safe_write.temporary_sibling
 
 
 def _fail_next_to_trace(
     trace: Path, error: OSError, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = REAL_CREATE_TEMP_FILE
+    """Creating the temporary file beside the trace fails as `error` says."""
+    real = REAL_TEMPORARY_SIBLING
 
-    def create_temp_file(folder: Path, target_name: str) -> tuple[int, Path]:
-        if folder == trace.parent:
+    def temporary_sibling(final: Path) -> tuple[int, Path]:
+        if final.parent == trace.parent:
             raise error
-        return real(folder, target_name)
+        return real(final)
 
-    monkeypatch.setattr(disk_module, "create_temp_file", create_temp_file)
+    monkeypatch.setattr(safe_write, "temporary_sibling", temporary_sibling)
 
 
 @pytest.mark.parametrize(
@@ -210,7 +211,7 @@ def test_unwritable_folder_falls_back_and_says_where(
 
     # A later session reads the fallback too, and moves the notes back once
     # the folder can be written.
-    monkeypatch.setattr(disk_module, "create_temp_file", REAL_CREATE_TEMP_FILE)
+    monkeypatch.setattr(safe_write, "temporary_sibling", REAL_TEMPORARY_SIBLING)
     later = NotesStore.open(trace)
     assert [n.hypothesis for n in later.notes] == ["kept somewhere"]
     assert any(str(expected.parent) in problem for problem in later.problems)

@@ -1,15 +1,11 @@
-"""Writing a notes file so no reader ever sees half of it (temporary file, fsync,
-replace, fsync of the folder), under an advisory lock that exists only while a
-save runs."""
+"""The advisory lock every notes save holds; its file exists only while a save
+runs. The notes file itself is written whole by `tui.core.base.safe_write`."""
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import os
-import re
-import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,61 +13,6 @@ from pathlib import Path
 from tui.notes.model import NotesLockTimeout
 
 DEFAULT_LOCK_TIMEOUT = 5.0
-
-
-def create_temp_file(folder: Path, target_name: str) -> tuple[int, Path]:
-    """Create a new, empty temporary file in `folder` for `target_name`.
-
-    The seam where an unwritable folder shows up (OSError: EACCES, EROFS,
-    ENOSPC...). Created with mode 0o666 minus the umask, like any new file.
-    """
-    path = folder / f".{target_name}.{secrets.token_hex(8)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
-    return os.open(path, flags, 0o666), path
-
-
-def temp_pattern(target_name: str) -> re.Pattern[str]:
-    return re.compile(rf"\.{re.escape(target_name)}\.[0-9a-f]{{16}}\.tmp")
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so a crash leaves the old file or the new one.
-
-    Temporary file in the same folder, write + fsync, `os.replace`, then fsync
-    of the folder so the rename itself survives a power loss.
-    """
-    fd, temp = create_temp_file(path.parent, path.name)
-    try:
-        try:
-            with contextlib.suppress(FileNotFoundError):
-                os.fchmod(fd, os.stat(path).st_mode & 0o7777)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    _fsync_folder(path.parent)
-
-
-def _fsync_folder(folder: Path) -> None:
-    # Some file systems refuse fsync on a directory; the rename is done anyway.
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError as error:
-        if error.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
-            raise
-    finally:
-        os.close(fd)
 
 
 @contextlib.contextmanager

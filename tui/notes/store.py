@@ -17,8 +17,9 @@ be read-only, so:
   and a notes file that cannot be read is never overwritten: the next save goes
   to `<trace>.notes.N.json`.
 
-Where the files are is `paths`; the atomic write and the lock, `disk`; the
-merge by note id, `merge`; this module is the store that uses them.
+Where the files are is `paths`; the lock, `disk`; the merge by note id,
+`merge`; the atomic write is the core's (`tui.core.base.safe_write`); this
+module is the store that uses them.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tui.notes.disk import DEFAULT_LOCK_TIMEOUT, locked, temp_pattern, write_atomic
+from tui.core.base.safe_write import temporary_pattern, write_replacing
+from tui.notes.disk import DEFAULT_LOCK_TIMEOUT, locked
 from tui.notes.merge import Conflict, merge_notes, merge_sources
 from tui.notes.model import (
     EDITABLE_FIELDS,
@@ -475,7 +477,7 @@ class NotesStore:
             )
             written = payload != data
             if written:
-                write_atomic(path, payload)
+                write_replacing(path, payload)
         self._notes = merged
         self._zone = zone
         self._extra = extra
@@ -487,7 +489,7 @@ class NotesStore:
     def _remove_stale_temps(self, path: Path) -> None:
         """Delete temporary files a killed writer left; safe because every
         writer holds this lock while its temporary file exists."""
-        pattern = temp_pattern(path.name)
+        pattern = temporary_pattern(path.name)
         with contextlib.suppress(OSError):
             for name in os.listdir(path.parent):
                 if pattern.fullmatch(name):

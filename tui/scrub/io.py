@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from tui.core.base.errors import TraceLoadError
-from tui.core.base.fresh_file import write_fresh
+from tui.core.base.safe_write import write_fresh
 from tui.core.base.textsafe import printable
 from tui.core.ingest.decode.document import decode_trace
 from tui.core.ingest.source import read_trace_bytes

@@ -1,7 +1,7 @@
 """Export the method report from the main screen: `markdown_report`, written next
 to the trace under a fresh name, off the UI thread.
 
-The file is written whole through `fresh_file.write_fresh`, never over an
+The file is written whole through `safe_write.write_fresh`, never over an
 existing one: `<trace>.report.md`, then `<trace>.report-1.md`, ... An export
 is allowed in a served app (as the share dialog's scrubbed copy is): it writes
 a new file next to the trace and runs nothing.
@@ -38,7 +38,7 @@ def write_report(trace: Path, markdown: str) -> Path:
     A name taken meanwhile (by another session) is skipped, never replaced.
     OSError when the folder cannot be written.
     """
-    from tui.core.base.fresh_file import write_fresh
+    from tui.core.base.safe_write import write_fresh
 
     stem = report_stem(trace)
     data = markdown.encode("utf-8")
