@@ -17,8 +17,8 @@ from tests.fixtures_app import write_training_trace
 from tui.app.app import StepTraceApp
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
-from tui.core.results.report import markdown_report
 from tui.notes.store import NotesStore
+from tui.report.report_markdown import markdown_report
 
 
 def pilot_test(

@@ -28,9 +28,9 @@ from tui.notes.model import (
     parse_document,
 )
 from tui.notes.paths import sidecar_path
-from tui.notes.report import render_markdown, render_text
 from tui.notes.store import NotesStore
 from tui.notes.tested_by import record_tested_by
+from tui.report.notes import render_markdown, render_text
 
 WHEN = "2024-05-01T12:00:00.000000+00:00"
 

@@ -22,8 +22,10 @@ from tests.trace_builders import metadata, training_step_events, write_trace
 from tui.cli import main
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
-from tui.core.results.report import ReportResult, markdown_report
 from tui.notes.model import Anchor, Note, Result, TestedBy
+from tui.report.report import ReportResult
+from tui.report.report_markdown import markdown_report, report_markdown
+from tui.report.report_text import report_text
 
 EXPECTED = Path(__file__).parents[1] / "fixtures" / "report" / "expected_report.md"
 WHEN = "2024-05-01T12:00:00.000000+00:00"
@@ -181,7 +183,7 @@ def test_the_markdown_renders_cleanly_in_the_methods_order(analysis: Analysis) -
 def test_text_fits_80_columns_and_says_the_same(
     analysis: Analysis, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = ReportResult.of(analysis, fixture_notes()).to_text()
+    text = report_text(ReportResult.of(analysis, fixture_notes()))
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "inconclusive (the ranges of step times overlap)" in " ".join(text.split())
     assert "-9.1%" not in text
@@ -200,7 +202,7 @@ def test_a_trace_without_description_or_steps_still_reports(
 ) -> None:
     trace = write_trace(tmp_path / "bare.json", [])
     result = ReportResult.of(Analysis(load_trace(trace)))
-    markdown = result.to_markdown()
+    markdown = report_markdown(result)
     assert "No capture description in this trace" in markdown
     assert "Active window: no complete step was recorded." in markdown
     assert "| step time | no step in the window | no step in the window | – |" in (

@@ -151,7 +151,7 @@ def test_ops_shows_markup_verbatim(hostile_names_trace: HostileCase) -> None:
         ["ops", "--sort", "name", str(hostile_names_trace.path)]
     )
     assert status == 0
-    from tui.core.results.ops import OPS_NAME_WIDTH
+    from tui.report.ops import OPS_NAME_WIDTH
 
     for name in MARKUP_NAMES:
         # Written as is, cut with an ellipsis where the 80-column table needs it.

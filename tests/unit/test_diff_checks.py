@@ -14,6 +14,7 @@ from tests.trace_builders import cpu, write_trace
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
 from tui.core.results.diff import DiffResult
+from tui.report.diff import diff_text
 
 STEPS_US = [10_000.0, 10_400.0, 10_200.0, 10_100.0, 10_300.0]
 
@@ -142,7 +143,7 @@ def test_samples_per_second_when_the_capture_counts_in_samples(tmp_path: Path) -
     )
     assert steps["before"]["samples_per_s"]["min"] == pytest.approx(min(rates))
     assert steps["change_pct"] == pytest.approx(50.0)
-    text = result.to_text()
+    text = diff_text(result)
     assert "steps of the window (samples/s)" in text
     assert f"{statistics.median(rates):,.1f}" in text
     assert "verdict slower" in text

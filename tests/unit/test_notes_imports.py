@@ -14,8 +14,8 @@ MODULES = [
     "tui.notes.paths",
     "tui.notes.disk",
     "tui.notes.merge",
-    "tui.notes.report",
     "tui.notes.hashing",
+    "tui.report.notes",
     "tui.commands.notes",
 ]
 

@@ -9,7 +9,7 @@ from tui.core.model.description import CaptureDescription
 from tui.core.model.steps import StepStats
 from tui.core.results.summary import StepRow, SummaryResult, ZoneSummary
 from tui.notes.model import Anchor, Note, Result
-from tui.notes.report import md_cell, render_markdown, render_text
+from tui.report.notes import md_cell, render_markdown, render_text
 
 WHEN = "2024-05-01T12:00:00.000000+00:00"
 LATER = "2024-05-01T12:05:00.000000+00:00"

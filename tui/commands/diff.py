@@ -120,6 +120,7 @@ def _print(args: argparse.Namespace) -> int:
     from tui.core.opening.capture import open_pair
     from tui.core.opening.zones import ZoneRefusal
     from tui.core.results.diff import DiffResult
+    from tui.report.render import json_of, text_of
 
     with progress_on_stderr() as progress:
         pair = open_pair(
@@ -142,7 +143,7 @@ def _print(args: argparse.Namespace) -> int:
         by_shape=args.group_by == "shape",
     )
     if args.json:
-        print_json(result.to_json())
+        print_json(json_of(result))
     else:
-        print(result.to_text())
+        print(text_of(result))
     return 0

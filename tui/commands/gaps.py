@@ -26,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.commands._common import load_for_cli, print_json
     from tui.commands._zones import analysis_for
     from tui.core.results import GapsResult
+    from tui.report.render import json_of, text_of
 
     trace = load_for_cli(args.trace, args.workers)
     analysis = analysis_for(trace, args.zone)
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     result = GapsResult.of(analysis)
     if args.json:
-        print_json(result.to_json())
+        print_json(json_of(result))
     else:
-        print(result.to_text())
+        print(text_of(result))
     return 0

@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.commands._common import load_for_cli, print_json
     from tui.core.figures.analysis import Analysis
     from tui.core.results.kernels import KernelsResult
+    from tui.report.render import json_of, text_of
 
     if args.limit is not None and args.limit < 0:
         print("steptrace: --limit must be 0 or more", file=sys.stderr)
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     if args.json:
-        print_json(result.to_json())
+        print_json(json_of(result))
     else:
-        print(result.to_text())
+        print(text_of(result))
     return 0

@@ -22,10 +22,11 @@ def run(args: argparse.Namespace) -> int:
     from tui.commands._common import load_for_cli, print_json
     from tui.core.figures.analysis import Analysis
     from tui.core.results.memory import MemoryResult
+    from tui.report.render import json_of, text_of
 
     result = MemoryResult.of(Analysis(load_for_cli(args.trace)))
     if args.json:
-        print_json(result.to_json())
+        print_json(json_of(result))
     else:
-        print(result.to_text())
+        print(text_of(result))
     return 0

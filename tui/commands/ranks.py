@@ -50,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.core.opening.run import open_run
     from tui.core.opening.zones import ZoneRefusal
     from tui.core.results.ranks import RanksResult
+    from tui.report.render import json_of, text_of
 
     progress = RunProgressLine() if sys.stderr.isatty() else None
     try:
@@ -64,9 +65,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     result = RanksResult.of(analysis)
     if args.json:
-        print_json(result.to_json())
+        print_json(json_of(result))
     else:
-        print(result.to_text())
+        print(text_of(result))
     return 0
 
 

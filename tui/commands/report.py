@@ -40,8 +40,10 @@ def run(args: argparse.Namespace) -> int:
     from tui.commands._common import load_for_cli, print_json
     from tui.commands._zones import analysis_for
     from tui.core.base.textsafe import printable
-    from tui.core.results.report import ReportResult
     from tui.notes.store import NotesStore
+    from tui.report.render import text_of
+    from tui.report.report import ReportResult
+    from tui.report.report_markdown import report_markdown
 
     trace = load_for_cli(args.trace, args.workers)
     analysis = analysis_for(trace, args.zone)
@@ -54,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_json())
     elif args.md:
-        sys.stdout.write(result.to_markdown(Path(args.trace).name))
+        sys.stdout.write(report_markdown(result, Path(args.trace).name))
     else:
-        print(result.to_text())
+        print(text_of(result))
     return 0

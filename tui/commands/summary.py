@@ -26,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.commands._common import load_for_cli, print_json
     from tui.commands._zones import analysis_for
     from tui.core.results import SummaryResult
+    from tui.report.render import json_of, text_of
 
     trace = load_for_cli(args.trace, args.workers)
     analysis = analysis_for(trace, args.zone)
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     summary = SummaryResult.of(analysis)
     if args.json:
-        print_json(summary.to_json())
+        print_json(json_of(summary))
     else:
-        print(summary.to_text())
+        print(text_of(summary))
     return 0

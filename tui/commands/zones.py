@@ -26,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.commands._common import load_for_cli, print_json
     from tui.commands._zones import analysis_for
     from tui.core.results.zones import ZonesResult
+    from tui.report.zones import zones_text
 
     trace = load_for_cli(args.trace)
     analysis = analysis_for(trace, args.zone)
@@ -35,5 +36,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_json())
     else:
-        print(result.to_text(None if args.all else 40))
+        print(zones_text(result, None if args.all else 40))
     return 0

@@ -7,6 +7,7 @@ from the finding, so every front end (app, CLI, report, notes) says the same.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text, size_text
@@ -22,7 +23,7 @@ from tui.core.findings.readings import (
     LaunchFigures,
     MissingReason,
 )
-from tui.core.results.text import cut_middle
+from tui.report.text import cut_middle
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,19 @@ def words(finding: Finding) -> FindingWords:
         _NEXT_CHECKS[finding.id],
         _STATUS[finding.status],
     )
+
+
+def finding_json(finding: Finding) -> dict[str, Any]:
+    """A finding in JSON: its id and status with its words (the report's and `ranks`')."""
+    said = words(finding)
+    return {
+        "id": finding.id.value,
+        "status": finding.status.value,
+        "title": said.title,
+        "observation": said.observation,
+        "hypothesis": said.hypothesis,
+        "next_check": said.next_check,
+    }
 
 
 def observation(finding: Finding) -> str:

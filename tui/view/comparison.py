@@ -15,7 +15,8 @@ from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.base.vocab import OpPresence, SortKey, TimeDevice, Verdict
 from tui.core.diff.tables import OpsDiff
-from tui.core.results.diff import DiffResult, verdict_words
+from tui.core.results.diff import DiffResult
+from tui.report.diff import verdict_words
 
 NOT_OBSERVED_CELL = "n/o"
 PRESENCE_MARK = {OpPresence.BOTH: " ", OpPresence.ADDED: "+", OpPresence.REMOVED: "-"}

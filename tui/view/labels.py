@@ -1,54 +1,11 @@
-"""Names fitted to a number of terminal cells: cut at the end, or in the middle,
-and track labels that stay distinct however narrow the column is."""
+"""Track labels that stay distinct however narrow the column is (names fitted
+to terminal cells by `tui.report.fit`)."""
 
 from __future__ import annotations
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 
-ELLIPSIS = "…"
-
-
-def fit_end(text: str, width: int) -> str:
-    """`text` in at most `width` cells, an ellipsis at the end when cut."""
-    if width <= 0:
-        return ""
-    if text.isascii():
-        return text if len(text) <= width else text[: width - 1] + ELLIPSIS
-    if cell_len(text) <= width:
-        return text
-    return set_cell_size(text, width - 1) + ELLIPSIS
-
-
-def tail_cells(text: str, width: int) -> str:
-    """The last `width` cells of `text` (padded when a wide glyph does not fit)."""
-    taken: list[str] = []
-    used = 0
-    for character in reversed(text):
-        size = cell_len(character)
-        if used + size > width:
-            break
-        taken.append(character)
-        used += size
-    return set_cell_size("".join(reversed(taken)), width)
-
-
-def fit_middle(text: str, width: int) -> str:
-    """`text` in at most `width` cells keeping both ends (names differ at either)."""
-    if cell_len(text) <= width:
-        return text
-    if width < 8:
-        return fit_end(text, width)
-    head = (width - 1) // 2
-    return set_cell_size(text, head) + ELLIPSIS + tail_cells(text, width - 1 - head)
-
-
-def fit_start(text: str, width: int) -> str:
-    """`text` in at most `width` cells keeping its end."""
-    if cell_len(text) <= width:
-        return text
-    if width <= 1:
-        return fit_end(text, width)
-    return ELLIPSIS + tail_cells(text, width - 1)
+from tui.report.fit import ELLIPSIS, fit_end, fit_middle, fit_start
 
 
 def _around(text: str, at: int, width: int) -> str:

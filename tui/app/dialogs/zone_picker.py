@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.figures.zones import ZoneCandidate, ZoneChoice
-from tui.view.labels import fit_middle
+from tui.report.fit import fit_middle
 
 SHOWN_AT_MOST = 60
 """Candidates listed at once (the biggest first); typing narrows the rest."""

@@ -23,8 +23,8 @@ from tui.core.findings.readings import (
     ShowOperator,
     ShowStep,
 )
-from tui.core.findings_text import words
-from tui.view.labels import fit_middle
+from tui.report.findings import words
+from tui.report.fit import fit_middle
 from tui.view.marking import events_named
 
 if TYPE_CHECKING:

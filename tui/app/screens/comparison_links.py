@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
 def link(screen: ComparisonScreen, comparison: Comparison) -> None:
     """Ask which open note the comparison tests, then record it."""
-    from tui.notes.report import tested_by_text
     from tui.notes.tested_by import tested_by_of
+    from tui.report.notes import tested_by_text
 
     main = screen.main
     keeper = getattr(main, "notes", None)
@@ -48,7 +48,7 @@ def link(screen: ComparisonScreen, comparison: Comparison) -> None:
 
 def record(screen: ComparisonScreen, comparison: Comparison, note_id: str) -> None:
     """Record the diff in the note's result, and save, off the UI thread."""
-    from tui.notes.report import tested_by_text
+    from tui.report.notes import tested_by_text
 
     diff = comparison.diff
     after = comparison.after.path

@@ -73,7 +73,7 @@ from tui.core.base.vocab import ZoneSource
 from tui.core.figures.analysis import Analysis, OpTable, Step
 from tui.core.figures.zones import ZoneCandidate
 from tui.core.findings.readings import Finding
-from tui.core.findings_text import words
+from tui.report.findings import words
 from tui.view import status
 
 

@@ -2,8 +2,8 @@
 
 The heat table (rank × step, each cell a rank's step time against the
 step's median, stragglers marked), the per-rank device breakdown bars, the
-run's reading (one rank late at the collectives, in `findings_text`'s
-words, with what the figures cannot show) and its warnings. Enter on a cell
+run's reading (one rank late at the collectives, worded by `tui.report.findings`,
+with what the figures cannot show) and its warnings. Enter on a cell
 opens that rank at that step (`rank_switch`).
 """
 
@@ -29,7 +29,7 @@ from tui.app.widgets.rank_bars import RankBars
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import HeatLevel
 from tui.core.findings.readings import ShowStep
-from tui.view.labels import fit_middle
+from tui.report.fit import fit_middle
 from tui.view.run_table import STRAGGLER_MARK, RunTable
 
 BOTTOM_TABS = ("ranks-breakdown", "ranks-reading", "ranks-warnings")

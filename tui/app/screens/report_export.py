@@ -60,7 +60,7 @@ def export(screen: MainScreen) -> None:
     notes = list(keeper.notes.values()) if keeper is not None else []
 
     def job() -> None:
-        from tui.core.results.report import markdown_report
+        from tui.report.report_markdown import markdown_report
 
         try:
             markdown = markdown_report(analysis, notes, trace_name=path.name)

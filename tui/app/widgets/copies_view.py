@@ -21,8 +21,8 @@ from tui.app.widgets.rows_view import ReadOnce, RowsView
 from tui.core.base.textsafe import printable
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.copies import CopyReading
+from tui.report.fit import fit_middle
 from tui.view.copy_rows import CopyLine, copy_details, copy_lines
-from tui.view.labels import fit_middle
 
 
 class CopiesView(ReadOnce):

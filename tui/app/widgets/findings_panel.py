@@ -14,7 +14,7 @@ from tui.app.messages import FindingChosen
 from tui.core.base.textsafe import printable
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.readings import Finding
-from tui.core.findings_text import words
+from tui.report.findings import words
 
 
 def finding_text(finding: Finding) -> Text:

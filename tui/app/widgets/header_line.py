@@ -11,8 +11,8 @@ from textual.widget import Widget
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import ZoneSource
 from tui.core.figures.analysis import Analysis
-from tui.core.results import gpu_missing_reason
-from tui.view.labels import fit_end, fit_middle
+from tui.core.model.observed import gpu_missing_reason
+from tui.report.fit import fit_end, fit_middle
 
 GPU_OBSERVED = " GPU observed "
 GPU_NOT_OBSERVED = " GPU not observed "

@@ -25,6 +25,7 @@ from tui.app.widgets.rows_view import (
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import KernelSort
 from tui.core.figures.analysis import Analysis
+from tui.report.fit import fit_middle
 from tui.view.kernel_rows import (
     COLUMNS,
     SORTS,
@@ -32,7 +33,6 @@ from tui.view.kernel_rows import (
     kernel_details,
     visible_columns,
 )
-from tui.view.labels import fit_middle
 
 
 class KernelTable(ReadOnce, SortableRows[KernelSort]):

@@ -12,7 +12,7 @@ from textual.widgets.option_list import Option
 from tui.app.messages import NoteAction
 from tui.core.base.textsafe import printable
 from tui.notes import Note
-from tui.notes.report import tested_by_text
+from tui.report.notes import tested_by_text
 
 STATUS_STYLE = {
     "open": "bold",

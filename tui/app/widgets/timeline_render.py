@@ -20,9 +20,9 @@ from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text, size_text
 from tui.core.base.vocab import RowRole, StepPhase
 from tui.core.model.trace import Kind, Trace
+from tui.report.fit import fit_end, fit_middle
 from tui.view.axis import ruler
 from tui.view.cells import LaneCells, Viewport, covered_cells, row_cells
-from tui.view.labels import fit_end, fit_middle
 from tui.view.lanes import BoolArray, run_heads
 from tui.view.layout import GAP_GLYPH, Row, ZoneView
 from tui.view.memory_lane import MemoryCells

@@ -19,7 +19,7 @@ from tui.core.figures.optable import OpTable
 from tui.core.figures.shapes import shape_op_table, shapes_in_trace
 from tui.core.figures.zones import StepZone, ZoneReading, default_zone_choice
 from tui.core.model.description import CaptureDescription
-from tui.core.results.observed import gpu_missing_reason
+from tui.core.model.observed import gpu_missing_reason
 from tui.core.results.summary import ZoneSummary
 
 

@@ -3,8 +3,8 @@
 Each reading is a *possible* observation, never a proven cause. When the
 capture lacks what a reading needs (no GPU events, no steps, no data zone) it
 is NOT_OBSERVED with the reason, instead of reporting zero. The wording lives
-in `findings_text`, so the app, the CLI and the report word them alike and
-never branch on ids to find figures.
+on the report floor (`report/findings.py`), so the app, the CLI and the
+report word them alike and never branch on ids to find figures.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from tui.core.figures.copies import CopyGroup, CopyReading
 from tui.core.figures.kernels import kernel_events
 from tui.core.figures.launches import SHORT_KERNEL_NS, issued_at
 from tui.core.figures.shapes import operator_shape_split, shapes_in_trace
+from tui.core.model.observed import gpu_missing_reason
 from tui.core.model.steps import Step
-from tui.core.results.observed import gpu_missing_reason
 
 # A data zone where the device idles for at least this share of it is worth a look.
 IDLE_SHARE_WORTH_A_LOOK = 0.10

@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.base.textsafe import printable
-from tui.core.base.units import duration_text, us
+from tui.core.base.units import us
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.zones import Gap
-from tui.core.results.summary import ZoneSummary, zone_lines
+from tui.core.results.summary import ZoneSummary
 
 
 @dataclass(frozen=True)
@@ -60,20 +59,3 @@ class GapsResult:
                 for gap in self.gaps
             ],
         }
-
-    def to_text(self) -> str:
-        """`steptrace gaps` for people."""
-        lines = zone_lines(self.zone)
-        if self.zone.total_gap_ns is None:
-            return "\n".join(lines)
-        lines += ["", f"{'step':>6} {'device':>6} {'start':>12} {'duration':>12}  zone"]
-        for gap in self.gaps:
-            step = "–" if gap.step is None else str(gap.step)
-            device = "–" if gap.device is None else str(gap.device)
-            lines.append(
-                f"{step:>6} {device:>6} {duration_text(gap.start_ns):>12} "
-                f"{duration_text(gap.duration_ns):>12}  {printable(gap.zone)[:38]}"
-            )
-        if not self.gaps:
-            lines.append("  (the zone never waited: no gap)")
-        return "\n".join(lines)

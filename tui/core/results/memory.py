@@ -5,22 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.base.textsafe import printable
-from tui.core.base.units import size_text
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.memory import MemoryReading
-from tui.core.results.text import TEXT_WIDTH, distinct_cuts, fill
-
-_CELL = 11
-# Operator rows in text (JSON has them all).
-TEXT_OPS = 30
-
-
-def signed_size(count: int | None) -> str:
-    """A byte count that may be negative (frees), or "–" when unknown."""
-    if count is None:
-        return "–"
-    return ("-" if count < 0 else "") + size_text(abs(count))
 
 
 @dataclass(frozen=True)
@@ -74,71 +60,3 @@ class MemoryResult:
                 for row in ops.order().tolist()
             ],
         }
-
-    def to_text(self) -> str:
-        """Peaks, per step, and the operators that allocated, at 80 columns."""
-        reading = self.reading
-        if reading is None:
-            why = (
-                "the capture says profile_memory was on, yet the trace holds none"
-                if self.memory_option
-                else "capture with memory on to see them (steptrace capture "
-                "--profile-memory, or profile_memory=True): tracking every "
-                "allocation adds cost"
-            )
-            return "\n".join(fill(f"memory: not recorded — no [memory] events; {why}"))
-        labels = [device.label for device in reading.devices]
-        scope = (
-            f"the window ({reading.window_steps} steps)"
-            if reading.window
-            else "the whole trace (no steps)"
-        )
-        peaks = ", ".join(
-            f"{label} {signed_size(value)}" for label, value in reading.peak.items()
-        )
-        lines = fill(f"peak allocated over {scope}: {peaks}", "memory    ")
-        if reading.steps:
-            header = f"{'step':>8} {'phase':<8} " + " ".join(
-                f"{label[:12]:>12}" for label in labels
-            )
-            lines += ["", "peak allocated per step (counting the level it starts at)"]
-            lines.append(header)
-            for number, phase, step_peaks in reading.steps:
-                cells = " ".join(
-                    f"{signed_size(step_peaks[label]):>12}" for label in labels
-                )
-                lines.append(f"{number:>8} {phase:<8} {cells}")
-        ops = reading.ops
-        rows = ops.order().tolist()
-        shown = rows[:TEXT_OPS]
-        device = reading.has_device_memory
-        columns = 4 if device else 2
-        w = TEXT_WIDTH - 7 - columns * (_CELL + 1)
-        header = (
-            f"{'name':<{w}} {'calls':>6} {'self CPU':>{_CELL}} {'total CPU':>{_CELL}}"
-        )
-        if device:
-            header += f" {'self dev':>{_CELL}} {'total dev':>{_CELL}}"
-        lines += [
-            "",
-            "allocated per operator, as key_averages() (self: net of its children)",
-            header,
-        ]
-        names = distinct_cuts([printable(ops.names[row]) for row in shown], w)
-        for name, row in zip(names, shown, strict=True):
-            line = (
-                f"{name:<{w}} {int(ops.calls[row]):>6} "
-                f"{signed_size(int(ops.self_cpu[row])):>{_CELL}} "
-                f"{signed_size(int(ops.total_cpu[row])):>{_CELL}}"
-            )
-            if device:
-                line += (
-                    f" {signed_size(int(ops.self_device[row])):>{_CELL}}"
-                    f" {signed_size(int(ops.total_device[row])):>{_CELL}}"
-                )
-            lines.append(line)
-        if len(rows) > len(shown):
-            lines.append(f"… {len(rows) - len(shown)} more (--json)")
-        if not device:
-            lines += fill("device memory: not observed (no device memory events)")
-        return "\n".join(lines)

@@ -7,16 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from tui.core.base.textsafe import printable
-from tui.core.base.units import duration_text, us
+from tui.core.base.units import us
 from tui.core.base.vocab import SortKey, TimeDevice
 from tui.core.figures.optable import OpTable
 from tui.core.figures.shapes import ShapeOpTable
-from tui.core.results.text import TEXT_WIDTH, cut_end, distinct_cuts, fill
-
-# The name column of `steptrace ops`; longer names are cut with "…".
-OPS_NAME_WIDTH = 28
-_CELL = 10
 
 
 def default_device(gpu_observed: bool) -> TimeDevice:
@@ -118,53 +112,3 @@ class OpsResult:
             "device": self.device.value,
             "ops": rows,
         }
-
-    def to_text(self) -> str:
-        """A fixed-width table at 80 columns; names cut alike keep their distinguishing end."""
-        table = self.table
-        if self.by_shape and not self.shapes_recorded:
-            return "\n".join(
-                fill(
-                    f"{SHAPES_OFF}: its trace holds no input shapes to group operators "
-                    "by. Capture again with shapes on (steptrace capture "
-                    "--record-shapes, or record_shapes=True): it adds cost to every "
-                    "operator and can keep tensors alive longer."
-                )
-            )
-        width = OPS_NAME_WIDTH
-        header = (
-            f"{'name':<{width}} {'calls':>7} {'self CPU':>{_CELL}} "
-            f"{'total CPU':>{_CELL}} {'self GPU':>{_CELL}} {'total GPU':>{_CELL}}"
-        )
-        grouping = ", rows by input shape" if self.by_shape else ""
-        lines = [
-            f"operators by {self.sort.value} {self.device.value.upper()} time "
-            f"({self.scope}{grouping})",
-            header,
-            "-" * len(header),
-        ]
-
-        def cell(column: np.ndarray[Any, np.dtype[np.int64]] | None, row: int) -> str:
-            return "n/o" if column is None else duration_text(int(column[row]))
-
-        rows = self.rows.tolist()
-        names = distinct_cuts([printable(table.names[row]) for row in rows], width)
-        for name, row in zip(names, rows, strict=True):
-            lines.append(
-                f"{name:<{width}} {int(table.calls[row]):>7} "
-                f"{cell(table.self_cpu_ns, row):>{_CELL}} "
-                f"{cell(table.total_cpu_ns, row):>{_CELL}} "
-                f"{cell(table.self_gpu_ns, row):>{_CELL}} "
-                f"{cell(table.total_gpu_ns, row):>{_CELL}}"
-            )
-            if isinstance(table, ShapeOpTable):
-                shapes = printable(table.shapes_text(row))
-                lines.append(cut_end(f"  shapes {shapes}", TEXT_WIDTH))
-        if not self.gpu_observed:
-            lines += fill(
-                "GPU time: not observed (no GPU events in this capture); "
-                "n/o = not observed",
-                "",
-                "",
-            )
-        return "\n".join(lines)

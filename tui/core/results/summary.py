@@ -5,15 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.base.textsafe import printable
-from tui.core.base.units import duration_text, ms, us
+from tui.core.base.units import ms, us
 from tui.core.base.vocab import GapKind, StepPhase, ZoneSource
 from tui.core.figures.analysis import Analysis, ZoneFigure
-from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
 from tui.core.model.description import CaptureDescription
+from tui.core.model.observed import gpu_missing_reason
 from tui.core.model.steps import StepStats
-from tui.core.results.observed import gpu_missing_reason
-from tui.core.results.text import TEXT_WIDTH, cut_end, fill
 
 
 @dataclass(frozen=True)
@@ -171,87 +168,3 @@ class SummaryResult:
             },
             "warnings": list(self.warnings),
         }
-
-    def to_text(self) -> str:
-        """`steptrace summary` for people, at most 80 columns."""
-        lines: list[str] = []
-        lines += fill(printable(self.trace_path), "trace     ")
-        if self.capture.question:
-            lines += fill(printable(self.capture.question), "question  ")
-        gpu = (
-            "observed"
-            if self.gpu_observed
-            else f"not observed — {printable(str(self.gpu_missing_reason))}"
-        )
-        lines += fill(gpu, "GPU       ")
-        lines.append(f"events    {self.events:,}   span {duration_text(self.span_ns)}")
-        stats = self.stats
-        if stats:
-            lines += fill(
-                f"{stats.count} in the window: median {duration_text(stats.median_ns)}, "
-                f"min {duration_text(stats.min_ns)}, max {duration_text(stats.max_ns)} "
-                "per step",
-                "steps     ",
-            )
-            if stats.count < 10:
-                lines.append(
-                    "          (few steps show the mechanism, not a distribution)"
-                )
-        else:
-            lines.append("steps     none found (no ProfilerStep#N ranges)")
-        if self.device_busy_ns is not None:
-            lines += fill(
-                f"device busy {duration_text(self.device_busy_ns)} "
-                "(union of kernels, copies, sets)",
-                "busy      ",
-            )
-        lines += zone_lines(self.zone)
-        if self.steps:
-            lines.append("")
-            lines.append(
-                f"{'step':>8} {'phase':<8} {'duration':>11} {'gap':>11}  zones"
-            )
-            for row in self.steps:
-                zones = ", ".join(
-                    f"{printable(zone.name)} {duration_text(zone.duration_ns)}"
-                    for zone in row.zones[:3]
-                )
-                if len(row.zones) > 3:
-                    zones += f", +{len(row.zones) - 3}"
-                gap = "–" if row.gap_ns is None else duration_text(row.gap_ns)
-                line = (
-                    f"{row.number:>8} {row.phase.value:<8} "
-                    f"{duration_text(row.duration_ns):>11} {gap:>11}  "
-                )
-                lines.append(line + cut_end(zones, TEXT_WIDTH - len(line)))
-        if self.warnings:
-            lines.append("")
-            lines.append("warnings")
-            for warning in self.warnings:
-                lines += fill(printable(warning), "  - ", "    ")
-        return "\n".join(lines)
-
-
-def zone_lines(zone: ZoneSummary) -> list[str]:
-    """The data zone's line: its gap against its time, or that there is none."""
-    if zone.total_gap_ns is None:
-        looked_for = ", ".join(
-            printable(name)
-            for name in zone.names or (DEFAULT_DATA_ZONE, DATALOADER_GROUP)
-        )
-        return fill(
-            f"no data zone in this capture (looked for {looked_for}); "
-            "name yours with --zone NAME",
-            "gaps      ",
-        )
-    label = (
-        "GPU idle in the data zone"
-        if zone.kind is GapKind.GPU_IDLE
-        else "CPU wait in the data zone (no GPU events)"
-    )
-    names = ", ".join(printable(name) for name in zone.names)
-    return fill(
-        f"{label}: {duration_text(zone.total_gap_ns)} of "
-        f"{duration_text(zone.total_zone_ns)} ({names}; {zone.source.label})",
-        "gaps      ",
-    )

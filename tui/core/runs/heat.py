@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.base.units import duration_text, us
+from tui.core.base.units import us
 from tui.core.base.vocab import HeatLevel
-from tui.core.results.text import TEXT_WIDTH, cut_end, fill
 from tui.core.runs.across import RunAnalysis, StepAcross
 
 # Up to this share away from the step's median, a step time is near it...
@@ -111,33 +110,6 @@ class RunHeat:
                 for item in self.ranks
             ],
         }
-
-    def to_text(self) -> str:
-        """One line per rank: its marks per step, steps late and total wait."""
-        lines = fill(
-            f"step time against the step's median: {HeatLevel.FASTER.glyph} over "
-            f"{100 * NEAR_SHARE:.0f}% faster, {HeatLevel.SLOWER.glyph} up to "
-            f"{100 * SLOWER_SHARE:.0f}% slower, {HeatLevel.SLOW.glyph} up to "
-            f"{100 * SLOW_SHARE:.0f}%, {HeatLevel.SLOWEST.glyph} beyond, . near it",
-            "",
-            "",
-        )
-        for item in self.ranks:
-            marks = " ".join(
-                (level.glyph or ".") if level is not None else "?"
-                for level in item.levels
-            )
-            wait = (
-                "–" if item.total_wait_ns is None else duration_text(item.total_wait_ns)
-            )
-            lines.append(
-                cut_end(
-                    f"{item.rank:>6}  late {item.late_steps}/{self.read_steps}"
-                    f"  waits {wait}  {marks}",
-                    TEXT_WIDTH,
-                )
-            )
-        return "\n".join(lines)
 
 
 def _level(step: StepAcross, rank: int) -> HeatLevel | None:

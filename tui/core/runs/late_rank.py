@@ -2,7 +2,7 @@
 
 A possible observation, never a cause: that rank's input or its compute may
 be slower, and the next check compares its data zone and kernels with a
-peer's. The figures come from `RunAnalysis`; the words from `findings_text`.
+peer's. The figures come from `RunAnalysis`; the words from the report floor.
 """
 
 from __future__ import annotations

@@ -24,8 +24,8 @@ from tui.core.figures.analysis import Analysis
 from tui.core.figures.breakdown.gpu import Breakdown, breakdowns
 from tui.core.figures.breakdown.rows import device_rows
 from tui.core.figures.collectives import StepCollectives, find_collectives
+from tui.core.model.observed import gpu_missing_reason
 from tui.core.model.trace import Trace
-from tui.core.results.observed import gpu_missing_reason
 
 SUMMARY_FORMAT = 1
 # A trace's own warnings kept in its summary (the rest are counted).

@@ -82,9 +82,3 @@ class DeviceSplit:
             **{f"{name}_us": us(ns) for name, ns in self.parts()},
             **{f"{name}_pct": self.share(ns) for name, ns in self.parts()},
         }
-
-    def to_text(self) -> str:
-        """One line: each part's share of the span."""
-        return "  ".join(
-            f"{name} {self.share(ns):.0f}%" for name, ns in self.parts() if ns > 0
-        )

@@ -5,15 +5,12 @@ from __future__ import annotations
 from tui.core.base.textsafe import printable
 from tui.core.base.units import NOT_OBSERVED, duration_text
 from tui.core.base.vocab import FindingStatus
-from tui.core.findings_text import words
-from tui.core.results.markdown import SIMPLIFIED_MEANS, scenario_parts
-from tui.core.results.report import (
-    UNIT_RULE,
-    ReportResult,
-    share_text,
-)
-from tui.core.results.text import fill, startup_parts
-from tui.notes.report import render_text
+from tui.report.findings import words
+from tui.report.fit import fit_end, pad_end
+from tui.report.markdown import SIMPLIFIED_MEANS, scenario_parts
+from tui.report.notes import render_text
+from tui.report.report import UNIT_RULE, ReportResult, share_text
+from tui.report.text import fill, startup_parts
 
 
 def report_text(result: ReportResult) -> str:
@@ -44,9 +41,9 @@ def report_text(result: ReportResult) -> str:
         missing = "n/o" if row.missing == NOT_OBSERVED else "–"
         median = missing if row.total_ns is None else duration_text(row.median_ns)
         total = missing if row.total_ns is None else duration_text(row.total_ns)
-        label = row.label if len(row.label) <= 38 else row.label[:37] + "…"
+        label = printable(fit_end(row.label, 38))
         lines.append(
-            f"  {printable(label):<38} {median:>11} {total:>11} "
+            f"  {pad_end(label, 38)} {median:>11} {total:>11} "
             f"{share_text(row.share):>6}"
         )
     lines += ["", "findings (possible observation → hypothesis → next check)"]

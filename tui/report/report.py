@@ -1,11 +1,9 @@
-"""`steptrace report`: one document in the method's order, from typed results.
+"""`steptrace report`: one document in the method's order, from the core's typed results.
 
-Question, scenario, unit; window and start-up; CPU time, GPU work and
-waiting kept apart; the findings (possible observation → hypothesis → next
-check, worded by `findings_text`); the notes with their verdicts; the
-instrumentation and its cost; and what the capture says — and cannot say —
-about resources. `markdown_report` is the one entry point that returns the
-Markdown (the CLI's `--md` and the app's export write it).
+`ReportResult` gathers the summary, the time split, the findings and the
+notes, with the figures its sections share and its JSON; its Markdown is
+`report_markdown`'s, its terminal text `report_text`'s. It lives on the
+words floor because it carries notes and the findings' words.
 """
 
 from __future__ import annotations
@@ -14,25 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.base.units import NOT_OBSERVED, duration_text, ms, us
-from tui.core.base.vocab import FindingStatus, GapKind
+from tui.core.base.units import NOT_OBSERVED, ms, us
+from tui.core.base.vocab import GapKind
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.time_split import TimeSplit
 from tui.core.findings.readings import Finding, compute_findings
-from tui.core.findings_text import words
 from tui.core.model.description import CaptureDescription
-from tui.core.results.markdown import (
-    capture_lines,
-    gpu_line,
-    md_cell,
-    md_inline,
-    startup_lines,
-    steps_table,
-    window_sentence,
-)
 from tui.core.results.summary import SummaryResult
 from tui.notes.model import Note
-from tui.notes.report import notes_section
+from tui.report.findings import finding_json
 
 UNIT_RULE = (
     "Step times are elapsed time. A sum of events is not elapsed time: nested "
@@ -63,13 +51,6 @@ OPTION_COSTS = (
     ("with_stack", "Stacks", "adds cost; stacks carry code paths, which leak"),
     ("profile_memory", "Memory", "adds cost"),
 )
-
-
-def _aside(finding: Finding) -> str:
-    """A reading that is not a possible observation: its title and why."""
-    said = words(finding)
-    label = "" if finding.missing is not None else f" ({said.status_label})"
-    return f"{said.title}{label}: {said.observation}"
 
 
 def share_text(value: float | None) -> str:
@@ -225,98 +206,6 @@ class ReportResult:
             )
         return lines
 
-    # -- Markdown ------------------------------------------------------------------
-
-    def to_markdown(self, trace_name: str | None = None) -> str:
-        """The report as Markdown (what `--md` prints and the app exports)."""
-        name = trace_name or self.summary.trace_path
-        capture = self.capture
-        lines = [f"# Report — {md_inline(name)}", ""]
-        lines += ["## Capture", "", *capture_lines(capture)]
-        if capture.step_contents:
-            lines.append(
-                f"- **One step contains:** {md_inline(', '.join(capture.step_contents))}"
-            )
-        lines += ["", UNIT_RULE]
-        lines += ["", "## Window and start-up", ""]
-        if capture.window is not None:
-            window = capture.window
-            lines += [
-                f"Schedule: wait {window.wait}, warmup {window.warmup}, "
-                f"active {window.active}.",
-                "",
-            ]
-        lines += steps_table(self.summary)
-        lines.append(window_sentence(self.summary))
-        startup = startup_lines(self.summary)
-        if startup and startup[0]:
-            lines.append("")
-        lines += startup
-        lines += ["", "## CPU time, GPU work and waiting", "", SPLIT_RULE, ""]
-        lines += [
-            "| per window step | median | window total | share of the window |",
-            "|---|---:|---:|---:|",
-        ]
-        for row in self.split_rows():
-            missing = row.missing if row.total_ns is None else None
-            lines.append(
-                f"| {md_cell(row.label)} "
-                f"| {missing or duration_text(row.median_ns)} "
-                f"| {missing or duration_text(row.total_ns)} "
-                f"| {share_text(row.share)} |"
-            )
-        lines += ["", gpu_line(self.summary)]
-        lines += ["", "## Findings", "", FINDINGS_RULE]
-        lines += self._findings_markdown()
-        lines += ["", "## Notes", "", *notes_section(self.notes)]
-        lines += ["", "## Instrumentation", ""]
-        options = self.instrumentation()
-        if options:
-            lines += [f"- **{label}:** {md_inline(text)}" for label, text in options]
-        else:
-            lines.append(
-                "Not recorded (no capture description). Shapes, stacks and memory "
-                "add cost, and recording shapes can keep tensors alive."
-            )
-        lines += ["", "## Resources", "", "What this capture says:", ""]
-        lines += [f"- {md_inline(line)}" for line in self.resources_says()]
-        lines += ["", "What it cannot say:", ""]
-        lines += [f"- {line}" for line in self.cannot_say()]
-        if self.summary.warnings:
-            lines += ["", "## Warnings", ""]
-            lines += [f"- {md_inline(warning)}" for warning in self.summary.warnings]
-        return "\n".join(lines) + "\n"
-
-    def _findings_markdown(self) -> list[str]:
-        lines: list[str] = []
-        others = []
-        for finding in self.findings:
-            said = words(finding)
-            if finding.status is not FindingStatus.POSSIBLE:
-                others.append(f"- {md_inline(_aside(finding))}")
-                continue
-            lines += [
-                "",
-                f"### {md_inline(said.title)}",
-                "",
-                f"- **Possible observation:** {md_inline(said.observation)}",
-                f"- **Hypothesis:** {md_inline(said.hypothesis)}",
-                f"- **Next check:** {md_inline(said.next_check)}",
-            ]
-        if not lines:
-            lines += ["", "No reading stands out in this capture."]
-        if others:
-            lines += ["", "Not seen, or not observed in this capture:", "", *others]
-        return lines
-
-    # -- text ----------------------------------------------------------------------
-
-    def to_text(self) -> str:
-        """The report for a terminal, at most 80 columns."""
-        from tui.core.results.report_text import report_text
-
-        return report_text(self)
-
     # -- JSON ----------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
@@ -394,18 +283,7 @@ class ReportResult:
             },
             "gpu_observed": summary.gpu_observed,
             "gpu_missing_reason": summary.gpu_missing_reason,
-            "findings": [
-                {
-                    "id": finding.id.value,
-                    "status": finding.status.value,
-                    "title": said.title,
-                    "observation": said.observation,
-                    "hypothesis": said.hypothesis,
-                    "next_check": said.next_check,
-                }
-                for finding in self.findings
-                for said in (words(finding),)
-            ],
+            "findings": [finding_json(finding) for finding in self.findings],
             "notes": [note.to_dict() for note in self.notes],
             "instrumentation": None
             if not capture.present
@@ -429,10 +307,3 @@ class ReportResult:
             },
             "warnings": list(summary.warnings),
         }
-
-
-def markdown_report(
-    analysis: Analysis, notes: Sequence[Note] = (), *, trace_name: str | None = None
-) -> str:
-    """The whole report as Markdown: the one entry point for the CLI and the app's export."""
-    return ReportResult.of(analysis, notes).to_markdown(trace_name)

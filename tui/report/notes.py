@@ -15,16 +15,16 @@ from collections.abc import Iterable, Sequence
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
-from tui.core.results.markdown import (
+from tui.core.results.summary import SummaryResult
+from tui.notes.model import Note, Result, TestedBy
+from tui.report.markdown import (
     capture_lines,
     md_cell,
     md_inline,
     md_link,
     window_lines,
 )
-from tui.core.results.summary import SummaryResult
-from tui.core.results.text import TEXT_WIDTH
-from tui.notes.model import Note, Result, TestedBy
+from tui.report.text import TEXT_WIDTH
 
 __all__ = [
     "NOTES_COLUMNS",

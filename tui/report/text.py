@@ -8,6 +8,7 @@ from typing import Protocol
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
+from tui.report.fit import fit_end, fit_middle
 
 TEXT_WIDTH = 80
 
@@ -52,25 +53,15 @@ def fill(text: str, first: str = "", rest: str = " " * 10) -> list[str]:
     ) or [first.rstrip()]
 
 
-def cut_end(text: str, width: int) -> str:
-    """`text` in at most `width` characters, an ellipsis at the end when cut."""
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
-
-
 def cut_middle(text: str, width: int) -> str:
-    """`text` in at most `width` characters keeping both ends (names differ at either)."""
-    if len(text) <= width:
-        return text
-    if width < 8:
-        return cut_end(text, width)
-    head = (width - 1) * 2 // 3
-    tail = width - 1 - head
-    return text[:head] + "…" + text[len(text) - tail :]
+    """`text` in at most `width` cells keeping both ends; the CLI's text gives
+    two thirds of the room to the start (the app's columns give half)."""
+    return fit_middle(text, width, head=(width - 1) * 2 // 3)
 
 
 def distinct_cuts(names: list[str], width: int) -> list[str]:
-    """Names cut to `width`; names whose end-cuts collide keep their distinguishing end instead."""
-    cut = [cut_end(name, width) for name in names]
+    """Names cut to `width` cells; names whose end-cuts collide keep their distinguishing end instead."""
+    cut = [fit_end(name, width) for name in names]
     seen: dict[str, int] = {}
     for shown in cut:
         seen[shown] = seen.get(shown, 0) + 1

@@ -1,0 +1,272 @@
+"""`steptrace diff` in words: steps and verdict, operators, data zone, kernels, at 80 columns."""
+
+from __future__ import annotations
+
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text
+from tui.core.base.vocab import GapKind, OpPresence, SortKey, Verdict
+from tui.core.diff import Rate, StepsDiff
+from tui.core.diff.steps import SAMPLES_PER_S
+from tui.core.results.diff import DiffResult, Int64Array
+from tui.report.fit import pad_end
+from tui.report.text import distinct_cuts, fill, startup_parts
+
+# Rows the text shows when no limit is given (JSON lists every row).
+TEXT_ROWS = 20
+_NAME = 33
+_CELL = 10
+
+VERDICT_WORDS = {
+    Verdict.FASTER: "faster: every step after is quicker than every step before",
+    Verdict.SLOWER: "slower: every step after is slower than every step before",
+    Verdict.INCONCLUSIVE: "inconclusive: the ranges of step times overlap",
+}
+NO_STEP_WORDS = "inconclusive: a side has no step in its window"
+
+
+def verdict_words(steps: StepsDiff) -> str:
+    """The verdict and what it rests on."""
+    if steps.before.stats is None or steps.after.stats is None:
+        return NO_STEP_WORDS
+    return VERDICT_WORDS[steps.verdict]
+
+
+_PRESENCE_MARK = {OpPresence.BOTH: " ", OpPresence.ADDED: "+", OpPresence.REMOVED: "-"}
+
+
+def _signed(delta_ns: int) -> str:
+    return ("+" if delta_ns > 0 else "") + duration_text(delta_ns)
+
+
+def _count_delta(delta: int) -> str:
+    return f"{delta:+d}" if delta else "0"
+
+
+def diff_text(result: DiffResult) -> str:
+    """`steptrace diff` for people, at most 80 columns."""
+    diff = result.diff
+    lines: list[str] = []
+    lines += fill(printable(diff.before.path), "before    ")
+    lines += fill(printable(diff.after.path), "after     ")
+    lines.append(
+        "comparable yes"
+        if diff.comparable
+        else "comparable NO — see the warnings below"
+    )
+    lines += ["", *_steps_text(result), "", *_zone_text(result)]
+    lines += ["", *_ops_text(result)]
+    if diff.before.gpu_observed or diff.after.gpu_observed:
+        lines += ["", *_kernels_text(result)]
+    if diff.warnings:
+        lines += ["", "warnings"]
+        for warning in diff.warnings:
+            lines += fill(printable(warning.message), "  - ", "    ")
+    return "\n".join(lines)
+
+
+def _steps_text(result: DiffResult) -> list[str]:
+    steps = result.diff.steps
+    rates = steps.unit == SAMPLES_PER_S
+    lines = [
+        f"steps of the window ({steps.unit})",
+        f"  {'':<8} {'n':>4} {'median':>12} {'min':>12} {'max':>12}",
+    ]
+    for word, side in (("before", steps.before), ("after", steps.after)):
+        stats = side.stats
+        if stats is None:
+            lines.append(f"  {word:<8} {0:>4}   no step in the window")
+            continue
+        if rates:
+            rate = Rate.of(side.samples_per_s())
+            assert rate is not None
+            cells = [f"{value:,.1f}" for value in (rate.median, rate.min, rate.max)]
+        else:
+            cells = [
+                duration_text(value)
+                for value in (stats.median_ns, stats.min_ns, stats.max_ns)
+            ]
+        lines.append(
+            f"  {word:<8} {stats.count:>4} {cells[0]:>12} {cells[1]:>12} {cells[2]:>12}"
+        )
+    change = "–" if steps.change_pct is None else f"{steps.change_pct:+.1f}%"
+    lines += fill(
+        f"median step time {change}; verdict {verdict_words(steps)}",
+        "  ",
+        "  ",
+    )
+    lines += _startup_text(result)
+    return lines
+
+
+def _startup_text(result: DiffResult) -> list[str]:
+    steps = result.diff.steps
+    if steps.before.startup.empty and steps.after.startup.empty:
+        return []
+    lines = ["  start-up (kept apart, not in the window's figures)"]
+    for word, startup in (
+        ("before", steps.before.startup),
+        ("after", steps.after.startup),
+    ):
+        parts = startup_parts(startup.before_first_step_ms, startup.steps)
+        lines += fill(", ".join(parts) or "not recorded", f"    {word:<7} ", " " * 12)
+    return lines
+
+
+def _zone_text(result: DiffResult) -> list[str]:
+    zone = result.diff.zone
+    names = ", ".join(printable(name) for name in zone.before.summary.names)
+    if not zone.before.found and not zone.after.found:
+        return fill(
+            f"data zone: none in either capture (looked for "
+            f"{names or 'lecture_batch_cpu, enumerate(DataLoader)#…'}); "
+            "name one with --zone NAME"
+        )
+    lines = fill(f"data zone ({names})")
+    lines.append(
+        f"  {'':<8} {'zone':>12} {'gap':>12}  {'per step: zone':>14} "
+        f"{'gap':>10}  gap is"
+    )
+    for word, side in (("before", zone.before), ("after", zone.after)):
+        summary = side.summary
+        kind = (
+            "–"
+            if summary.total_gap_ns is None
+            else "GPU idle"
+            if summary.kind is GapKind.GPU_IDLE
+            else "CPU wait"
+        )
+        lines.append(
+            f"  {word:<8} {duration_text(summary.total_zone_ns):>12} "
+            f"{_or_dash(summary.total_gap_ns):>12}  "
+            f"{_or_dash(side.median_zone_ns):>14} "
+            f"{_or_dash(side.median_gap_ns):>10}  {kind}"
+        )
+    if (
+        zone.before.found
+        and zone.after.found
+        and zone.before.summary.kind is not zone.after.summary.kind
+    ):
+        lines += fill(
+            "GPU idle on one side and CPU wait on the other measure different "
+            "things: compare them with care",
+            "  ",
+            "  ",
+        )
+    return lines
+
+
+def _ops_text(result: DiffResult) -> list[str]:
+    ops = result.diff.ops
+    rows = _text_rows(result, result.op_rows)
+    key = SortKey.SELF if result.sort is SortKey.NAME else result.sort
+    column = (
+        "calls"
+        if key is SortKey.CALLS
+        else f"{key.value} {result.device.value.upper()} time"
+    )
+    order = "by name, change of" if result.sort is SortKey.NAME else "by change of"
+    header = (
+        f"  {'name':<{_NAME}} {'calls':>9} {'before':>{_CELL}} "
+        f"{'after':>{_CELL}} {'change':>{_CELL + 1}}"
+    )
+    lines = [
+        f"operators{' and input shapes' if ops.by_shape else ''} {order} {column} "
+        "(whole trace; + added, - removed)",
+        header,
+        "  " + "-" * (len(header) - 2),
+    ]
+    before = ops.before.column(key, result.device)
+    after = ops.after.column(key, result.device)
+    shown = [printable(ops.names[row]) for row in rows]
+    if ops.input_shapes is not None:
+        shown = [
+            f"{name} {ops.input_shapes[row]}"
+            for name, row in zip(shown, rows, strict=True)
+        ]
+    names = distinct_cuts(shown, _NAME)
+    for name, row in zip(names, rows, strict=True):
+        calls = f"{int(ops.before.calls[row])}→{int(ops.after.calls[row])}"
+        if key is SortKey.CALLS:
+            cells = [
+                str(int(before[row])),
+                str(int(after[row])),
+                _count_delta(int(after[row]) - int(before[row])),
+            ]
+        else:
+            cells = [
+                duration_text(int(before[row])),
+                duration_text(int(after[row])),
+                _signed(int(after[row]) - int(before[row])),
+            ]
+        lines.append(
+            f"{_PRESENCE_MARK[ops.presence[row]]} {pad_end(name, _NAME)} {calls:>9} "
+            f"{cells[0]:>{_CELL}} {cells[1]:>{_CELL}} {cells[2]:>{_CELL + 1}}"
+        )
+    lines += _more(len(ops), len(rows))
+    if not ops.gpu_on_both and (
+        ops.before.self_gpu_ns is not None or ops.after.self_gpu_ns is not None
+    ):
+        lines += fill(
+            "GPU time is compared only when both captures hold GPU events "
+            "(one side's reads not observed): sorted by CPU time",
+            "  ",
+            "  ",
+        )
+    return lines
+
+
+def _kernels_text(result: DiffResult) -> list[str]:
+    kernels = result.diff.kernels
+    rows = _text_rows(result, result.kernel_rows)
+    header = (
+        f"  {'kernel':<{_NAME}} {'count':>9} {'before':>{_CELL}} "
+        f"{'after':>{_CELL}} {'change':>{_CELL + 1}}"
+    )
+    lines = [
+        "kernels by change of total time (whole trace)",
+        header,
+        "  " + "-" * (len(header) - 2),
+    ]
+
+    def count(values: Int64Array | None, row: int) -> str:
+        return "n/o" if values is None else str(int(values[row]))
+
+    def total(values: Int64Array | None, row: int) -> str:
+        return "n/o" if values is None else duration_text(int(values[row]))
+
+    names = distinct_cuts([printable(kernels.names[row]) for row in rows], _NAME)
+    for name, row in zip(names, rows, strict=True):
+        counts = f"{count(kernels.count_before, row)}→{count(kernels.count_after, row)}"
+        change = (
+            "n/o"
+            if kernels.total_before_ns is None or kernels.total_after_ns is None
+            else _signed(
+                int(kernels.total_after_ns[row]) - int(kernels.total_before_ns[row])
+            )
+        )
+        lines.append(
+            f"{_PRESENCE_MARK[kernels.presence[row]]} {pad_end(name, _NAME)} "
+            f"{counts:>9} {total(kernels.total_before_ns, row):>{_CELL}} "
+            f"{total(kernels.total_after_ns, row):>{_CELL}} {change:>{_CELL + 1}}"
+        )
+    if not kernels.names:
+        lines.append("  (no kernel on either side)")
+    lines += _more(len(kernels), len(rows))
+    if kernels.count_before is None or kernels.count_after is None:
+        lines.append("  n/o = not observed (no GPU events on that side)")
+    return lines
+
+
+def _text_rows(result: DiffResult, rows: Int64Array) -> list[int]:
+    shown = rows if result.limit is not None else rows[:TEXT_ROWS]
+    return [int(row) for row in shown.tolist()]
+
+
+def _more(total: int, shown: int) -> list[str]:
+    if shown >= total:
+        return []
+    return [f"  … {total - shown} more rows (--limit N, or --json for all)"]
+
+
+def _or_dash(value: float | int | None) -> str:
+    return "–" if value is None else duration_text(value)

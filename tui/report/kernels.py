@@ -1,0 +1,96 @@
+"""`steptrace kernels` in words: durations and busy share, then launches, at 80 columns."""
+
+from __future__ import annotations
+
+import math
+
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text
+from tui.core.figures.kernels import readable_kernel_name, short_kernel_name
+from tui.core.figures.launches import LATE_START_NS, SHORT_KERNEL_NS, SLOW_LAUNCH_NS
+from tui.core.results.kernels import KernelsResult
+from tui.report.fit import pad_end
+from tui.report.text import TEXT_WIDTH, distinct_cuts, fill
+
+_SHORT_WIDTH = 22
+
+
+def kernels_text(result: KernelsResult) -> str:
+    """Two tables at 80 columns: durations and busy share, then launches."""
+    stats = result.stats
+    scope = "whole trace" if result.step is None else f"step {result.step}"
+    if stats is None:
+        return "\n".join(
+            fill(
+                "kernels: not observed — " + printable(str(result.gpu_missing_reason)),
+                "",
+                "  ",
+            )
+        )
+    table = stats.table
+    rows = result.rows()
+    full = [printable(readable_kernel_name(table.names[row])) for row in rows]
+    names = distinct_cuts(full, TEXT_WIDTH - 6)
+    short = distinct_cuts(
+        [printable(short_kernel_name(table.names[row])) for row in rows],
+        _SHORT_WIDTH,
+    )
+    count = int(table.count.sum())
+    lines = fill(
+        f"{len(table)} kernel names, {count:,} kernels ({scope}); device busy "
+        f"{duration_text(stats.busy_ns)} (union of kernels, copies, sets)"
+    )
+    if not rows:
+        lines.append("  (no kernel: the device ran copies or sets only)")
+        return "\n".join(lines)
+    header = (
+        f"{'#':>4}  {'count':>7} {'total':>10} {'min':>10} {'median':>10} "
+        f"{'max':>10} {'busy%':>6}"
+    )
+    lines += ["", "kernels by total time", header, "-" * len(header)]
+    for rank, (name, row) in enumerate(zip(names, rows, strict=True), start=1):
+        share = stats.busy_share(row)
+        busy = "–" if share is None else f"{100 * share:.1f}"
+        lines.append(f"{rank:>4}  {name}")
+        lines.append(
+            f"{'':>4}  {int(table.count[row]):>7} "
+            f"{duration_text(int(table.total_ns[row])):>10} "
+            f"{duration_text(int(table.min_ns[row])):>10} "
+            f"{duration_text(float(table.median_ns[row])):>10} "
+            f"{duration_text(int(table.max_ns[row])):>10} {busy:>6}"
+        )
+    header = (
+        f"{'#':>4} {'name':<{_SHORT_WIDTH}} {'call med':>10} {'delay med':>10} "
+        f"{'<10µs':>6} {'call>50µs':>9} {'delay>100µs':>11}"
+    )
+    lines += ["", "launches", header, "-" * len(header)]
+    for rank, (name, row) in enumerate(zip(short, rows, strict=True), start=1):
+        lines.append(
+            f"{rank:>4} {pad_end(name, _SHORT_WIDTH)} "
+            f"{_median_text(float(stats.launch_median_ns[row])):>10} "
+            f"{_median_text(float(stats.delay_median_ns[row])):>10} "
+            f"{int(stats.short_count[row]):>6} "
+            f"{_flag(int(stats.slow_launches[row])):>9} "
+            f"{_flag(int(stats.late_starts[row])):>11}"
+        )
+    if len(rows) < len(table):
+        lines.append(f"… {len(table) - len(rows)} more (--limit)")
+    summary = stats.launches
+    lines.append("")
+    lines += fill(
+        f"call med: median duration of the CPU launch call; delay med: from the "
+        f"call's end to the kernel's start (never below 0). Flags count calls over "
+        f"{SLOW_LAUNCH_NS // 1000} µs and delays over {LATE_START_NS // 1000} µs "
+        f"(HTA's thresholds), <10µs kernels shorter than {SHORT_KERNEL_NS // 1000}"
+        f" µs; {summary.linked:,} of {summary.events:,} kernels have their launch "
+        "call in the trace."
+    )
+    return "\n".join(lines)
+
+
+def _median_text(nanoseconds: float) -> str:
+    return "–" if math.isnan(nanoseconds) else duration_text(nanoseconds)
+
+
+def _flag(count: int) -> str:
+    return f"{count} !" if count else "0"

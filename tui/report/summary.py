@@ -1,0 +1,92 @@
+"""`steptrace summary` in words: the capture, its steps, device busy and data zone."""
+
+from __future__ import annotations
+
+from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text
+from tui.core.base.vocab import GapKind
+from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
+from tui.core.results.summary import SummaryResult, ZoneSummary
+from tui.report.fit import fit_end
+from tui.report.text import TEXT_WIDTH, fill
+
+
+def summary_text(result: SummaryResult) -> str:
+    """`steptrace summary` for people, at most 80 columns."""
+    lines: list[str] = []
+    lines += fill(printable(result.trace_path), "trace     ")
+    if result.capture.question:
+        lines += fill(printable(result.capture.question), "question  ")
+    gpu = (
+        "observed"
+        if result.gpu_observed
+        else f"not observed — {printable(str(result.gpu_missing_reason))}"
+    )
+    lines += fill(gpu, "GPU       ")
+    lines.append(f"events    {result.events:,}   span {duration_text(result.span_ns)}")
+    stats = result.stats
+    if stats:
+        lines += fill(
+            f"{stats.count} in the window: median {duration_text(stats.median_ns)}, "
+            f"min {duration_text(stats.min_ns)}, max {duration_text(stats.max_ns)} "
+            "per step",
+            "steps     ",
+        )
+        if stats.count < 10:
+            lines.append("          (few steps show the mechanism, not a distribution)")
+    else:
+        lines.append("steps     none found (no ProfilerStep#N ranges)")
+    if result.device_busy_ns is not None:
+        lines += fill(
+            f"device busy {duration_text(result.device_busy_ns)} "
+            "(union of kernels, copies, sets)",
+            "busy      ",
+        )
+    lines += zone_lines(result.zone)
+    if result.steps:
+        lines.append("")
+        lines.append(f"{'step':>8} {'phase':<8} {'duration':>11} {'gap':>11}  zones")
+        for row in result.steps:
+            zones = ", ".join(
+                f"{printable(zone.name)} {duration_text(zone.duration_ns)}"
+                for zone in row.zones[:3]
+            )
+            if len(row.zones) > 3:
+                zones += f", +{len(row.zones) - 3}"
+            gap = "–" if row.gap_ns is None else duration_text(row.gap_ns)
+            line = (
+                f"{row.number:>8} {row.phase.value:<8} "
+                f"{duration_text(row.duration_ns):>11} {gap:>11}  "
+            )
+            lines.append(line + fit_end(zones, TEXT_WIDTH - len(line)))
+    if result.warnings:
+        lines.append("")
+        lines.append("warnings")
+        for warning in result.warnings:
+            lines += fill(printable(warning), "  - ", "    ")
+    return "\n".join(lines)
+
+
+def zone_lines(zone: ZoneSummary) -> list[str]:
+    """The data zone's line: its gap against its time, or that there is none."""
+    if zone.total_gap_ns is None:
+        looked_for = ", ".join(
+            printable(name)
+            for name in zone.names or (DEFAULT_DATA_ZONE, DATALOADER_GROUP)
+        )
+        return fill(
+            f"no data zone in this capture (looked for {looked_for}); "
+            "name yours with --zone NAME",
+            "gaps      ",
+        )
+    label = (
+        "GPU idle in the data zone"
+        if zone.kind is GapKind.GPU_IDLE
+        else "CPU wait in the data zone (no GPU events)"
+    )
+    names = ", ".join(printable(name) for name in zone.names)
+    return fill(
+        f"{label}: {duration_text(zone.total_gap_ns)} of "
+        f"{duration_text(zone.total_zone_ns)} ({names}; {zone.source.label})",
+        "gaps      ",
+    )
