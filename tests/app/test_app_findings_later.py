@@ -13,8 +13,8 @@ from textual.widgets.option_list import Option
 
 from tests.app_factory import make_app, settle
 from tests.fixtures_app import write_training_trace
-from tui.app.messages import FindingsRead
 from tui.app.screens import findings_later
+from tui.app.screens.findings_later import FindingsRead
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.core.figures.analysis import Analysis

@@ -29,7 +29,7 @@ from tui.app.screens.comparison_data import CompareRequest
 from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.loading import LoadingScreen, LoadOutcome
 from tui.app.screens.main import MainScreen
-from tui.app.screens.ranks import RanksScreen
+from tui.app.screens.ranks import RankLoaded, RanksScreen
 from tui.app.screens.run_loading import (
     RunLoadingScreen,
     RunOutcome,
@@ -112,7 +112,7 @@ class StepTraceApp(App[int]):
             self.sub_title = outcome.path.name
             if self.compare is not None:
                 request, self.compare = self.compare, None
-                self.push_screen(ComparisonScreen(main, request))
+                self.push_screen(ComparisonScreen(main.before(), request))
         elif isinstance(outcome, LoadFailed):
             self.push_screen(LoadErrorScreen(outcome.path, outcome.reason))
         elif isinstance(outcome, ZoneRefused):
@@ -120,6 +120,16 @@ class StepTraceApp(App[int]):
             self.exit(return_code=2)
         elif isinstance(outcome, LoadCancelled) and len(self.screen_stack) <= 1:
             self.exit(return_code=130)
+
+    def on_rank_loaded(self, message: RankLoaded) -> None:
+        """A rank of a run is loaded: its main screen replaces the rank shown."""
+        place = message.place
+        while self.screen is not place.ranks and isinstance(
+            self.screen, (MainScreen, LoadErrorScreen)
+        ):
+            self.pop_screen()
+        self.push_screen(MainScreen(message.loaded, rank_place=place))
+        self.sub_title = f"{message.loaded.path.name}, {place.label()}"
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
         """The app's own commands plus every key of the main screen and its widgets."""

@@ -1,7 +1,7 @@
 """The tabs of the main screen's bottom pane, in one list: adding a view is adding a tab here.
 
-Each tab names its pane, its title and how to build its widget from the main
-screen; the screen composes them in order and binds 1, 2, 3… to them. A tab
+Each tab names its pane, its title and how to build its widget from what the
+main screen shows (`TabInputs`); the screen composes them in order and binds 1, 2, 3… to them. A tab
 widget that shows figures of the data zone implements `follow_analysis`, and
 the screen calls it whenever the zone changes.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from textual.widget import Widget
 
@@ -19,11 +19,8 @@ from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable
-from tui.core.figures.analysis import Analysis
+from tui.core.figures.analysis import Analysis, OpTable
 from tui.core.findings.readings import Finding
-
-if TYPE_CHECKING:
-    from tui.app.screens.main import MainScreen
 
 
 @runtime_checkable
@@ -45,36 +42,47 @@ class Filterable(Protocol):
 
 
 @dataclass(frozen=True)
+class TabInputs:
+    """What the tabs' widgets are built from: the main screen's analysis, its
+    operators over the window, their order, and the findings (None: coming)."""
+
+    analysis: Analysis
+    window_table: OpTable
+    mode: str
+    findings: list[Finding] | None
+
+
+@dataclass(frozen=True)
 class BottomTab:
     """One tab: its pane id, its title, and the widget it shows (focused by its key)."""
 
     pane_id: str
     title: str
-    make: Callable[[MainScreen], Widget]
+    make: Callable[[TabInputs], Widget]
 
 
 TABS: list[BottomTab] = [
     BottomTab(
         "tab-ops",
         "Operators",
-        lambda screen: OperatorTable(
-            screen.window_table, mode=screen.mode, analysis=screen.analysis, id="ops"
+        lambda shown: OperatorTable(
+            shown.window_table, mode=shown.mode, analysis=shown.analysis, id="ops"
         ),
     ),
     BottomTab(
         "tab-findings",
         "Findings",
-        lambda screen: FindingsPanel(screen.findings, id="findings"),
+        lambda shown: FindingsPanel(shown.findings, id="findings"),
     ),
-    BottomTab("tab-notes", "Notes", lambda screen: NotesPane(id="notes")),
+    BottomTab("tab-notes", "Notes", lambda shown: NotesPane(id="notes")),
     BottomTab(
         "tab-kernels",
         "Kernels",
-        lambda screen: KernelTable(screen.analysis, id="kernels"),
+        lambda shown: KernelTable(shown.analysis, id="kernels"),
     ),
     BottomTab(
         "tab-copies",
         "Copies",
-        lambda screen: CopiesView(screen.analysis, id="copies"),
+        lambda shown: CopiesView(shown.analysis, id="copies"),
     ),
 ]

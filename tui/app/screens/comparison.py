@@ -13,8 +13,9 @@ widgets of each state come from `comparison_layout`.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from rich.text import Text
@@ -48,6 +49,7 @@ from tui.app.screens.comparison_data import (
 from tui.app.screens.comparison_layout import SIDES
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.help import HelpScreen, KeySection, timeline_keys
+from tui.app.screens.notes_keeper import NotesKeeper
 from tui.app.widgets.diff_table import DiffOpTable
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.steps_strip import StepsStrip
@@ -56,11 +58,21 @@ from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text, size_text
 from tui.core.base.vocab import SortKey
 from tui.core.diff.occurrences import AlignedOccurrences, SideOccurrences, align
+from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import LoadProgress
 from tui.view import status
+from tui.view.timeline_index import TimelineIndex
 
-if TYPE_CHECKING:
-    from tui.app.screens.main import MainScreen
+
+@dataclass(frozen=True)
+class Before:
+    """The open capture a comparison starts from: its trace, analysis and
+    timeline rows, and its notes keeper (which saves the tested-by links)."""
+
+    path: Path
+    analysis: Analysis
+    index: TimelineIndex
+    notes: NotesKeeper
 
 
 def _name(path: Path | str) -> str:
@@ -92,9 +104,9 @@ class ComparisonScreen(Screen[None]):
         Binding("q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, main: MainScreen, request: CompareRequest) -> None:
+    def __init__(self, before: Before, request: CompareRequest) -> None:
         super().__init__()
-        self.main = main
+        self.before = before
         self.request = request
         self.cancel_event = threading.Event()
         self.comparison: Comparison | None = None
@@ -122,7 +134,7 @@ class ComparisonScreen(Screen[None]):
         if self.failure is not None:
             yield from layout.failure(self.request, self.failure)
         elif comparison is None:
-            yield from layout.loading(self.main.path, self.request)
+            yield from layout.loading(self.before.path, self.request)
         else:
             yield from layout.comparison(comparison, self.request, self.mode)
         yield KeyFooter()
@@ -137,12 +149,12 @@ class ComparisonScreen(Screen[None]):
         """Load the other capture and compare; only posts messages back."""
         from tui.core.base.errors import LoadCancelled, TraceLoadError
 
-        main = self.main
+        before = self.before
         try:
             comparison = compare(
-                main.path,
-                main.analysis,
-                main.loaded.index,
+                before.path,
+                before.analysis,
+                before.index,
                 self.request,
                 progress=self._progress,
                 cancel=self.cancel_event,
@@ -470,4 +482,4 @@ class ComparisonScreen(Screen[None]):
     def action_link(self) -> None:
         """Link an open note of the before capture to the after one ("tested by")."""
         if self.comparison is not None:
-            links.link(self, self.comparison)
+            links.link(self.app, self.before.notes, self.before.path, self.comparison)

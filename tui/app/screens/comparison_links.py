@@ -4,49 +4,46 @@ capture ("tested by"), saved by that capture's notes keeper off the UI thread.""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from textual.app import App
 
 from tui.app.dialogs.tested_by import TestedByDialog
 from tui.app.screens.comparison_data import Comparison
+from tui.app.screens.notes_keeper import NotesKeeper
 from tui.core.base.textsafe import printable
 
-if TYPE_CHECKING:
-    from tui.app.screens.comparison import ComparisonScreen
 
-
-def link(screen: ComparisonScreen, comparison: Comparison) -> None:
-    """Ask which open note the comparison tests, then record it."""
+def link(
+    app: App[Any], keeper: NotesKeeper, before: Path, comparison: Comparison
+) -> None:
+    """Ask which open note of the capture at `before` (kept by `keeper`) the
+    comparison tests, then record it."""
     from tui.notes.tested_by import tested_by_of
     from tui.report.notes import tested_by_text
 
-    main = screen.main
-    keeper = getattr(main, "notes", None)
-    if keeper is None or keeper.store is None:
-        screen.notify(
-            "Notes are unavailable for the before capture.", severity="warning"
-        )
+    if keeper.store is None:
+        app.notify("Notes are unavailable for the before capture.", severity="warning")
         return
     notes = [note for note in keeper.notes.values() if note.status == "open"]
     if not notes:
-        screen.notify(
+        app.notify(
             "No open note in the before capture: write one there first "
             "(Esc, then m on what the hypothesis is about).",
             severity="warning",
         )
         return
     after = comparison.after.path
-    preview = tested_by_text(tested_by_of(comparison.diff, after, main.path))
+    preview = tested_by_text(tested_by_of(comparison.diff, after, before))
 
     def chosen(note_id: str | None) -> None:
         if note_id is not None:
-            record(screen, comparison, note_id)
+            record(keeper, comparison, note_id)
 
-    screen.app.push_screen(
-        TestedByDialog(notes, printable(Path(after).name), preview), chosen
-    )
+    app.push_screen(TestedByDialog(notes, printable(Path(after).name), preview), chosen)
 
 
-def record(screen: ComparisonScreen, comparison: Comparison, note_id: str) -> None:
+def record(keeper: NotesKeeper, comparison: Comparison, note_id: str) -> None:
     """Record the diff in the note's result, and save, off the UI thread."""
     from tui.report.notes import tested_by_text
 
@@ -66,4 +63,4 @@ def record(screen: ComparisonScreen, comparison: Comparison, note_id: str) -> No
         said = tested_by_text(tested) if tested is not None else ""
         return f"Note {note.short_id} tested by {after.name}: {said}"
 
-    screen.main.notes.run(link_note)
+    keeper.run(link_note)

@@ -8,14 +8,16 @@ fills in. Smaller captures get them with the load, and show them at once.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Any
 
-from tui.app.messages import FindingsRead
+from textual.message import Message
+from textual.screen import Screen
+
 from tui.app.widgets.findings_panel import FindingsPanel
+from tui.core.figures.analysis import Analysis
+from tui.core.findings.readings import Finding
 from tui.core.model.trace import Trace
-
-if TYPE_CHECKING:
-    from tui.app.screens.main import MainScreen
 
 LATER_AT_EVENTS = 500_000
 """Captures of at least this many events get their findings after the main screen shows."""
@@ -26,9 +28,18 @@ def after_the_screen(trace: Trace) -> bool:
     return trace.event_count >= LATER_AT_EVENTS
 
 
-def start(screen: MainScreen) -> None:
-    """Compute the screen's findings in a worker; `read` shows them."""
-    analysis = screen.analysis
+@dataclass
+class FindingsRead(Message):
+    """A worker computed the findings of `analysis` (None: it failed, `problem` says why)."""
+
+    analysis: Analysis
+    findings: list[Finding] | None
+    problem: str | None = None
+
+
+def start(host: Screen[Any], analysis: Analysis) -> None:
+    """Compute the findings of `analysis` in a worker of `host`, which is
+    posted `FindingsRead` and hands it to `read`."""
 
     def compute() -> None:
         from tui.core.findings.readings import compute_findings
@@ -36,7 +47,7 @@ def start(screen: MainScreen) -> None:
         try:
             findings = compute_findings(analysis)
         except Exception as error:  # the screen stays usable; the tab says why
-            screen.post_message(
+            host.post_message(
                 FindingsRead(
                     analysis,
                     None,
@@ -45,20 +56,22 @@ def start(screen: MainScreen) -> None:
                 )
             )
             return
-        screen.post_message(FindingsRead(analysis, findings))
+        host.post_message(FindingsRead(analysis, findings))
 
-    screen.run_worker(
+    host.run_worker(
         compute, thread=True, exclusive=True, exit_on_error=False, group="findings"
     )
 
 
-def read(screen: MainScreen, message: FindingsRead) -> None:
-    """Show the findings computed, unless another data zone brought its own since."""
-    if message.analysis is not screen.analysis:
-        return
-    panel = screen.query_one(FindingsPanel)
+def read(
+    message: FindingsRead, analysis: Analysis, panel: FindingsPanel
+) -> list[Finding] | None:
+    """Show the findings computed in `panel`, unless another data zone than
+    `analysis` (the one shown) brought its own since; the findings shown, if any."""
+    if message.analysis is not analysis:
+        return None
     if message.findings is None:
         panel.show_problem(message.problem or "could not compute the findings")
-        return
-    screen.findings = message.findings
+        return None
     panel.follow_analysis(message.analysis, message.findings)
+    return message.findings

@@ -3,8 +3,12 @@
 The screen owns the explorer's state (analysis and data zone, current step,
 marks, gap) and turns the widgets' messages into updates of the others. The
 words of the status line come from `tui.view.status`; the bottom tabs from
-`bottom_tabs.TABS`; note anchors from `anchors`; the keys from `main_keys`;
-what opens over the screen (help, capture, comparison) from `main_dialogs`.
+`bottom_tabs.TABS`; where anchors point from `anchors`; the keys from
+`main_keys`; what opens over the screen (help, capture, comparison) from
+`main_dialogs`. Its parts own their state and workers and answer through
+messages the screen hands back: the marks (`Marks`), the data zone
+(`ZoneSwitch`), the notes (`NotesKeeper`), the findings computed later
+(`findings_later`), the report export and the walk between a run's ranks.
 """
 
 from __future__ import annotations
@@ -30,20 +34,16 @@ from tui.app.messages import (
     EventActivated,
     EventSelected,
     FindingChosen,
-    FindingsRead,
     MarkEvents,
     NoteAction,
     NotesUpdated,
     OperatorActivated,
     OperatorSelected,
-    ReportWritten,
     ScopeTable,
-    SearchMatched,
     StatusText,
     StepChosen,
     TraceLoaded,
     ViewChanged,
-    ZoneApplied,
 )
 from tui.app.screens import (
     anchors,
@@ -51,17 +51,32 @@ from tui.app.screens import (
     main_dialogs,
     rank_switch,
     report_export,
-    zone_switch,
 )
-from tui.app.screens.bottom_tabs import TABS, Filterable
+from tui.app.screens.anchors import (
+    AtEvent,
+    AtFinding,
+    AtGap,
+    AtOperator,
+    AtRange,
+    AtStep,
+    Target,
+    Visit,
+)
+from tui.app.screens.bottom_tabs import TABS, Filterable, FollowsAnalysis, TabInputs
+from tui.app.screens.comparison import Before
 from tui.app.screens.details import DetailsScreen
+from tui.app.screens.findings_later import FindingsRead
 from tui.app.screens.help import KeySection
-from tui.app.screens.main_keys import MAIN_KEYS
-from tui.app.screens.marks import Marks
+from tui.app.screens.main_keys import MAIN_KEYS, RUN_ACTIONS
+from tui.app.screens.marks import Marks, SearchMatched
 from tui.app.screens.notes_keeper import NotesKeeper
-from tui.app.screens.rank_switch import RankPlace
+from tui.app.screens.ranks import RankPlace
+from tui.app.screens.report_export import ReportWritten
+from tui.app.screens.zone_switch import ZoneApplied, ZoneSwitch
+from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.header_line import HeaderLine
+from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable, default_mode
@@ -69,9 +84,8 @@ from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.core.base.textsafe import printable
-from tui.core.base.vocab import ZoneSource
+from tui.core.base.vocab import SortKey, ZoneSource
 from tui.core.figures.analysis import Analysis, OpTable, Step
-from tui.core.figures.zones import ZoneCandidate
 from tui.core.findings.readings import Finding
 from tui.report.findings import words
 from tui.view import status
@@ -98,12 +112,19 @@ class MainScreen(Screen[None]):
         self.mode: str = default_mode()
         self.scope = "window"
         self.current_step: int | None = None
-        self.marked = Marks(self)
         self.input_purpose = ""
-        self.zone_to_remember: tuple[str, ...] | None = None
-        """A zone chosen in the picker, kept in the notes once applied."""
-        self.zone_candidates: tuple[Analysis, list[ZoneCandidate]] | None = None
-        """The zone picker's lines and the analysis they were read for."""
+        self.timeline = Timeline(
+            self.trace,
+            self.analysis,
+            index=loaded.index,
+            zone_view=loaded.zone_view,
+            id="timeline",
+        )
+        self.marked = Marks(
+            self, self.trace, self.analysis, self.timeline, self.show_info
+        )
+        self.zone = ZoneSwitch(self, self.timeline.index, self.show_info)
+        self.notes = NotesKeeper(self, self.path, loaded.notes, loaded.notes_problem)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer only keys that do something now; a text field keeps what is typed."""
@@ -117,7 +138,7 @@ class MainScreen(Screen[None]):
             return bool(self.analysis.gaps)
         if action == "mark":
             return bool(self.marks.size)
-        if action in rank_switch.ACTIONS:
+        if action in RUN_ACTIONS:
             return self.rank_place is not None
         return True
 
@@ -126,44 +147,39 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield HeaderLine(self.analysis, id="header-line")
         yield StepsStrip(self.analysis, id="steps")
-        yield Timeline(
-            self.trace,
-            self.analysis,
-            index=self.loaded.index,
-            zone_view=self.loaded.zone_view,
-            id="timeline",
-        )
+        yield self.timeline
         yield Static("", id="info-line", markup=False)
+        shown = TabInputs(self.analysis, self.window_table, self.mode, self.findings)
         with TabbedContent(id="bottom"):
             for number, tab in enumerate(TABS, start=1):
                 with TabPane(f"{tab.title} [{number}]", id=tab.pane_id):
-                    yield tab.make(self)
+                    yield tab.make(shown)
         yield PromptInput(id="prompt")
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        loaded = self.loaded
-        self.notes = NotesKeeper(
-            self,
-            self.query_one(NotesPane),
-            self.path,
-            loaded.notes,
-            loaded.notes_problem,
-        )
         self.timeline.focus()
-        self.notes.open()
-        for notice in loaded.notices:
+        self.notes.open(self.query_one(NotesPane))
+        for notice in self.loaded.notices:
             self.notify(printable(notice), severity="warning", markup=False)
         if self.analysis.zone_choice.source is ZoneSource.CHOSEN:
             self.show_info(status.zone_info(self.analysis))
         else:
             self.show_info(status.window_info(self.analysis))
-        rank_switch.arrive(self)
+        if self.rank_place is not None:
+            arrival = rank_switch.arrival(
+                self.rank_place, self.analysis.steps, self.notify
+            )
+            if arrival is not None:
+                index, view = arrival
+                self.go_to_step(index)
+                if view is not None:
+                    self.timeline.fit(*view)
         if self.findings is None:
             # After the first frame: the worker would slow its drawing down.
-            self.call_after_refresh(findings_later.start, self)
+            self.call_after_refresh(findings_later.start, self, self.analysis)
         self.call_after_refresh(heap.settle)
-        self.call_after_refresh(zone_switch.prefetch, self)
+        self.call_after_refresh(self.zone.prefetch, self.analysis)
 
     def on_unmount(self) -> None:
         heap.release()
@@ -178,16 +194,20 @@ class MainScreen(Screen[None]):
 
     def action_rank(self, delta: int) -> None:
         """Show the next (or previous) rank of the run at the same step and zoom."""
-        rank_switch.switch(self, delta)
+        if self.rank_place is not None:
+            here = self._view_in_step()
+            rank_switch.switch(self.rank_place, delta, here, self.notify)
 
     def action_ranks(self) -> None:
         """Back to the run's ranks screen."""
-        rank_switch.back(self)
+        if self.rank_place is not None:
+            rank_switch.back(self.rank_place, self._view_in_step()[0])
 
-    @property
-    def timeline(self) -> Timeline:
-        """The timeline widget."""
-        return self.query_one(Timeline)
+    def _view_in_step(self) -> tuple[int | None, tuple[float, float] | None]:
+        view = (self.timeline.view_start_ns, self.timeline.view_end_ns)
+        return rank_switch.view_in_step(
+            self.rank_place, self.analysis, view, self.current_step
+        )
 
     @property
     def ops(self) -> OperatorTable:
@@ -201,7 +221,7 @@ class MainScreen(Screen[None]):
 
     def key_sections(self) -> list[KeySection]:
         """Every key of the explorer, by where it works."""
-        return main_dialogs.key_sections(self)
+        return main_dialogs.key_sections(self.BINDINGS, self.rank_place is not None)
 
     def show_info(self, text: Text) -> None:
         """Say something on the status line."""
@@ -212,18 +232,32 @@ class MainScreen(Screen[None]):
         timeline = self.timeline
         return timeline.view_end_ns - timeline.view_start_ns
 
-    # -- the data zone (zone_switch does the work) -------------------------------
+    # -- the data zone (ZoneSwitch does the work) --------------------------------
 
     def action_zone(self) -> None:
         """Choose the data zone (the ranges where gaps are looked for)."""
-        zone_switch.open_picker(self)
+        self.zone.open_picker(self.analysis)
 
     def apply_zone(self, names: tuple[str, ...], *, remember: bool = False) -> None:
         """Make `names` the data zone (none: the automatic one); figures follow."""
-        zone_switch.apply(self, names, remember=remember)
+        self.zone.apply(self.analysis, names, remember=remember)
 
     def on_zone_applied(self, message: ZoneApplied) -> None:
-        zone_switch.applied(self, message)
+        """Every part of the screen follows the new zone at once."""
+        self.analysis = message.analysis
+        self.findings = message.findings
+        self.marked.follow_analysis(message.analysis)
+        self.timeline.set_zone(message.analysis, message.zone_view)
+        self.query_one(HeaderLine).set_analysis(message.analysis)
+        for pane in self.query(TabPane):
+            for widget in pane.children:
+                if isinstance(widget, FollowsAnalysis):
+                    widget.follow_analysis(message.analysis, message.findings)
+        self.show_info(status.zone_info(message.analysis))
+        self.refresh_bindings()
+        remembered = self.zone.applied()
+        if remembered is not None:
+            self.notes.remember_zone(remembered)
 
     # -- steps ---------------------------------------------------------------
 
@@ -470,14 +504,17 @@ class MainScreen(Screen[None]):
         return next((f for f in self.findings or [] if f.id.value == finding_id), None)
 
     def on_findings_read(self, message: FindingsRead) -> None:
-        findings_later.read(self, message)
+        panel = self.query_one(FindingsPanel)
+        findings = findings_later.read(message, self.analysis, panel)
+        if findings is not None:
+            self.findings = findings
 
     @on(FindingsPanel.OptionSelected, "#findings")
     def _show_finding(self, event: FindingsPanel.OptionSelected) -> None:
         """Show on the timeline (or in the table) what a finding rests on."""
         finding = self._finding(event.option_id)
         if finding is not None:
-            anchors.show_finding(self, finding)
+            self.show(anchors.finding_target(finding, self.trace, self.analysis))
 
     # -- tabs, help, capture, share ------------------------------------------
 
@@ -493,11 +530,13 @@ class MainScreen(Screen[None]):
 
     def action_help(self) -> None:
         """List every key."""
-        main_dialogs.show_help(self)
+        main_dialogs.show_help(
+            self.app, self.help_name, self.key_sections(), self.trace
+        )
 
     def action_capture(self) -> None:
         """Open the new-capture dialog (not in a served app unless allowed)."""
-        main_dialogs.new_capture(self)
+        main_dialogs.new_capture(self.app)
 
     def action_share(self) -> None:
         """List what identifies people or places, and write a scrubbed copy.
@@ -507,15 +546,20 @@ class MainScreen(Screen[None]):
 
     def action_compare(self) -> None:
         """Ask for another capture and compare this one (before) with it (after)."""
-        main_dialogs.compare(self)
+        main_dialogs.compare(self.app, self.before(), SortKey(self.mode))
+
+    def before(self) -> Before:
+        """This capture as the before side of a comparison."""
+        return Before(self.path, self.analysis, self.timeline.index, self.notes)
 
     def action_export_report(self) -> None:
         """Write the method report next to the trace under a fresh name (off the UI).
         Allowed in a served app: an export writes a new file and runs nothing."""
-        report_export.export(self)
+        notes = list(self.notes.notes.values())
+        report_export.export(self, self.path, self.analysis, notes)
 
     def on_report_written(self, message: ReportWritten) -> None:
-        report_export.written(self, message)
+        report_export.written(self, message, self.show_info)
 
     # -- notes ---------------------------------------------------------------
 
@@ -529,7 +573,13 @@ class MainScreen(Screen[None]):
 
     def current_anchor(self) -> tuple[Any, str, NoteDraft]:
         """The anchor for a new note (see `anchors.current_anchor`)."""
-        return anchors.current_anchor(self)
+        return anchors.current_anchor(
+            self.focused,
+            self.trace,
+            self.timeline,
+            self.analysis.steps,
+            self.current_step,
+        )
 
     def action_note(self) -> None:
         """Write a note on the current selection."""
@@ -546,5 +596,51 @@ class MainScreen(Screen[None]):
 
     def jump_to(self, anchor: Any) -> None:
         """Show what a note's anchor points at."""
-        if not anchors.jump_to(self, anchor):
+        target = anchors.note_target(anchor, self.trace, self.analysis, self.findings)
+        if not self.show(target):
             self.notify("The note's anchor is not in this capture.", severity="warning")
+
+    def show(self, target: Target | None) -> bool:
+        """Show where an anchor points; False when it points at nothing here."""
+        timeline = self.timeline
+        if isinstance(target, AtStep):
+            self.go_to_step(target.index)
+        elif isinstance(target, AtRange):
+            timeline.select_range(target.start_ns, target.end_ns)
+            timeline.fit(target.start_ns, max(target.end_ns, target.start_ns + 1))
+        elif isinstance(target, AtOperator):
+            self.show_tab("tab-ops")
+            self.ops.select_name(target.name)
+            if target.focus:
+                self.set_focus(self.ops)
+        elif isinstance(target, AtEvent):
+            timeline.select_event(target.event)
+            timeline.focus()
+        elif isinstance(target, AtGap):
+            self.select_gap(target.index)
+        elif isinstance(target, AtFinding):
+            return self._show_finding_at(target)
+        elif isinstance(target, Visit):
+            if not self.marked.visit(target.events, target.label, target.event):
+                self.notify("What this finding points at is not in this capture.")
+            if target.copy is not None:
+                copies = self.show_tab("tab-copies")
+                if isinstance(copies, CopiesView):
+                    copies.select_copy(target.copy)
+            if target.kernel is not None:
+                kernels = self.show_tab("tab-kernels")
+                if isinstance(kernels, KernelTable):
+                    kernels.select_name(target.kernel)
+            self.set_focus(timeline)  # at once: a late highlight says nothing
+        return target is not None
+
+    def _show_finding_at(self, target: AtFinding) -> bool:
+        panel = self.show_tab("tab-findings")
+        if target.pending:
+            self.notify("The findings are still being computed: the tab fills in soon.")
+            return True
+        if target.index is None:
+            return False
+        if isinstance(panel, FindingsPanel):
+            panel.highlighted = target.index
+        return True

@@ -7,10 +7,12 @@ only captures beside the open trace.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from textual.binding import Binding
+from textual.app import App
+from textual.binding import Binding, BindingType
 
 from tui.app.dialogs.capture import CaptureDialog
 from tui.app.dialogs.compare_with import CompareWithDialog
@@ -28,16 +30,18 @@ from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.timeline import Timeline
 from tui.core.base.vocab import SortKey
+from tui.core.model.trace import Trace
 
 if TYPE_CHECKING:
-    from tui.app.screens.main import MainScreen
+    from tui.app.screens.comparison import Before
 
 
-def key_sections(screen: MainScreen) -> list[KeySection]:
-    """Every key of the explorer, by where it works."""
+def key_sections(main_keys: Sequence[BindingType], on_a_run: bool) -> list[KeySection]:
+    """Every key of the explorer, by where it works (`main_keys`: the main
+    screen's; `on_a_run`: it shows a rank of a run)."""
     return [
-        ("Main screen", rank_switch.screen_keys(screen, screen.BINDINGS)),
-        ("Timeline", timeline_keys(screen.BINDINGS, Timeline.BINDINGS)),
+        ("Main screen", rank_switch.screen_keys(main_keys, on_a_run)),
+        ("Timeline", timeline_keys(main_keys, Timeline.BINDINGS)),
         ("Operator table", OperatorTable.BINDINGS),
         ("Kernels", KernelTable.BINDINGS),
         ("Copies", CopiesView.BINDINGS),
@@ -54,25 +58,23 @@ def key_sections(screen: MainScreen) -> list[KeySection]:
     ]
 
 
-def show_help(screen: MainScreen) -> None:
+def show_help(
+    app: App[Any], name: str, sections: list[KeySection], trace: Trace
+) -> None:
     """List every key; the help holds nothing per use, so it is built once per
-    screen and shown again."""
+    screen (installed under `name`) and shown again."""
     from tui.view.memory_lane import memory_help
 
-    app = screen.app
-    if not app.is_screen_installed(screen.help_name):
-        help_screen = HelpScreen(
-            key_sections(screen), notes=[memory_help(screen.trace)]
-        )
-        app.install_screen(help_screen, screen.help_name)
-    app.push_screen(screen.help_name)
+    if not app.is_screen_installed(name):
+        help_screen = HelpScreen(sections, notes=[memory_help(trace)])
+        app.install_screen(help_screen, name)
+    app.push_screen(name)
 
 
-def new_capture(screen: MainScreen) -> None:
+def new_capture(app: App[Any]) -> None:
     """Open the new-capture dialog; the capture opens when it ends."""
-    app = screen.app
     if not getattr(app, "capture_allowed", True):
-        screen.notify(
+        app.notify(
             "Captures are off in a served app: they run commands and write "
             "files on the server (steptrace serve --allow-capture turns them on).",
             severity="warning",
@@ -86,19 +88,18 @@ def new_capture(screen: MainScreen) -> None:
     app.push_screen(CaptureDialog(), opened)
 
 
-def compare(screen: MainScreen) -> None:
-    """Ask for another capture and compare the screen's (before) with it (after)."""
+def compare(app: App[Any], before: Before, sort: SortKey) -> None:
+    """Ask for another capture and compare `before` with it (after), its
+    operators sorted by `sort`."""
     from tui.app.screens.comparison import ComparisonScreen
     from tui.app.screens.comparison_data import CompareRequest
 
-    app = screen.app
-
     def chosen(path: Path | None) -> None:
         if path is not None:
-            request = CompareRequest(path, SortKey(screen.mode))
-            app.push_screen(ComparisonScreen(screen, request))
+            request = CompareRequest(path, sort)
+            app.push_screen(ComparisonScreen(before, request))
 
     confined = bool(getattr(app, "served", False)) and not getattr(
         app, "capture_allowed", True
     )
-    app.push_screen(CompareWithDialog(screen.path, confined=confined), chosen)
+    app.push_screen(CompareWithDialog(before.path, confined=confined), chosen)

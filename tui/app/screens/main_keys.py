@@ -10,6 +10,9 @@ from textual.binding import Binding, BindingType
 
 from tui.app.screens.bottom_tabs import TABS
 
+RUN_ACTIONS = ("rank", "ranks")
+"""The main screen's actions that act on a run (offered on a rank of a run only)."""
+
 MAIN_KEYS: list[BindingType] = [
     # Steps win over the timeline's own [ ] (previous/next event on a track).
     Binding(

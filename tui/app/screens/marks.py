@@ -1,17 +1,27 @@
 """What the main screen marks and selects on the timeline: search matches,
-operator occurrences (n / N) and the gap in view (g / G / b)."""
+operator occurrences (n / N) and the gap in view (g / G / b).
+
+A part the screen owns: it draws on the timeline it is given, says what it
+did through `say`, and searches a big capture in a worker of its host screen
+whose answer (`SearchMatched`) the screen hands back to `matched`.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from rich.text import Text
+from textual.message import Message
+from textual.screen import Screen
 
-from tui.app.messages import SearchMatched
+from tui.app.widgets.timeline import Timeline
 from tui.core.base.textsafe import printable
-from tui.core.figures.analysis import group_name
+from tui.core.figures.analysis import Analysis, group_name
+from tui.core.model.trace import Trace
 from tui.view import status
 from tui.view.marking import (
     PreparedMarks,
@@ -21,20 +31,39 @@ from tui.view.marking import (
     named_like,
 )
 
-if TYPE_CHECKING:
-    from tui.app.screens.main import MainScreen
-
-
 SEARCH_IN_WORKER_AT = 500_000
 """Captures of at least this many events are searched in a worker: matching and
 ordering millions of events would hold the keys for tens of milliseconds."""
 
 
+@dataclass
+class SearchMatched(Message):
+    """A worker found a search's matches (a big capture) and prepared their marks;
+    `serial` tells whether the screen marked something else since."""
+
+    needle: str
+    serial: int
+    prepared: PreparedMarks
+
+
 class Marks:
     """The marked events of one main screen, the one selected, and the gap selected."""
 
-    def __init__(self, screen: MainScreen) -> None:
-        self.screen = screen
+    def __init__(
+        self,
+        host: Screen[Any],
+        trace: Trace,
+        analysis: Analysis,
+        timeline: Timeline,
+        say: Callable[[Text], None],
+    ) -> None:
+        """`host`: the screen whose workers search and whose keys follow the
+        marks; `say`: puts words on its status line."""
+        self.host = host
+        self.trace = trace
+        self.analysis = analysis
+        self.timeline = timeline
+        self.say = say
         self.events: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.index = -1
         self.label = ""
@@ -54,52 +83,75 @@ class Marks:
         self._serial += 1
         had_marks = bool(self.events.size)
         if prepared is None:
-            self.events = in_time_order(self.screen.trace, events)
-            self.screen.timeline.mark_events(self.events)
+            self.events = in_time_order(self.trace, events)
+            self.timeline.mark_events(self.events)
         else:
             self.events = prepared.events
-            self.screen.timeline.mark_prepared(prepared)
+            self.timeline.mark_prepared(prepared)
         self.index = -1
         self.label = label
         if had_marks != bool(self.events.size):
-            self.screen.refresh_bindings()  # n / N are offered or not
+            self.host.refresh_bindings()  # n / N are offered or not
 
     def step(self, delta: int) -> None:
         """Select the next or previous marked event and say which."""
-        screen = self.screen
         self.index = (self.index + delta) % int(self.events.size)
         event = int(self.events[self.index])
-        screen.timeline.select_event(event)
-        screen.show_info(
+        self.timeline.select_event(event)
+        self.say(
             status.mark_info(
-                screen.analysis,
+                self.analysis,
                 self.label,
                 self.index,
                 int(self.events.size),
                 event,
-                screen.view_span(),
+                self._view_span(),
             )
         )
+
+    def visit(
+        self, events: npt.NDArray[np.int64], label: str, event: int | None
+    ) -> bool:
+        """Mark `events` and select `event` among them (else the first), saying
+        which; False when there is none to mark."""
+        self.set(events, label)
+        if not self.events.size:
+            return False
+        found = np.flatnonzero(self.events == (-1 if event is None else event))
+        self.index = (int(found[0]) if found.size else 0) - 1
+        self.step(1)
+        return True
+
+    def follow_analysis(self, analysis: Analysis) -> None:
+        """Another data zone: its gaps replace the old ones (none is selected)."""
+        if self.gap_index is not None:
+            self.timeline.selected_range = None  # an old zone's gap
+        self.gap_index = None
+        self.analysis = analysis
+
+    def _view_span(self) -> int:
+        """How long the timeline's view is (positions are written to its scale)."""
+        return self.timeline.view_end_ns - self.timeline.view_start_ns
 
     def search(self, needle: str) -> None:
         """Mark every event whose name contains `needle` and visit the first; a
         big capture is searched in a worker (the status line says so meanwhile)."""
-        screen = self.screen
-        trace = screen.trace
+        trace = self.trace
         if trace.event_count < SEARCH_IN_WORKER_AT:
             # In event order: `set` puts them in time order, once.
             self.show_matches(needle, named_like(trace, needle))
             return
         serial = self._serial = self._serial + 1
-        layout = screen.timeline.rows_layout
-        screen.show_info(Text(f"searching event names for {printable(needle)}…"))
+        layout = self.timeline.rows_layout
+        host = self.host
+        self.say(Text(f"searching event names for {printable(needle)}…"))
 
         def find() -> None:
             events = name_matches(trace, needle)
             prepared = PreparedMarks.of(trace, events, layout)
-            screen.post_message(SearchMatched(needle, serial, prepared))
+            host.post_message(SearchMatched(needle, serial, prepared))
 
-        screen.run_worker(
+        host.run_worker(
             find, thread=True, exclusive=True, exit_on_error=False, group="search"
         )
 
@@ -120,12 +172,12 @@ class Marks:
         if events.size:
             self.step(1)
         else:
-            self.screen.show_info(Text(f"no event name contains {printable(needle)}"))
+            self.say(Text(f"no event name contains {printable(needle)}"))
 
     def operator(self, name: str, events: npt.NDArray[np.int64] | None = None) -> None:
         """Mark the occurrences of an operator (a table row's name), or the calls
         `events` of one row by input shape."""
-        trace = self.screen.trace
+        trace = self.trace
         if events is None:
             if self._group_ids is None:
                 groups: dict[str, list[int]] = {}
@@ -140,11 +192,11 @@ class Marks:
         text = Text()
         text.append(printable(name), style="bold")
         text.append(f"  {events.size:,} {what} marked; n/N or Enter to visit")
-        self.screen.show_info(text)
+        self.say(text)
 
     def gap(self, delta: int) -> None:
         """Select the next or previous gap in the data zone."""
-        gaps = self.screen.analysis.gaps
+        gaps = self.analysis.gaps
         if self.gap_index is None:
             index = 0 if delta > 0 else len(gaps) - 1
         else:
@@ -153,18 +205,17 @@ class Marks:
 
     def biggest_gap(self) -> None:
         """Select the longest gap."""
-        gaps = self.screen.analysis.gaps
+        gaps = self.analysis.gaps
         self.select_gap(max(range(len(gaps)), key=lambda i: gaps[i].duration_ns))
 
     def select_gap(self, index: int) -> None:
         """Select a gap's range, fit its zone occurrence, and show its figures."""
-        screen = self.screen
-        trace = screen.trace
-        gap = screen.analysis.gaps[index]
+        trace = self.trace
+        gap = self.analysis.gaps[index]
         self.gap_index = index
         zone_start = int(trace.start_ns[gap.zone_event])
         zone_end = zone_start + int(trace.duration_ns[gap.zone_event])
-        screen.timeline.select_range(gap.start_ns, gap.end_ns)
+        self.timeline.select_range(gap.start_ns, gap.end_ns)
         margin = max((zone_end - zone_start) // 10, 1)
-        screen.timeline.fit(max(zone_start - margin, 0), zone_end + margin)
-        screen.show_info(status.gap_info(screen.analysis, index, screen.view_span()))
+        self.timeline.fit(max(zone_start - margin, 0), zone_end + margin)
+        self.say(status.gap_info(self.analysis, index, self._view_span()))

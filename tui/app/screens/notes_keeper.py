@@ -37,23 +37,25 @@ class NotesKeeper:
     def __init__(
         self,
         screen: Screen[Any],
-        pane: NotesPane,
         trace_path: Path,
         store: Any,
         problem: str | None,
     ) -> None:
         self.screen = screen
-        self.pane = pane
+        self.pane: NotesPane | None = None
+        """Where the notes show, once the screen is mounted (`open`)."""
         self.trace_path = trace_path
         self.store = store
         self.problem = problem
         self.notes: dict[str, Any] = {}
         self._lock = threading.Lock()
 
-    def open(self) -> None:
-        """Show the notes read by the load worker, say what was wrong, hash the trace."""
+    def open(self, pane: NotesPane) -> None:
+        """Show the notes read by the load worker in `pane`, say what was wrong,
+        hash the trace."""
+        self.pane = pane
         if self.store is None:
-            self.pane.show_notes(
+            pane.show_notes(
                 [], f"notes unavailable: {printable(self.problem or 'unknown')}"
             )
             return
@@ -124,7 +126,8 @@ class NotesKeeper:
 
     def _show(self, notes: list[Any]) -> None:
         self.notes = {note.id: note for note in notes}
-        self.pane.show_notes(notes, EMPTY)
+        if self.pane is not None:
+            self.pane.show_notes(notes, EMPTY)
 
     def remember_zone(self, names: Sequence[str]) -> None:
         """Keep the data zone chosen for this trace in its notes file."""

@@ -4,23 +4,37 @@ The heat table (rank × step, each cell a rank's step time against the
 step's median, stragglers marked), the per-rank device breakdown bars, the
 run's reading (one rank late at the collectives, worded by `tui.report.findings`,
 with what the figures cannot show) and its warnings. Enter on a cell
-opens that rank at that step (`rank_switch`).
+opens that rank at that step, through the ordinary loading screen (and the
+column cache); the app shows it (`RankLoaded`), and its main screen carries
+a `RankPlace` to move between ranks (`rank_switch`).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static, TabbedContent, TabPane
 
-from tui.app.messages import RankCellChosen, RankCellHighlighted, RunLoaded
-from tui.app.screens import rank_switch
+from tui.app.messages import (
+    LoadFailed,
+    RankCellChosen,
+    RankCellHighlighted,
+    RunLoaded,
+    TraceLoaded,
+    ZoneRefused,
+)
 from tui.app.screens.help import HelpScreen, KeySection
+from tui.app.screens.load_error import LoadErrorScreen
+from tui.app.screens.loading import LoadingScreen
+from tui.app.screens.main_keys import MAIN_KEYS, RUN_ACTIONS
 from tui.app.screens.run_loading import RunLoadingScreen
 from tui.app.widgets.findings_panel import finding_text
 from tui.app.widgets.heat_table import HeatTable
@@ -39,6 +53,33 @@ _LEGEND_STYLE = {
     HeatLevel.SLOW: "#000000 on #fd8d3c",
     HeatLevel.SLOWEST: "#ffffff on #a63603",
 }
+
+
+@dataclass(frozen=True)
+class RankPlace:
+    """Which rank of which run a main screen shows, and where its view goes."""
+
+    ranks: RanksScreen
+    rank: int
+    step: int | None  # the step number to show
+    view: tuple[float, float] | None = (
+        None  # view edges from the step's start, in steps
+    )
+
+    def label(self) -> str:
+        """`rank 3 of run1 (world size 8)`: what the header says."""
+        run = self.ranks.run
+        world = "" if run.world_size is None else f" (world size {run.world_size})"
+        return f"rank {self.rank} of {printable(run.folder.name)}{world}"
+
+
+@dataclass
+class RankLoaded(Message):
+    """A rank of the run is loaded: the app shows it at `place`, in place of
+    the rank's main screen shown before."""
+
+    loaded: TraceLoaded
+    place: RankPlace
 
 
 class RanksScreen(Screen[None]):
@@ -168,13 +209,11 @@ class RanksScreen(Screen[None]):
 
     def key_sections(self) -> list[KeySection]:
         """The keys of this screen and of the timeline it opens."""
-        from tui.app.screens.main import MainScreen
-
         run_keys = [
             binding
-            for binding in MainScreen.BINDINGS
+            for binding in MAIN_KEYS
             if isinstance(binding, Binding)
-            and binding.action.split("(")[0] in rank_switch.ACTIONS
+            and binding.action.split("(")[0] in RUN_ACTIONS
         ]
         return [
             ("Ranks screen", self.BINDINGS),
@@ -202,7 +241,41 @@ class RanksScreen(Screen[None]):
         )
 
     def on_rank_cell_chosen(self, message: RankCellChosen) -> None:
-        rank_switch.open_rank(self.app, self, message.rank, message.step)
+        self.open_rank(message.rank, message.step)
+
+    def open_rank(
+        self,
+        rank: int,
+        step: int | None,
+        view: tuple[float, float] | None = None,
+        *,
+        zones: tuple[str, ...] | None = None,
+    ) -> None:
+        """Load a rank's trace; the app shows it at `step` (and `view`, relative
+        to that step) when ready (`RankLoaded`)."""
+        app = self.app
+        row = self.run.row(rank)
+        if row is None:
+            app.notify(f"Rank {rank} was not loaded.", severity="warning")
+            return
+        place = RankPlace(self, rank, step, view)
+        asked = self.zones if zones is None else zones
+        app.push_screen(LoadingScreen(row.path, asked), partial(self._loaded, place))
+
+    def _loaded(self, place: RankPlace, outcome: Any) -> None:
+        app = self.app
+        if isinstance(outcome, TraceLoaded):
+            app.post_message(RankLoaded(outcome, place))
+        elif isinstance(outcome, LoadFailed):
+            app.push_screen(LoadErrorScreen(outcome.path, outcome.reason))
+        elif isinstance(outcome, ZoneRefused):
+            # The run's zone is held by other ranks, not this one: its own default.
+            app.notify(
+                f"Rank {place.rank} has no range of the run's data zone: it shows "
+                "its own.",
+                severity="warning",
+            )
+            self.open_rank(place.rank, place.step, place.view, zones=())
 
     def focus_cell(self, rank: int, step: int | None) -> None:
         """Put the table's cursor on a rank and step (coming back from a timeline)."""

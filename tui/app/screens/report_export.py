@@ -9,18 +9,27 @@ a new file next to the trace and runs nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rich.text import Text
+from textual.message import Message
+from textual.screen import Screen
 
-from tui.app.messages import ReportWritten
 from tui.core.base.textsafe import printable
-
-if TYPE_CHECKING:
-    from tui.app.screens.main import MainScreen
+from tui.core.figures.analysis import Analysis
 
 TRIES = 1000
+
+
+@dataclass
+class ReportWritten(Message):
+    """The report export ended: where it went, or why it was not written."""
+
+    path: Path | None
+    error: str | None = None
 
 
 def report_stem(trace: Path) -> str:
@@ -52,25 +61,23 @@ def write_report(trace: Path, markdown: str) -> Path:
     raise FileExistsError(f"no free report name next to {trace}")
 
 
-def export(screen: MainScreen) -> None:
-    """Build the report of what the screen shows (its data zone, its notes) and write it."""
-    analysis = screen.analysis
-    path = screen.path
-    keeper = getattr(screen, "notes", None)
-    notes = list(keeper.notes.values()) if keeper is not None else []
+def export(host: Screen[Any], path: Path, analysis: Analysis, notes: list[Any]) -> None:
+    """Build the report of what a screen shows (its data zone, its notes) and
+    write it next to the trace at `path`, in a worker of `host` (posted
+    `ReportWritten`)."""
 
     def job() -> None:
         from tui.report.report_markdown import markdown_report
 
         try:
             markdown = markdown_report(analysis, notes, trace_name=path.name)
-            screen.post_message(ReportWritten(write_report(path, markdown)))
+            host.post_message(ReportWritten(write_report(path, markdown)))
         except OSError as error:
-            screen.post_message(
+            host.post_message(
                 ReportWritten(None, f"report not written: {error.strerror or error}")
             )
         except Exception as error:  # the user must hear of any failure
-            screen.post_message(
+            host.post_message(
                 ReportWritten(
                     None,
                     f"report not written: unexpected {type(error).__name__}: {error} "
@@ -78,16 +85,19 @@ def export(screen: MainScreen) -> None:
                 )
             )
 
-    screen.notify("Writing the report…")
-    screen.run_worker(
+    host.notify("Writing the report…")
+    host.run_worker(
         job, thread=True, exclusive=True, exit_on_error=False, group="report"
     )
 
 
-def written(screen: MainScreen, message: ReportWritten) -> None:
-    """Say where the report went, or why it was not written."""
+def written(
+    host: Screen[Any], message: ReportWritten, say: Callable[[Text], None]
+) -> None:
+    """Say where the report went (on the status line, through `say`), or why it
+    was not written."""
     if message.path is None:
-        screen.notify(
+        host.notify(
             printable(message.error or "report not written"),
             severity="error",
             markup=False,
@@ -95,5 +105,5 @@ def written(screen: MainScreen, message: ReportWritten) -> None:
         return
     text = Text("Report written to ")
     text.append(printable(str(message.path)), style="bold")
-    screen.show_info(text)
-    screen.notify(f"Report written to {printable(str(message.path))}", markup=False)
+    say(text)
+    host.notify(f"Report written to {printable(str(message.path))}", markup=False)

@@ -1,101 +1,110 @@
 """Switching the main screen's data zone: the picker, the recomputation in a
-worker (gaps, findings, the timeline's zone marks), and showing the result."""
+worker (gaps, findings, the timeline's zone marks), and what to remember.
+
+A part the screen owns: it runs its workers on its host screen, which hands
+the answer (`ZoneApplied`) back to `applied` and shows it everywhere.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
-from textual.widgets import TabPane
+from textual.message import Message
+from textual.screen import Screen
 
 from tui.app.dialogs.zone_picker import ZonePicker
-from tui.app.messages import ZoneApplied
-from tui.app.screens.bottom_tabs import FollowsAnalysis
-from tui.app.widgets.header_line import HeaderLine
 from tui.core.base.vocab import ZoneSource
 from tui.core.figures.analysis import Analysis, ZoneChoice
 from tui.core.figures.zones import ZoneCandidate
-from tui.view import status
-
-if TYPE_CHECKING:
-    from tui.app.screens.main import MainScreen
-
-
-def open_picker(screen: MainScreen) -> None:
-    """List the ranges that can be the data zone; the one chosen is applied and remembered."""
-
-    def chosen(names: tuple[str, ...] | None) -> None:
-        if names is not None:
-            apply(screen, names, remember=True)
-
-    analysis = screen.analysis
-    screen.app.push_screen(
-        ZonePicker(candidates(screen, analysis), analysis.zone_choice), chosen
-    )
+from tui.core.findings.readings import Finding
+from tui.view.layout import ZoneView
+from tui.view.timeline_index import TimelineIndex
 
 
-def candidates(screen: MainScreen, analysis: Analysis) -> list[ZoneCandidate]:
-    """The picker's lines for this analysis, computed once (a pass over the trace)."""
-    known = screen.zone_candidates
-    if known is None or known[0] is not analysis:
-        known = screen.zone_candidates = (analysis, analysis.zone_candidates())
-    return known[1]
+@dataclass
+class ZoneApplied(Message):
+    """A worker recomputed everything that follows the data zone."""
+
+    analysis: Analysis
+    zone_view: ZoneView
+    findings: list[Finding]
 
 
-def prefetch(screen: MainScreen) -> None:
-    """Compute the picker's lines in a worker, so z opens at once."""
-    analysis = screen.analysis
-    screen.run_worker(
-        lambda: candidates(screen, analysis),
-        thread=True,
-        exclusive=True,
-        exit_on_error=False,
-        group="zone-candidates",
-    )
+class ZoneSwitch:
+    """The data zone of one main screen: its picker's lines, its recomputation."""
 
+    def __init__(
+        self, host: Screen[Any], index: TimelineIndex, say: Callable[[Text], None]
+    ) -> None:
+        """`index`: the timeline's rows, for the new zone's marks; `say`: puts
+        words on the host's status line."""
+        self.host = host
+        self.index = index
+        self.say = say
+        self.to_remember: tuple[str, ...] | None = None
+        """A zone chosen in the picker, kept in the notes once applied."""
+        self._candidates: tuple[Analysis, list[ZoneCandidate]] | None = None
+        """The zone picker's lines and the analysis they were read for."""
 
-def apply(screen: MainScreen, names: tuple[str, ...], *, remember: bool) -> None:
-    """Recompute what follows the zone off the UI; `applied` shows it."""
-    screen.zone_to_remember = names if remember else None
-    screen.show_info(Text("recomputing the data zone's gaps and findings…", "italic"))
-    screen.run_worker(
-        lambda: recompute(screen, names),
-        thread=True,
-        exclusive=True,
-        exit_on_error=False,
-        group="zone",
-    )
+    def open_picker(self, analysis: Analysis) -> None:
+        """List the ranges that can be the data zone; the one chosen is applied
+        and remembered."""
 
+        def chosen(names: tuple[str, ...] | None) -> None:
+            if names is not None:
+                self.apply(analysis, names, remember=True)
 
-def recompute(screen: MainScreen, names: tuple[str, ...]) -> None:
-    """In a worker: the analysis with another zone, its findings and timeline marks."""
-    from tui.core.findings.readings import compute_findings
-    from tui.view.layout import ZoneView
+        self.host.app.push_screen(
+            ZonePicker(self.candidates(analysis), analysis.zone_choice), chosen
+        )
 
-    choice = ZoneChoice(names, ZoneSource.CHOSEN) if names else None
-    analysis = screen.analysis.with_zones(choice)
-    _ = analysis.zone_reading
-    candidates(screen, analysis)
-    findings = compute_findings(analysis)
-    zone_view = ZoneView.build(screen.timeline.index, analysis)
-    screen.post_message(ZoneApplied(analysis, zone_view, findings))
+    def candidates(self, analysis: Analysis) -> list[ZoneCandidate]:
+        """The picker's lines for this analysis, computed once (a pass over the trace)."""
+        known = self._candidates
+        if known is None or known[0] is not analysis:
+            known = self._candidates = (analysis, analysis.zone_candidates())
+        return known[1]
 
+    def prefetch(self, analysis: Analysis) -> None:
+        """Compute the picker's lines in a worker, so z opens at once."""
+        self.host.run_worker(
+            lambda: self.candidates(analysis),
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+            group="zone-candidates",
+        )
 
-def applied(screen: MainScreen, message: ZoneApplied) -> None:
-    """Every part of the screen follows the new zone at once."""
-    screen.analysis = message.analysis
-    screen.findings = message.findings
-    if screen.marked.gap_index is not None:
-        screen.timeline.selected_range = None  # an old zone's gap
-    screen.marked.gap_index = None
-    screen.timeline.set_zone(message.analysis, message.zone_view)
-    screen.query_one(HeaderLine).set_analysis(message.analysis)
-    for pane in screen.query(TabPane):
-        for widget in pane.children:
-            if isinstance(widget, FollowsAnalysis):
-                widget.follow_analysis(message.analysis, message.findings)
-    screen.show_info(status.zone_info(message.analysis))
-    screen.refresh_bindings()
-    if screen.zone_to_remember is not None:
-        screen.notes.remember_zone(screen.zone_to_remember)
-        screen.zone_to_remember = None
+    def apply(
+        self, analysis: Analysis, names: tuple[str, ...], *, remember: bool
+    ) -> None:
+        """Recompute what follows the zone `names` off the UI; the host shows it."""
+        self.to_remember = names if remember else None
+        self.say(Text("recomputing the data zone's gaps and findings…", "italic"))
+        self.host.run_worker(
+            lambda: self.recompute(analysis, names),
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+            group="zone",
+        )
+
+    def recompute(self, analysis: Analysis, names: tuple[str, ...]) -> None:
+        """In a worker: the analysis with another zone, its findings and timeline marks."""
+        from tui.core.findings.readings import compute_findings
+
+        choice = ZoneChoice(names, ZoneSource.CHOSEN) if names else None
+        zoned = analysis.with_zones(choice)
+        _ = zoned.zone_reading
+        self.candidates(zoned)
+        findings = compute_findings(zoned)
+        zone_view = ZoneView.build(self.index, zoned)
+        self.host.post_message(ZoneApplied(zoned, zone_view, findings))
+
+    def applied(self) -> tuple[str, ...] | None:
+        """The zone shown now was applied: the names to keep in the notes, if any."""
+        names, self.to_remember = self.to_remember, None
+        return names
