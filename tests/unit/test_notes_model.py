@@ -5,14 +5,18 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from tui.core.base.vocab import Verdict
+from tui.notes.link import TestedBy
 from tui.notes.model import (
     Anchor,
+    AnchorKind,
     InvalidNoteError,
     Note,
     NotesDocument,
     NotesFormatError,
     NotesSchemaError,
     Result,
+    Status,
     TraceIdentity,
     dump_document,
     parse_document,
@@ -66,11 +70,11 @@ def test_anchor_round_trip_keeps_only_its_fields() -> None:
     }
     assert Anchor.from_dict(anchor.to_dict()) == anchor
     with pytest.raises(InvalidNoteError):
-        Anchor("op", step=3)
+        Anchor(AnchorKind.OP, step=3)
 
 
 def test_status_parse() -> None:
-    assert parse_status(" Confirmed ") == "confirmed"
+    assert parse_status(" Confirmed ") is Status.CONFIRMED
     with pytest.raises(InvalidNoteError, match="expected one of"):
         parse_status("done")
 
@@ -83,7 +87,7 @@ def test_document_round_trip() -> None:
         hypothesis="the input pipeline does not keep up",
         observation="GPU idle while lecture_batch_cpu runs",
         next_check="same computation with batches prepared in advance",
-        status="refuted",
+        status=Status.REFUTED,
         anchor=Anchor.over_range(10_000, 20_000),
         result=Result("no change", before=(12.0, 12.5), after=(12.1,), unit="ms"),
         author="ana",
@@ -147,3 +151,29 @@ def test_result_rejects_non_finite_figures() -> None:
 def test_note_rejects_a_status_that_is_not_exact() -> None:
     with pytest.raises(InvalidNoteError, match="unknown status"):
         Note(id="x", created=WHEN, updated=WHEN, status="Open")  # type: ignore[arg-type]
+
+
+def test_the_vocabularies_are_enums_written_as_the_same_strings() -> None:
+    """Status, anchor kind and verdict are enums in memory; the notes file
+    holds the same plain strings as before they were."""
+    tested = TestedBy("after.json", "after.json", "faster", comparable=True)  # type: ignore[arg-type]
+    note = Note(
+        id="b" * 32,
+        created=WHEN,
+        updated=WHEN,
+        status="confirmed",  # type: ignore[arg-type]
+        anchor=Anchor.from_dict({"kind": "op", "name": "aten::mm"}),
+        result=Result("faster", tested_by=tested),
+    )
+    assert note.status is Status.CONFIRMED
+    assert note.anchor is not None and note.anchor.kind is AnchorKind.OP
+    assert tested.verdict is Verdict.FASTER
+    raw = orjson.loads(dump_document(NotesDocument(TraceIdentity("t.json"), (note,))))
+    written = raw["notes"][0]
+    assert (written["status"], written["anchor"]["kind"]) == ("confirmed", "op")
+    assert written["result"]["tested_by"]["verdict"] == "faster"
+    assert type(note.to_dict()["status"]) is str
+    assert type(note.anchor.to_dict()["kind"]) is str
+    assert type(tested.to_dict()["verdict"]) is str
+    with pytest.raises(InvalidNoteError, match="unknown verdict"):
+        TestedBy("a", "a", "quicker", comparable=True)  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from tui.core.base.vocab import Verdict
 from tui.notes.errors import InvalidNoteError
 
 
@@ -33,8 +34,8 @@ def figures(values: object, what: str) -> tuple[float, ...]:
     return tuple(finite(v, f"{what} value") for v in values)
 
 
-VERDICTS = ("faster", "slower", "inconclusive")
-"""A diff's verdicts (tui.core.base.vocab.Verdict values)."""
+VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
+"""A diff's verdicts, as the notes file writes them."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class TestedBy:
 
     path: str
     name: str
-    verdict: str
+    verdict: Verdict
     comparable: bool
     before_ms: tuple[float, ...] = ()
     after_ms: tuple[float, ...] = ()
@@ -67,11 +68,13 @@ class TestedBy:
             value = getattr(self, name)
             if not isinstance(value, str) or not value:
                 raise InvalidNoteError(f"tested_by {name} must be non-empty text")
-        if self.verdict not in VERDICTS:
+        try:
+            object.__setattr__(self, "verdict", Verdict(self.verdict))
+        except ValueError:
             raise InvalidNoteError(
                 f"unknown verdict {self.verdict!r} (expected one of: "
                 f"{', '.join(VERDICTS)})"
-            )
+            ) from None
         if not isinstance(self.comparable, bool):
             raise InvalidNoteError("tested_by comparable must be true or false")
         for name in ("before_ms", "after_ms"):
@@ -115,7 +118,7 @@ class TestedBy:
             "name": self.name,
             "size": self.size,
             "sha256": self.sha256,
-            "verdict": self.verdict,
+            "verdict": self.verdict.value,
             "comparable": self.comparable,
             "before_ms": list(self.before_ms),
             "after_ms": list(self.after_ms),

@@ -11,11 +11,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Any, Literal, cast
+from typing import Any
 
 import orjson
 
 from tui.core.base.numbers import us_text_to_ns
+from tui.core.base.vocab import Word
 from tui.notes.errors import (
     AmbiguousNoteError,
     InvalidNoteError,
@@ -73,11 +74,30 @@ it; one that would drop `tested_by` sees schema 3 and leaves the file alone.
 """
 BASE_SCHEMA = 2
 
-Status = Literal["open", "confirmed", "refuted", "dropped"]
-STATUSES: tuple[Status, ...] = ("open", "confirmed", "refuted", "dropped")
 
-AnchorKind = Literal["step", "range", "op", "event", "finding"]
-ANCHOR_KINDS: tuple[AnchorKind, ...] = ("step", "range", "op", "event", "finding")
+class Status(Word):
+    """Where a hypothesis stands; the values are the notes file's strings."""
+
+    OPEN = "open"
+    CONFIRMED = "confirmed"
+    REFUTED = "refuted"
+    DROPPED = "dropped"
+
+
+STATUSES: tuple[Status, ...] = tuple(Status)
+
+
+class AnchorKind(Word):
+    """What a note points at in the capture; the values are the notes file's strings."""
+
+    STEP = "step"
+    RANGE = "range"
+    OP = "op"
+    EVENT = "event"
+    FINDING = "finding"
+
+
+ANCHOR_KINDS: tuple[AnchorKind, ...] = tuple(AnchorKind)
 
 EDITABLE_FIELDS = frozenset(
     {"hypothesis", "observation", "next_check", "status", "anchor", "result", "author"}
@@ -99,13 +119,33 @@ def iso_utc(moment: datetime) -> str:
 
 def parse_status(text: str) -> Status:
     """`text` as a status, or InvalidNoteError naming the accepted ones."""
-    value = text.strip().lower()
-    for status in STATUSES:
-        if value == status:
-            return status
-    raise InvalidNoteError(
-        f"unknown status {text!r} (expected one of: {', '.join(STATUSES)})"
-    )
+    try:
+        return Status(text.strip().lower())
+    except ValueError:
+        raise InvalidNoteError(
+            f"unknown status {text!r} (expected one of: {', '.join(STATUSES)})"
+        ) from None
+
+
+def _status(value: object) -> Status:
+    """A note's status read from its JSON string (or given as the enum)."""
+    try:
+        return Status(value)
+    except ValueError:
+        raise InvalidNoteError(
+            f"unknown status {value!r} (expected one of: {', '.join(STATUSES)})"
+        ) from None
+
+
+def _anchor_kind(value: object) -> AnchorKind:
+    """An anchor's kind read from its JSON string (or given as the enum)."""
+    try:
+        return AnchorKind(value)
+    except ValueError:
+        raise InvalidNoteError(
+            f"unknown anchor kind {value!r} "
+            f"(expected one of: {', '.join(ANCHOR_KINDS)})"
+        ) from None
 
 
 def _optional_text(value: object, what: str) -> str | None:
@@ -172,11 +212,7 @@ class Anchor:
     finding_id: str | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in ANCHOR_KINDS:
-            raise InvalidNoteError(
-                f"unknown anchor kind {self.kind!r} "
-                f"(expected one of: {', '.join(ANCHOR_KINDS)})"
-            )
+        object.__setattr__(self, "kind", _anchor_kind(self.kind))
         used = _ANCHOR_FIELDS[self.kind]
         for name in ("step", "start_ns", "end_ns", "name", "track", "finding_id"):
             value = getattr(self, name)
@@ -208,27 +244,27 @@ class Anchor:
     @classmethod
     def at_step(cls, step: int) -> Anchor:
         """An anchor on one profiler step (`ProfilerStep#N`)."""
-        return cls("step", step=step)
+        return cls(AnchorKind.STEP, step=step)
 
     @classmethod
     def over_range(cls, start_ns: int, end_ns: int) -> Anchor:
         """An anchor on a span of trace time, in nanoseconds from the trace start."""
-        return cls("range", start_ns=start_ns, end_ns=end_ns)
+        return cls(AnchorKind.RANGE, start_ns=start_ns, end_ns=end_ns)
 
     @classmethod
     def on_op(cls, name: str) -> Anchor:
         """An anchor on every occurrence of an operator, by name."""
-        return cls("op", name=name)
+        return cls(AnchorKind.OP, name=name)
 
     @classmethod
     def on_event(cls, name: str, start_ns: int, track: str) -> Anchor:
         """An anchor on one event: its name, start (ns from the trace start) and track."""
-        return cls("event", name=name, start_ns=start_ns, track=track)
+        return cls(AnchorKind.EVENT, name=name, start_ns=start_ns, track=track)
 
     @classmethod
     def on_finding(cls, finding_id: str) -> Anchor:
         """An anchor on a finding computed from the trace."""
-        return cls("finding", finding_id=finding_id)
+        return cls(AnchorKind.FINDING, finding_id=finding_id)
 
     @classmethod
     def parse(cls, text: str) -> Anchor:
@@ -241,13 +277,13 @@ class Anchor:
         kind = kind.strip().lower()
         if not sep or not value.strip():
             raise InvalidNoteError(f"bad anchor {text!r} (expected {_ANCHOR_FORMS})")
-        if kind == "step":
+        if kind == AnchorKind.STEP:
             if not value.strip().isdigit():
                 raise InvalidNoteError(f"bad step in anchor {text!r}")
             return cls.at_step(int(value.strip()))
-        if kind == "op":
+        if kind == AnchorKind.OP:
             return cls.on_op(value)
-        if kind == "range":
+        if kind == AnchorKind.RANGE:
             match = _RANGE_TEXT.match(value)
             if match is None:
                 raise InvalidNoteError(
@@ -257,27 +293,27 @@ class Anchor:
                 us_to_ns(match.group(1), "range start"),
                 us_to_ns(match.group(2), "range end"),
             )
-        if kind == "finding":
+        if kind == AnchorKind.FINDING:
             return cls.on_finding(value.strip())
         raise InvalidNoteError(f"bad anchor {text!r} (expected {_ANCHOR_FORMS})")
 
     def describe(self) -> str:
         """A short human label, e.g. `step 3` or `op aten::mm` (not escaped)."""
-        if self.kind == "step":
+        if self.kind is AnchorKind.STEP:
             return f"step {self.step}"
-        if self.kind == "range":
+        if self.kind is AnchorKind.RANGE:
             assert self.start_ns is not None and self.end_ns is not None
             return f"range {us_text(self.start_ns)}–{us_text(self.end_ns)} µs"
-        if self.kind == "op":
+        if self.kind is AnchorKind.OP:
             return f"op {self.name}"
-        if self.kind == "event":
+        if self.kind is AnchorKind.EVENT:
             assert self.start_ns is not None
             return f"event {self.name} @ {us_text(self.start_ns)} µs on {self.track}"
         return f"finding {self.finding_id}"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the kind plus only the fields that kind uses."""
-        out: dict[str, Any] = {"kind": self.kind}
+        out: dict[str, Any] = {"kind": self.kind.value}
         for name in _ANCHOR_FIELDS[self.kind]:
             out[name] = getattr(self, name)
         return out
@@ -291,10 +327,8 @@ class Anchor:
         """
         if not isinstance(raw, Mapping):
             raise InvalidNoteError("anchor must be an object")
-        kind = raw.get("kind")
-        if kind not in ANCHOR_KINDS:
-            raise InvalidNoteError(f"unknown anchor kind {kind!r}")
-        values = {name: raw.get(name) for name in _ANCHOR_FIELDS[cast(str, kind)]}
+        kind = _anchor_kind(raw.get("kind"))
+        values = {name: raw.get(name) for name in _ANCHOR_FIELDS[kind]}
         for name in ("start_ns", "end_ns"):
             old_name = name.replace("_ns", "_us")
             old_value = raw.get(old_name)
@@ -302,15 +336,15 @@ class Anchor:
                 if isinstance(old_value, str):
                     raise InvalidNoteError(f"anchor {old_name} must be a number")
                 values[name] = us_to_ns(old_value, f"anchor {old_name}")
-        return cls(cast(AnchorKind, kind), **values)
+        return cls(kind, **values)
 
 
-_ANCHOR_FIELDS: dict[str, tuple[str, ...]] = {
-    "step": ("step",),
-    "range": ("start_ns", "end_ns"),
-    "op": ("name",),
-    "event": ("name", "start_ns", "track"),
-    "finding": ("finding_id",),
+_ANCHOR_FIELDS: dict[AnchorKind, tuple[str, ...]] = {
+    AnchorKind.STEP: ("step",),
+    AnchorKind.RANGE: ("start_ns", "end_ns"),
+    AnchorKind.OP: ("name",),
+    AnchorKind.EVENT: ("name", "start_ns", "track"),
+    AnchorKind.FINDING: ("finding_id",),
 }
 
 
@@ -396,7 +430,7 @@ class Note:
     hypothesis: str = ""
     observation: str = ""
     next_check: str = ""
-    status: Status = "open"
+    status: Status = Status.OPEN
     anchor: Anchor | None = None
     result: Result | None = None
     author: str | None = None
@@ -418,10 +452,7 @@ class Note:
         for name in _TEXT_FIELDS:
             if not isinstance(getattr(self, name), str):
                 raise InvalidNoteError(f"{name} must be text")
-        if self.status not in STATUSES:
-            raise InvalidNoteError(
-                f"unknown status {self.status!r} (expected one of: {', '.join(STATUSES)})"
-            )
+        object.__setattr__(self, "status", _status(self.status))
         if self.anchor is not None and not isinstance(self.anchor, Anchor):
             raise InvalidNoteError("anchor must be an Anchor")
         if self.result is not None and not isinstance(self.result, Result):
@@ -461,7 +492,7 @@ class Note:
             "observation": self.observation,
             "hypothesis": self.hypothesis,
             "next_check": self.next_check,
-            "status": self.status,
+            "status": self.status.value,
             "result": None if self.result is None else self.result.to_dict(),
             "author": self.author,
             "deleted": self.deleted,
@@ -475,9 +506,7 @@ class Note:
             raise InvalidNoteError("a note must be an object")
         anchor = raw.get("anchor")
         result = raw.get("result")
-        status = raw.get("status", "open")
-        if status not in STATUSES:
-            raise InvalidNoteError(f"unknown status {status!r}")
+        status = _status(raw.get("status", Status.OPEN.value))
         return cls(
             id=raw.get("id", ""),
             created=raw.get("created", ""),
@@ -485,7 +514,7 @@ class Note:
             hypothesis=raw.get("hypothesis", ""),
             observation=raw.get("observation", ""),
             next_check=raw.get("next_check", ""),
-            status=cast(Status, status),
+            status=status,
             anchor=None if anchor is None else Anchor.from_dict(anchor),
             result=None if result is None else Result.from_dict(result),
             author=raw.get("author"),

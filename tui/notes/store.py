@@ -289,7 +289,7 @@ class NotesStore:
         observation: str = "",
         next_check: str = "",
         anchor: Anchor | None = None,
-        status: Status = "open",
+        status: Status = Status.OPEN,
         result: Result | None = None,
         author: str | None = None,
     ) -> Note:

@@ -47,7 +47,7 @@ def tested_by_of(
     return TestedBy(
         path=link_path(after, noted_trace),
         name=after.name,
-        verdict=steps.verdict.value,
+        verdict=steps.verdict,
         comparable=diff.comparable,
         before_ms=tuple(ns / 1e6 for ns in steps.before.durations_ns),
         after_ms=tuple(ns / 1e6 for ns in steps.after.durations_ns),

@@ -15,8 +15,9 @@ from collections.abc import Iterable, Sequence
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
+from tui.core.base.vocab import Verdict
 from tui.core.results.summary import SummaryResult
-from tui.notes.model import Note, Result, TestedBy
+from tui.notes.model import Note, Result, Status, TestedBy
 from tui.report.markdown import (
     capture_lines,
     md_cell,
@@ -74,8 +75,8 @@ def tested_by_text(tested: TestedBy) -> str:
     A change in % is shown only with a verdict of faster or slower: an
     inconclusive diff never reads as a speed-up.
     """
-    parts = [tested.verdict]
-    if tested.verdict == "inconclusive":
+    parts: list[str] = [tested.verdict.value]
+    if tested.verdict is Verdict.INCONCLUSIVE:
         parts[0] += " (the ranges of step times overlap)"
     sides = []
     for word, values in (("before", tested.before_ms), ("after", tested.after_ms)):
@@ -89,7 +90,7 @@ def tested_by_text(tested: TestedBy) -> str:
         else:
             sides.append(f"{word}: no step in the window")
     parts.append("; ".join(sides))
-    if tested.verdict != "inconclusive" and tested.change_pct is not None:
+    if tested.verdict is not Verdict.INCONCLUSIVE and tested.change_pct is not None:
         parts.append(f"median {tested.change_pct:+.1f}%")
     text = " — ".join(parts)
     if not tested.comparable:
@@ -130,7 +131,7 @@ def _result_cell(result: Result | None) -> str:
 def _status_label(note: Note) -> str:
     if note.conflict_of:
         return f"{note.status} (conflict copy of {note.conflict_of[:8]})"
-    return note.status
+    return note.status.value
 
 
 def _observation(note: Note) -> str:
@@ -169,7 +170,7 @@ def notes_section(notes: Sequence[Note]) -> list[str]:
     live = [note for note in notes if not note.deleted]
     if not live:
         return ["No notes yet."]
-    open_count = sum(note.status == "open" for note in live)
+    open_count = sum(note.status is Status.OPEN for note in live)
     return [
         f"{len(live)} note{'s' if len(live) != 1 else ''}, {open_count} open.",
         "",
