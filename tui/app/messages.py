@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from tui.view.copy_rows import CopyLine
     from tui.view.kernel_rows import KernelRows
     from tui.view.layout import ZoneView
-    from tui.view.marking import PreparedMarks
     from tui.view.timeline_index import TimelineIndex
 
 
@@ -98,24 +97,6 @@ class ZoneRefused(Message):
 
 
 @dataclass
-class ZoneApplied(Message):
-    """A worker recomputed everything that follows the data zone."""
-
-    analysis: Analysis
-    zone_view: ZoneView
-    findings: list[Finding]
-
-
-@dataclass
-class FindingsRead(Message):
-    """A worker computed the findings of `analysis` (None: it failed, `problem` says why)."""
-
-    analysis: Analysis
-    findings: list[Finding] | None
-    problem: str | None = None
-
-
-@dataclass
 class NotesUpdated(Message):
     """A notes job ran (edit, save, hash): the notes now, and what to tell."""
 
@@ -164,16 +145,6 @@ class MarkEvents(Message):
 
     events: npt.NDArray[np.int64]
     label: str
-
-
-@dataclass
-class SearchMatched(Message):
-    """A worker found a search's matches (a big capture) and prepared their marks;
-    `serial` tells whether the screen marked something else since."""
-
-    needle: str
-    serial: int
-    prepared: PreparedMarks
 
 
 @dataclass
@@ -289,14 +260,6 @@ class ComparisonFailed(Message):
     """A comparison worker could not load or compare (one line each)."""
 
     lines: list[str]
-
-
-@dataclass
-class ReportWritten(Message):
-    """The report export ended: where it went, or why it was not written."""
-
-    path: Path | None
-    error: str | None = None
 
 
 @dataclass
