@@ -6,12 +6,19 @@ and downloads) with three changes: every request passes the token guard
 shell, so a trace path is never parsed as shell words) in its own process
 group; and stopping the server ends every app process, then anything they
 started, before it returns.
+
+The server stops the same way on Ctrl+C, SIGTERM and SIGHUP (an SSH
+disconnect, a closed terminal). A server killed outright (SIGKILL, the OOM
+killer) can end nothing: on Linux each app process asks the kernel, before it
+runs, to be killed when the server dies (`PR_SET_PDEATHSIG`), so none is left
+running with parent 1.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import os
 import signal
 import socket
@@ -35,6 +42,32 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 QUIT_GRACE_S = 3.0
 TERM_GRACE_S = 2.0
 MAX_CELLS = 1000
+# The signals that stop the server, ending every app first.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def die_with_server() -> Callable[[], None] | None:
+    """A `preexec_fn` that has the kernel SIGKILL the app when this server dies
+    (SIGKILL: no one is left to escalate from a SIGTERM it ignores; notes are
+    written atomically, so a killed app loses no saved note). None off Linux.
+
+    `prctl` is looked up here, in the server: the child only calls it.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    server = os.getpid()
+
+    def ask_for_parent_death_signal() -> None:
+        prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != server:  # the server died before the call took hold
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return ask_for_parent_death_signal
 
 
 class AppProcess(AppService):
@@ -56,6 +89,7 @@ class AppProcess(AppService):
             stderr=asyncio.subprocess.PIPE,
             env=environment,
             start_new_session=True,
+            preexec_fn=die_with_server(),
         )
         self.started.add(process)
         assert process.stdin is not None
@@ -195,10 +229,10 @@ class TraceServer(Server):
         )
 
     async def run(self, listening: socket.socket, ready: Callable[[], None]) -> None:
-        """Serve on `listening` until SIGINT or SIGTERM; `ready()` once accepting."""
+        """Serve on `listening` until SIGINT, SIGTERM or SIGHUP; `ready()` once accepting."""
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in STOP_SIGNALS:
             loop.add_signal_handler(signum, stop.set)
         runner = web.AppRunner(
             await self._make_app(),
@@ -219,7 +253,7 @@ class TraceServer(Server):
                 process for process in self.started if process.returncode is None
             ]
             await asyncio.gather(*(end_process_group(process) for process in running))
-            for signum in (signal.SIGINT, signal.SIGTERM):
+            for signum in STOP_SIGNALS:
                 loop.remove_signal_handler(signum)
 
 
