@@ -3,11 +3,13 @@
 The model is columns plus a few small tables, so a cache entry is one `.npy`
 file per column, the args blob as raw bytes, and one JSON file for the rest.
 Arrays are memory-mapped on reopen, so a multi-GB trace opens in well under a
-second and only the pages that are looked at are read. An entry is keyed by
-the trace's absolute path, size and modification time, and by a hash of the
-source of the code that builds columns, so a changed loader never reads an
-entry built by the old one; any mismatch or any unreadable part means a miss,
-never a wrong figure.
+second. An entry is keyed by the trace file as it was read (absolute path,
+size, modification and change times, inode, and a CRC of its bytes: all of a
+small file, sampled blocks of a big one) and by a hash of the source of the
+code that builds columns, so an edited file or a changed loader never reads an
+old entry. Every file of an entry carries a CRC checked on reopen (with the
+dtype and shape of each column): a damaged entry is a miss, never a wrong
+figure or a traceback.
 
 An entry also keeps columns derived from the trace (nesting, launches),
 written the first time they are computed and keyed by the hash of the code
@@ -24,20 +26,27 @@ import mmap
 import os
 import re
 import shutil
-import tempfile
 import weakref
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
 
+from tui.core.ingest.cache_files import (
+    crc32,
+    file_identity,
+    release,
+    remove_stale_files,
+    stage,
+)
 from tui.core.model.trace import Flows, MemoryColumns, Trace, Track, TrackKind
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 BUILDER_ROOTS = ("ingest", "model/trace.py")
 """Files and folders of tui.core whose code decides what a cache entry holds.
 
@@ -67,6 +76,9 @@ _COLUMNS = (
     "track_start",
 )
 _FLOW_COLUMNS = ("flow_id", "category_id", "source_event", "target_event")
+_TABLES = "tables.json"
+_ARGS = "args.bin"
+_CHECKSUMS = "checksums.json"  # dtype, shape and CRC of each file of an entry
 
 
 def cache_root() -> Path:
@@ -215,35 +227,50 @@ def _register(trace: Trace, entry: Path, key: dict[str, Any]) -> None:
     )
 
 
-def _derived_path(trace: Trace, name: str) -> Path | None:
+def _derived_path(trace: Trace, name: str) -> tuple[Path, str] | None:
+    """The trace's entry and the name stem of a derived column there (None: no entry)."""
     registered = _ENTRIES.get(id(trace))
     if registered is None or registered[0]() is not trace:
         return None
     _ref, entry, tag = registered
-    return entry / f"derived.{name}.{tag}.npy"
+    return entry, f"derived.{name}.{tag}"
 
 
 def load_derived(trace: Trace, name: str) -> np.ndarray[Any, Any] | None:
-    """A derived column kept in the trace's entry, memory-mapped; None on any miss."""
-    path = _derived_path(trace, name)
-    if path is None:
+    """A derived column kept in the trace's entry, memory-mapped; None on any miss.
+
+    Its file is named after the CRC of its data: one that does not match is
+    removed (and computed again by the caller).
+    """
+    place = _derived_path(trace, name)
+    if place is None:
         return None
-    try:
-        return _mapped(path)
-    except (OSError, ValueError):
-        return None
+    entry, stem = place
+    for path in entry.glob(f"{stem}.*.npy"):
+        try:
+            column = _mapped(path)
+            if f"{crc32(column):08x}" == path.name[len(stem) + 1 : -len(".npy")]:
+                return column
+        except (OSError, ValueError):
+            pass
+        path.unlink(missing_ok=True)
+    return None
 
 
 def save_derived(trace: Trace, name: str, column: np.ndarray[Any, Any]) -> bool:
     """Keep a derived column in the trace's entry (when it has one); False when not written."""
-    path = _derived_path(trace, name)
-    if path is None:
+    place = _derived_path(trace, name)
+    if place is None:
         return False
-    staging = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.npy")
+    entry, stem = place
+    array = np.ascontiguousarray(column)
+    path = entry / f"{stem}.{crc32(array):08x}.npy"
+    remove_stale_files(entry, ".derived.*.npy")
+    staging = entry / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.npy"
     try:
-        np.save(staging, np.ascontiguousarray(column))
+        np.save(staging, array)
         os.replace(staging, path)
-        for stale in path.parent.glob(f"derived.{name}.*.npy"):
+        for stale in entry.glob(f"derived.{name}.*.npy"):
             if stale != path:
                 stale.unlink(missing_ok=True)
     except OSError:
@@ -253,47 +280,52 @@ def save_derived(trace: Trace, name: str, column: np.ndarray[Any, Any]) -> bool:
     return True
 
 
-def _entry_dir(trace_path: Path, root: Path) -> tuple[Path, dict[str, Any]]:
+def file_key(trace_path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The cache key of a trace file as it is now: the file's identity, this cache
+    format and the code that builds columns. OSError for anything but a regular file."""
+    return {"format": CACHE_FORMAT, "code": code_version(), **file_identity(trace_path)}
+
+
+def _entry_dir(trace_path: Path, root: Path) -> Path:
     resolved = trace_path.resolve()
-    status = resolved.stat()
-    key = {
-        "format": CACHE_FORMAT,
-        "code": code_version(),
-        "path": str(resolved),
-        "size": status.st_size,
-        "mtime_ns": status.st_mtime_ns,
-    }
     digest = hashlib.sha1(str(resolved).encode("utf-8", "surrogatepass")).hexdigest()[
         :16
     ]
-    return root / f"{digest}-{resolved.name[:40]}", key
+    return root / f"{digest}-{resolved.name[:40]}"
 
 
-def save(trace: Trace, root: Path | None = None) -> Path | None:
-    """Write the trace's columns to the cache; returns the entry, or None when it cannot be written."""
+def save(
+    trace: Trace, root: Path | None = None, *, key: dict[str, Any] | None = None
+) -> Path | None:
+    """Write the trace's columns to the cache; returns the entry, or None when it cannot be written.
+
+    `key` is the file's key taken before it was read (load_trace passes it:
+    the key of the bytes parsed, not of whatever the file holds now).
+    """
     root = root or cache_root()
     try:
-        entry, key = _entry_dir(trace.path, root)
-        root.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
+        key = key or file_key(trace.path)
+        entry = _entry_dir(trace.path, root)
+        staging, lock = stage(root)
     except OSError:
         return None
     try:
-        for column in _COLUMNS:
-            np.save(
-                staging / f"{column}.npy", np.ascontiguousarray(getattr(trace, column))
-            )
-        for column in _FLOW_COLUMNS:
-            np.save(
-                staging / f"flows.{column}.npy",
-                np.ascontiguousarray(getattr(trace.flows, column)),
-            )
-        for column in MemoryColumns.COLUMNS:
-            np.save(
-                staging / f"memory.{column}.npy",
-                np.ascontiguousarray(getattr(trace.memory, column)),
-            )
-        (staging / "args.bin").write_bytes(trace.args_blob)
+        checksums: dict[str, Any] = {}
+        arrays = [(f"{column}.npy", getattr(trace, column)) for column in _COLUMNS]
+        arrays += [
+            (f"flows.{column}.npy", getattr(trace.flows, column))
+            for column in _FLOW_COLUMNS
+        ]
+        arrays += [
+            (f"memory.{column}.npy", getattr(trace.memory, column))
+            for column in MemoryColumns.COLUMNS
+        ]
+        for name, column in arrays:
+            array = np.ascontiguousarray(column)
+            np.save(staging / name, array)
+            checksums[name] = [array.dtype.str, list(array.shape), crc32(array)]
+        (staging / _ARGS).write_bytes(trace.args_blob)
+        checksums[_ARGS] = crc32(trace.args_blob)
         tables = {
             "key": key,
             "origin_ns": trace.origin_ns,
@@ -320,48 +352,114 @@ def save(trace: Trace, root: Path | None = None) -> Path | None:
             "instant_count": trace.instant_count,
             "counter_count": trace.counter_count,
         }
-        (staging / "tables.json").write_bytes(
-            orjson.dumps(tables, option=orjson.OPT_NON_STR_KEYS, default=str)
-        )
+        table_bytes = orjson.dumps(tables, option=orjson.OPT_NON_STR_KEYS, default=str)
+        (staging / _TABLES).write_bytes(table_bytes)
+        checksums[_TABLES] = crc32(table_bytes)
+        (staging / _CHECKSUMS).write_bytes(orjson.dumps(checksums))
         if entry.exists():
             shutil.rmtree(entry, ignore_errors=True)
         os.replace(staging, entry)
-        _register(trace, entry, key)
-        return entry
     except (OSError, TypeError, ValueError):
         shutil.rmtree(staging, ignore_errors=True)
+        os.close(lock)
         return None
+    release(entry, lock)  # held until renamed: no cleaner takes a live folder
+    _register(trace, entry, key)
+    return entry
+
+
+class DamagedEntry(Exception):
+    """A cache entry with the right key whose content does not check out."""
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """What the cache held for a trace: its model, or why not (`damage` when an entry was broken)."""
+
+    trace: Trace | None
+    damage: str | None = None
 
 
 def load(trace_path: str | os.PathLike[str], root: Path | None = None) -> Trace | None:
     """The cached model of `trace_path`, memory-mapped; None on any miss."""
+    return lookup(trace_path, root).trace
+
+
+def lookup(
+    trace_path: str | os.PathLike[str],
+    root: Path | None = None,
+    *,
+    key: dict[str, Any] | None = None,
+) -> Lookup:
+    """The cached model of `trace_path` (its `key` when already taken), checked whole.
+
+    An entry for another version of the file or of the code is a plain miss;
+    one with the right key whose files fail their checks is removed and
+    reported in `damage`, so that the caller re-reads the trace.
+    """
     root = root or cache_root()
     path = Path(trace_path)
     try:
-        entry, key = _entry_dir(path, root)
-        tables = orjson.loads((entry / "tables.json").read_bytes())
+        key = key or file_key(path)
+        entry = _entry_dir(path, root)
+        table_bytes = (entry / _TABLES).read_bytes()
+    except (OSError, ValueError):
+        return Lookup(None)
+    try:
+        tables = orjson.loads(table_bytes)
+        if not isinstance(tables, dict):
+            raise DamagedEntry("tables.json is not an object")
         if tables.get("key") != key:
-            return None
-        columns = {column: _mapped(entry / f"{column}.npy") for column in _COLUMNS}
-        flows = Flows(
-            *(_mapped(entry / f"flows.{column}.npy") for column in _FLOW_COLUMNS)
-        )
-        memory = MemoryColumns(
-            **{
-                column: _mapped(entry / f"memory.{column}.npy")
-                for column in MemoryColumns.COLUMNS
-            }
-        )
-        args_blob = _map_bytes(entry / "args.bin")
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+            return Lookup(None)
+        trace = _checked_trace(path, entry, tables, table_bytes)
+    except (
+        DamagedEntry,
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        AttributeError,
+        OverflowError,
+    ) as error:
+        shutil.rmtree(entry, ignore_errors=True)
+        return Lookup(None, damage=str(error) or type(error).__name__)
+    _register(trace, entry, key)
+    return Lookup(trace)
+
+
+def _checked_trace(
+    path: Path, entry: Path, tables: dict[str, Any], table_bytes: bytes
+) -> Trace:
+    """The trace an entry holds, every file checked against its CRC, dtype and shape."""
+    checksums = orjson.loads((entry / _CHECKSUMS).read_bytes())
+    if crc32(table_bytes) != checksums[_TABLES]:
+        raise DamagedEntry("tables.json does not match its checksum")
+
+    def column(name: str) -> np.ndarray[Any, Any]:
+        dtype, shape, crc = checksums[name]
+        array = _mapped(entry / name)
+        if array.dtype.str != dtype or list(array.shape) != shape:
+            raise DamagedEntry(f"{name} has the wrong dtype or length")
+        if crc32(array) != crc:
+            raise DamagedEntry(f"{name} does not match its checksum")
+        return array
+
+    columns = {name: column(f"{name}.npy") for name in _COLUMNS}
+    flows = Flows(*(column(f"flows.{name}.npy") for name in _FLOW_COLUMNS))
+    memory = MemoryColumns(
+        **{name: column(f"memory.{name}.npy") for name in MemoryColumns.COLUMNS}
+    )
+    args_blob = _map_bytes(entry / _ARGS)
+    if crc32(args_blob) != checksums[_ARGS]:
+        raise DamagedEntry("args.bin does not match its checksum")
     tracks = [
         Track(
-            index,
+            int(index),
             pid,
             tid,
             TrackKind(kind),
-            name,
+            str(name),
             process_name,
             device,
             tuple(_tuplify(item) for item in sort_key),
@@ -370,7 +468,12 @@ def load(trace_path: str | os.PathLike[str], root: Path | None = None) -> Trace 
             "tracks"
         ]
     ]
-    trace = Trace(
+    events = columns["start_ns"].shape[0]
+    if any(columns[name].shape != (events,) for name in _COLUMNS[:-1]) or columns[
+        "track_start"
+    ].shape != (len(tracks) + 1,):
+        raise DamagedEntry("columns of different lengths")
+    return Trace(
         path=path,
         origin_ns=int(tables["origin_ns"]),
         names=list(tables["names"]),
@@ -388,8 +491,6 @@ def load(trace_path: str | os.PathLike[str], root: Path | None = None) -> Trace 
         memory=memory,
         **columns,
     )
-    _register(trace, entry, key)
-    return trace
 
 
 def _mapped(path: Path) -> np.ndarray[Any, Any]:

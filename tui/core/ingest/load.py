@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tui.core.base.errors import LoadCancelled, TraceLoadError
 from tui.core.base.textsafe import printable
@@ -72,16 +73,27 @@ def load_trace(
     """
     trace_path = Path(path)
     use_cache = cache != "off" and not os.environ.get("STEPTRACE_NO_CACHE")
+    # The file's key before it is read: an entry is saved under the key of the
+    # bytes parsed, and only when the file still has that key once they are.
+    key_before: dict[str, Any] | None = None
+    damage: str | None = None
     if use_cache:
         from tui.core.ingest import cache as column_cache
 
-        cached = column_cache.load(trace_path)
-        if cached is not None:
-            if progress is not None:
-                progress(
-                    LoadProgress(LoadPhase.CACHED, cached.file_size, cached.file_size)
-                )
-            return cached
+        with contextlib.suppress(OSError, ValueError):
+            key_before = column_cache.file_key(trace_path)
+        if key_before is not None:
+            found = column_cache.lookup(trace_path, key=key_before)
+            damage = found.damage
+            cached = found.trace
+            if cached is not None:
+                if progress is not None:
+                    progress(
+                        LoadProgress(
+                            LoadPhase.CACHED, cached.file_size, cached.file_size
+                        )
+                    )
+                return cached
     # Imported when a trace is parsed: a reopen from the cache never pays for them.
     from tui.core.ingest.assemble.assembler import build_trace
     from tui.core.ingest.decode.document import decode_trace
@@ -104,6 +116,7 @@ def load_trace(
     limit = default_max_bytes() if max_bytes is None else max_bytes
     raw: RawTrace | None = None
     trace: Trace | None = None
+    cut_off = False
     raw_size = _plain_size(trace_path, limit)
     if raw_size is not None and raw_size >= PARALLEL_MIN_BYTES:
         trace = _load_parallel(
@@ -126,6 +139,7 @@ def load_trace(
             raw_size = len(raw.data)
         on_phase(LoadPhase.DECODING)
         decoded = decode_trace(raw.data, str(trace_path))
+        cut_off = cut_off or decoded.truncated
         del raw.data
         trace = build_trace(
             decoded,
@@ -135,10 +149,24 @@ def load_trace(
             read_warnings=raw.warnings,
             progress=on_phase,
         )
-    if use_cache and (cache == "on" or raw_size >= CACHE_MIN_BYTES):
+    cut_off = cut_off or (raw is not None and raw.cut_off)
+    if (
+        key_before is not None
+        and not cut_off
+        and (cache == "on" or raw_size >= CACHE_MIN_BYTES)
+    ):
         from tui.core.ingest import cache as column_cache
 
-        column_cache.save(trace)
+        # A file still being written (a profiler, rsync) is not kept: its key
+        # moved while it was read, or its end was missing.
+        with contextlib.suppress(OSError, ValueError):
+            if column_cache.file_key(trace_path) == key_before:
+                column_cache.save(trace, key=key_before)
+    if damage is not None:
+        trace.warnings.append(
+            f"the column cache entry of this trace was damaged ({printable(damage)}); "
+            "the trace was read again"
+        )
     return trace
 
 

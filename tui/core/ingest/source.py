@@ -57,6 +57,7 @@ class RawTrace:
     compressed: bool
     file_size: int
     warnings: list[str]
+    cut_off: bool = False  # the gzip stream ended early
 
 
 def default_max_bytes() -> int:
@@ -308,4 +309,10 @@ def _read_gzip(
         warnings.append("the gzip stream ends early (file cut off)")
     if out_size == 0:
         raise TraceLoadError(f"{trace_path}: the gzip data decompresses to nothing")
-    return RawTrace(data=out, compressed=True, file_size=file_size, warnings=warnings)
+    return RawTrace(
+        data=out,
+        compressed=True,
+        file_size=file_size,
+        warnings=warnings,
+        cut_off=member_open and not decompressor.eof,
+    )
