@@ -24,8 +24,8 @@ from tui.app.screens.main import MainScreen
 from tui.app.widgets.header_line import HeaderLine
 from tui.app.widgets.timeline import Timeline
 from tui.core.base.vocab import FindingId, RowRole, ZoneSource
-from tui.report.findings import words
 from tui.notes.paths import sidecar_path
+from tui.report.findings import words
 
 STEP_US = 10_000
 STEPS = 3

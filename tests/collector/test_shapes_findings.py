@@ -11,8 +11,8 @@ import pytest
 from tests.torch_captures import capture_training
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.readings import DominantFigures, dominant_operator
-from tui.report.findings import words
 from tui.core.ingest.load import load_trace
+from tui.report.findings import words
 
 torch = pytest.importorskip("torch")
 

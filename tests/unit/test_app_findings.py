@@ -23,8 +23,8 @@ from tui.core.findings.readings import (
     ShowOperator,
     compute_findings,
 )
-from tui.report.findings import words
 from tui.core.ingest.load import load_trace
+from tui.report.findings import words
 
 FORBIDDEN = ("speed-up", "speedup", "faster by", "proves", "caused by", "the cause")
 
