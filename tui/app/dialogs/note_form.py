@@ -14,8 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from tui.core.base.textsafe import printable
-
-STATUS_CHOICES = ("open", "confirmed", "refuted", "dropped")
+from tui.notes.model import STATUSES, Status
 
 
 @dataclass(frozen=True)
@@ -25,7 +24,7 @@ class NoteDraft:
     hypothesis: str
     observation: str
     next_check: str
-    status: str
+    status: Status
 
 
 class NoteForm(ModalScreen[NoteDraft | None]):
@@ -55,7 +54,7 @@ class NoteForm(ModalScreen[NoteDraft | None]):
             yield Input(self.draft.next_check, compact=True, id="note-next-check")
             yield Label("Status")
             yield Select(
-                [(status, status) for status in STATUS_CHOICES],
+                [(status.value, status) for status in STATUSES],
                 value=self.draft.status,
                 allow_blank=False,
                 compact=True,
@@ -88,7 +87,7 @@ class NoteForm(ModalScreen[NoteDraft | None]):
                 hypothesis,
                 self.query_one("#note-observation", Input).value.strip(),
                 self.query_one("#note-next-check", Input).value.strip(),
-                str(status) if isinstance(status, str) else "open",
+                status if isinstance(status, Status) else Status.OPEN,
             )
         )
 

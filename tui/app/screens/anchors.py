@@ -106,9 +106,9 @@ def current_anchor(
     """The anchor for a new note: the focused finding or operator, else the
     selected event or range, else the current step, else the view."""
     from tui.notes import Anchor
-    from tui.notes.model import us_text
+    from tui.notes.model import Status, us_text
 
-    empty = NoteDraft("", "", "", "open")
+    empty = NoteDraft("", "", "", Status.OPEN)
     if isinstance(focused, FindingsPanel) and focused.current is not None:
         finding = focused.current
         said = words(finding)
@@ -116,7 +116,7 @@ def current_anchor(
             printable(said.hypothesis),
             printable(said.observation),
             printable(said.next_check),
-            "open",
+            Status.OPEN,
         )
         return Anchor.on_finding(finding.id.value), f"finding {said.title}", draft
     if isinstance(focused, OperatorTable) and focused.current_name is not None:
@@ -149,15 +149,17 @@ def note_target(
     anchor: Any, trace: Trace, analysis: Analysis, findings: list[Finding] | None
 ) -> Target | None:
     """Where a note's anchor points; None when it is not in this capture."""
-    if anchor.kind == "step":
+    from tui.notes.model import AnchorKind
+
+    if anchor.kind is AnchorKind.STEP:
         for index, step in enumerate(analysis.steps):
             if step.number == anchor.step:
                 return AtStep(index)
-    elif anchor.kind == "range":
+    elif anchor.kind is AnchorKind.RANGE:
         return AtRange(anchor.start_ns, anchor.end_ns)
-    elif anchor.kind == "op":
+    elif anchor.kind is AnchorKind.OP:
         return AtOperator(anchor.name)
-    elif anchor.kind == "event":
+    elif anchor.kind is AnchorKind.EVENT:
         ids = [i for i, name in enumerate(trace.names) if name == anchor.name]
         events = events_named(trace, ids)
         tracks = [i for i, t in enumerate(trace.tracks) if t.name == anchor.track]
@@ -169,7 +171,7 @@ def note_target(
             wanted = np.int64(min(max(anchor.start_ns, -(2**62)), 2**62))
             best = events[np.argmin(np.abs(trace.start_ns[events] - wanted))]
             return AtEvent(int(best))
-    elif anchor.kind == "finding":
+    elif anchor.kind is AnchorKind.FINDING:
         if findings is None:
             return AtFinding(None, pending=True)
         found = (i for i, f in enumerate(findings) if f.id.value == anchor.finding_id)

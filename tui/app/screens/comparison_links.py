@@ -12,6 +12,7 @@ from tui.app.dialogs.tested_by import TestedByDialog
 from tui.app.screens.comparison_data import Comparison
 from tui.app.screens.notes_keeper import NotesKeeper
 from tui.core.base.textsafe import printable
+from tui.notes.model import Status
 
 
 def link(
@@ -25,7 +26,7 @@ def link(
     if keeper.store is None:
         app.notify("Notes are unavailable for the before capture.", severity="warning")
         return
-    notes = [note for note in keeper.notes.values() if note.status == "open"]
+    notes = [note for note in keeper.notes.values() if note.status is Status.OPEN]
     if not notes:
         app.notify(
             "No open note in the before capture: write one there first "

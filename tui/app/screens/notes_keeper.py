@@ -23,8 +23,8 @@ from tui.app.dialogs.note_form import NoteDraft, NoteForm
 from tui.app.messages import NotesUpdated
 from tui.app.widgets.notes_pane import NotesPane
 from tui.core.base.textsafe import printable
+from tui.notes.model import STATUSES
 
-STATUS_CYCLE = ("open", "confirmed", "refuted", "dropped")
 EMPTY = "no notes yet: m writes one on the current selection (a in this list)"
 
 # A job changes the store and says what to tell the user (None: nothing).
@@ -197,10 +197,8 @@ class NotesKeeper:
 
             def cycle(store: Any) -> None:
                 current = store.get(note.id).status
-                position = STATUS_CYCLE.index(current)
-                store.update(
-                    note.id, status=STATUS_CYCLE[(position + 1) % len(STATUS_CYCLE)]
-                )
+                position = STATUSES.index(current)
+                store.update(note.id, status=STATUSES[(position + 1) % len(STATUSES)])
 
             self.run(cycle)
         elif action == "delete":

@@ -12,20 +12,21 @@ from textual.widgets.option_list import Option
 from tui.app.messages import NoteAction
 from tui.core.base.textsafe import printable
 from tui.notes import Note
+from tui.notes.model import Status
 from tui.report.notes import tested_by_text
 
 STATUS_STYLE = {
-    "open": "bold",
-    "confirmed": "bold underline",
-    "refuted": "strike",
-    "dropped": "dim",
+    Status.OPEN: "bold",
+    Status.CONFIRMED: "bold underline",
+    Status.REFUTED: "strike",
+    Status.DROPPED: "dim",
 }
 
 
 def note_text(note: Note) -> Text:
     """Status, anchor and hypothesis of one note (user text stays text)."""
     text = Text()
-    text.append(f"[{note.status}]", style=STATUS_STYLE.get(note.status, ""))
+    text.append(f"[{note.status}]", style=STATUS_STYLE[note.status])
     text.append(" ")
     if note.anchor is not None:
         text.append(printable(note.anchor.describe()), style="italic")
