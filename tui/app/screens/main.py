@@ -65,6 +65,7 @@ from tui.app.screens.anchors import (
 from tui.app.screens.bottom_tabs import TABS, Filterable, FollowsAnalysis, TabInputs
 from tui.app.screens.comparison import Before
 from tui.app.screens.details import DetailsScreen
+from tui.app.screens.figures import FiguresScreen
 from tui.app.screens.findings_later import FindingsRead
 from tui.app.screens.help import KeySection
 from tui.app.screens.main_keys import MAIN_KEYS, RUN_ACTIONS
@@ -81,6 +82,7 @@ from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable, default_mode
 from tui.app.widgets.prompt_input import PromptInput
+from tui.app.widgets.rows_view import FiguresAsked
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.core.base.textsafe import printable
@@ -314,6 +316,9 @@ class MainScreen(Screen[None]):
 
     def on_event_activated(self, message: EventActivated) -> None:
         self.app.push_screen(DetailsScreen(self.analysis, message.event))
+
+    def on_figures_asked(self, message: FiguresAsked) -> None:
+        self.app.push_screen(FiguresScreen(message.title, message.figures))
 
     def action_details(self) -> None:
         """Open the details of the selected event."""

@@ -17,7 +17,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 
 from tui.app.messages import CopiesRead, MarkEvents, StatusText
-from tui.app.widgets.rows_view import ReadOnce, RowsView
+from tui.app.widgets.rows_view import FiguresAsked, ReadOnce, RowsView
 from tui.core.base.textsafe import printable
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.copies import CopyReading
@@ -183,8 +183,6 @@ class CopiesView(ReadOnce):
         line = self.current_line
         if line is None or self.reading is None:
             return
-        from tui.app.screens.figures import FiguresScreen
-
-        self.app.push_screen(
-            FiguresScreen("Copies", copy_details(self.reading, line, self.analysis))
+        self.post_message(
+            FiguresAsked("Copies", copy_details(self.reading, line, self.analysis))
         )

@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from tui.app.messages import KernelsRead, MarkEvents, StatusText
 from tui.app.widgets.rows_view import (
     SORT_BINDINGS,
+    FiguresAsked,
     ReadOnce,
     RowsView,
     SortableRows,
@@ -204,8 +205,6 @@ class KernelTable(ReadOnce, SortableRows[KernelSort]):
         rows = self.rows
         if row is None or rows is None:
             return
-        from tui.app.screens.figures import FiguresScreen
-
-        self.app.push_screen(
-            FiguresScreen("Kernel", kernel_details(rows, row, self.analysis))
+        self.post_message(
+            FiguresAsked("Kernel", kernel_details(rows, row, self.analysis))
         )

@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.events import Show
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker, WorkerState
@@ -310,6 +313,15 @@ SORT_BINDINGS: list[BindingType] = [
     Binding("r", "reverse", "Reverse the sort", show=False),
 ]
 """The keys of a sortable table (after its own Enter, as the footer lists them)."""
+
+
+@dataclass
+class FiguresAsked(Message):
+    """A tab's row is asked for in full (its details key): the screen shows
+    `figures` (trace strings already escaped) under `title`."""
+
+    title: str
+    figures: Text
 
 
 class ReadOnce(RowsView):
