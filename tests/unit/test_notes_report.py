@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from tui.core.base.vocab import GapKind, StepPhase, ZoneSource
+from tui.core.figures.zones import ZoneSummary
 from tui.core.model.description import CaptureDescription
 from tui.core.model.steps import StepStats
-from tui.core.results.summary import StepRow, SummaryResult, ZoneSummary
+from tui.core.results.summary import StepRow, SummaryResult
 from tui.notes.model import Anchor, Note, Result
 from tui.report.notes import md_cell, render_markdown, render_text
 

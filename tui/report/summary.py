@@ -5,8 +5,8 @@ from __future__ import annotations
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.base.vocab import GapKind
-from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
-from tui.core.results.summary import SummaryResult, ZoneSummary
+from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE, ZoneSummary
+from tui.core.results.summary import SummaryResult
 from tui.report.fit import fit_end
 from tui.report.text import TEXT_WIDTH, fill
 

@@ -17,21 +17,13 @@ from tui.core.figures.analysis import Analysis
 from tui.core.figures.kernels import kernel_events, kernel_table
 from tui.core.figures.optable import OpTable
 from tui.core.figures.shapes import shape_op_table, shapes_in_trace
-from tui.core.figures.zones import StepZone, ZoneReading, default_zone_choice
+from tui.core.figures.zones import (
+    StepZone,
+    ZoneSummary,
+    default_zone_choice,
+)
 from tui.core.model.description import CaptureDescription
 from tui.core.model.observed import gpu_missing_reason
-from tui.core.results.summary import ZoneSummary
-
-
-def zone_summary(reading: ZoneReading) -> ZoneSummary:
-    """The data zone's names and totals; gap None when the capture holds no data zone."""
-    return ZoneSummary(
-        reading.kind,
-        reading.choice.names,
-        reading.choice.source,
-        reading.total_zone_ns,
-        reading.total_gap_ns if reading.found else None,
-    )
 
 
 @dataclass(frozen=True)
@@ -50,7 +42,7 @@ class ZoneFigures:
         reading = analysis.zone_reading
         window = [reading.step_zone(step.number) for step in analysis.active_steps]
         return cls(
-            zone_summary(reading),
+            ZoneSummary.of(reading),
             tuple(figure for figure in window if figure is not None),
             analysis.zone_names_present,
             default_zone_choice(analysis.trace, analysis.zone_names_present).names,

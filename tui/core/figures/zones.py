@@ -155,6 +155,28 @@ class ZoneReading:
         return {figure.step: figure for figure in self.steps}
 
 
+@dataclass(frozen=True)
+class ZoneSummary:
+    """The data zone in use and its totals; gap None when the capture holds no data zone."""
+
+    kind: GapKind
+    names: tuple[str, ...]
+    source: ZoneSource
+    total_zone_ns: int
+    total_gap_ns: int | None
+
+    @classmethod
+    def of(cls, reading: ZoneReading) -> ZoneSummary:
+        """The names and totals of a zone reading."""
+        return cls(
+            reading.kind,
+            reading.choice.names,
+            reading.choice.source,
+            reading.total_zone_ns,
+            reading.total_gap_ns if reading.found else None,
+        )
+
+
 def read_zone(
     trace: Trace,
     choice: ZoneChoice,

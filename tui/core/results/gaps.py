@@ -7,8 +7,7 @@ from typing import Any
 
 from tui.core.base.units import us
 from tui.core.figures.analysis import Analysis
-from tui.core.figures.zones import Gap
-from tui.core.results.summary import ZoneSummary
+from tui.core.figures.zones import Gap, ZoneSummary
 
 
 @dataclass(frozen=True)
@@ -25,13 +24,7 @@ class GapsResult:
         reading = analysis.zone_reading
         return cls(
             analysis.trace.gpu_observed,
-            ZoneSummary(
-                reading.kind,
-                reading.choice.names,
-                reading.choice.source,
-                reading.total_zone_ns,
-                reading.total_gap_ns if reading.found else None,
-            ),
+            ZoneSummary.of(reading),
             list(reading.gaps),
         )
 

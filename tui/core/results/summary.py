@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.core.base.units import ms, us
-from tui.core.base.vocab import GapKind, StepPhase, ZoneSource
+from tui.core.base.vocab import StepPhase
 from tui.core.figures.analysis import Analysis, ZoneFigure
+from tui.core.figures.zones import ZoneSummary
 from tui.core.model.description import CaptureDescription
 from tui.core.model.observed import gpu_missing_reason
 from tui.core.model.steps import StepStats
@@ -26,17 +27,6 @@ class StepRow:
     device_busy_ns: int | None
     zone_ns: int
     gap_ns: int | None
-
-
-@dataclass(frozen=True)
-class ZoneSummary:
-    """The data zone in use and its totals; gap None when the capture holds no data zone."""
-
-    kind: GapKind
-    names: tuple[str, ...]
-    source: ZoneSource
-    total_zone_ns: int
-    total_gap_ns: int | None
 
 
 @dataclass(frozen=True)
@@ -101,13 +91,7 @@ class SummaryResult:
             steps=rows,
             stats=analysis.step_stats(),
             device_busy_ns=analysis.device_busy_ns(),
-            zone=ZoneSummary(
-                reading.kind,
-                reading.choice.names,
-                reading.choice.source,
-                reading.total_zone_ns,
-                reading.total_gap_ns if reading.found else None,
-            ),
+            zone=ZoneSummary.of(reading),
             warnings=warnings,
         )
 
