@@ -26,7 +26,7 @@ from textual.strip import Strip
 from tui.app.messages import ViewChanged
 from tui.app.widgets import timeline_actions as keys
 from tui.app.widgets.timeline_actions import MIN_SPAN_NS
-from tui.app.widgets.timeline_render import Painter, draw_line
+from tui.app.widgets.timeline_render import LineView, Painter, draw_line
 from tui.core.figures.analysis import Analysis
 from tui.core.model.trace import Trace
 from tui.view.cells import Drawing, Viewport
@@ -404,6 +404,28 @@ class Timeline(ScrollView, can_focus=True):
         cached = self._line_cache.get(key)
         if cached is not None:
             return cached
-        strip = draw_line(self, self._rows[index], index, width)
+        strip, examined = draw_line(
+            self.painter,
+            self.line_view(),
+            self._rows[index],
+            index,
+            width,
+            self._marks_of,
+        )
+        self.events_examined += examined
         self._line_cache[key] = strip
         return strip
+
+    def line_view(self) -> LineView:
+        """A snapshot of what the lines show now (the painter draws from it)."""
+        return LineView(
+            self.view_start_ns,
+            self.view_end_ns,
+            self._label_width(),
+            self._cursor_row,
+            self._cursor_fraction,
+            self.selected_event,
+            self.selected_range,
+            self.drawing,
+            self.rows_layout,
+        )

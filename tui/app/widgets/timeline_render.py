@@ -1,14 +1,16 @@
 """Drawing the timeline's lines: cells become styled segments, labels and the ruler.
 
-Pure drawing: given a row, its cells and the styles of the current theme, it
-builds the segments of one line. What the cells hold is decided in
-`tui.view.cells`; which rows exist in `tui.view.layout`.
+Pure drawing: given a snapshot of the view (`LineView`: the time window, the
+cursor, the selection), a row and the styles of the current theme, it builds
+the segments of one line; it never reads the widget. What the cells hold is
+decided in `tui.view.cells`; which rows exist in `tui.view.layout`.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from rich.cells import cell_len
@@ -22,15 +24,12 @@ from tui.core.base.vocab import RowRole, StepPhase
 from tui.core.model.trace import Kind, Trace
 from tui.report.fit import fit_end, fit_middle
 from tui.view.axis import ruler
-from tui.view.cells import LaneCells, Viewport, covered_cells, row_cells
-from tui.view.lanes import BoolArray, run_heads
-from tui.view.layout import GAP_GLYPH, Row, ZoneView
+from tui.view.cells import Drawing, LaneCells, Viewport, covered_cells, row_cells
+from tui.view.lanes import BoolArray, Lane, run_heads
+from tui.view.layout import GAP_GLYPH, Row, TimelineLayout, ZoneView
 from tui.view.memory_lane import MemoryCells
 from tui.view.navigation import row_contains
 from tui.view.timeline_index import TimelineIndex
-
-if TYPE_CHECKING:
-    from tui.app.widgets.timeline import Timeline
 
 OCCUPANCY_GLYPHS = "▁▂▃▄▅▆▇█"
 """How much of a cell is busy when several short events share it."""
@@ -69,6 +68,22 @@ _TEXT_ON: dict[str, str] = {
     "bright_black": "bright_white",
     "red": "bright_white",
 }
+
+
+@dataclass(frozen=True)
+class LineView:
+    """What the timeline's lines are drawn from: a snapshot of its view."""
+
+    start_ns: int
+    end_ns: int
+    label_width: int
+    cursor_row: int
+    cursor_fraction: float
+    """Where the time cursor stands across the lane (0: left edge, 1: right)."""
+    selected_event: int | None
+    selected_range: tuple[int, int] | None
+    drawing: Drawing
+    layout: TimelineLayout
 
 
 class Painter:
@@ -315,88 +330,91 @@ class Painter:
         return segments
 
 
-def row_label(timeline: Timeline, row: Row, width: int) -> str:
+def row_label(view: LineView, row: Row, width: int) -> str:
+    """The left column's words for a row."""
     if row.role is RowRole.AXIS:
-        return timeline.painter.span_label(
-            timeline.view_end_ns - timeline.view_start_ns
-        )
+        return Painter.span_label(view.end_ns - view.start_ns)
     if row.role is not RowRole.TRACK:
         return row.label
     if row.first_of_track and row.track is not None:
-        return timeline.rows_layout.track_labels(width).get(row.track, row.label)
+        return view.layout.track_labels(width).get(row.track, row.label)
     if row.deeper:
         return f"  +{row.deeper} deeper"
     return f"  · {row.depth}"
 
 
-def draw_line(timeline: Timeline, row: Row, index: int, total_width: int) -> Strip:
-    """Label, rule, then the row's time lane."""
-    painter = timeline.painter
-    label_width = timeline._label_width()
-    view = Viewport(
-        timeline.view_start_ns,
-        timeline.view_end_ns,
-        max(1, total_width - label_width - 1),
-    )
+def draw_line(
+    painter: Painter,
+    view: LineView,
+    row: Row,
+    index: int,
+    total_width: int,
+    marks_of: Callable[[Row], list[Lane]],
+) -> tuple[Strip, int]:
+    """Label, rule, then the row's time lane (`marks_of`: a row's marked
+    events); the line and how many events were visited one by one to draw it."""
+    label_width = view.label_width
+    on_cursor = index == view.cursor_row
+    window = Viewport(view.start_ns, view.end_ns, max(1, total_width - label_width - 1))
     segments = [
-        painter.label(
-            row,
-            row_label(timeline, row, label_width),
-            label_width,
-            index == timeline._cursor_row,
-        ),
+        painter.label(row, row_label(view, row, label_width), label_width, on_cursor),
         Segment("│", painter.style("rule")),
     ]
-    selected_range = timeline.selected_range
-    in_range = view.range_cells(*selected_range) if selected_range else None
+    examined = 0
+    selected_range = view.selected_range
+    in_range = window.range_cells(*selected_range) if selected_range else None
     if row.role is RowRole.MEMORY and row.memory is not None:
-        memory = row.memory.cells(view)
-        timeline.events_examined += memory.examined
+        memory = row.memory.cells(window)
+        examined += memory.examined
         segments[0] = painter.label(
             row,
             painter.memory_label(row, memory, label_width),
             label_width,
-            index == timeline._cursor_row,
+            on_cursor,
         )
         segments += painter.memory_segments(memory, in_range)
     elif row.role is RowRole.AXIS:
-        cursor_cell = min(view.width - 1, int(timeline._cursor_fraction * view.width))
+        cursor_cell = min(window.width - 1, int(view.cursor_fraction * window.width))
         segments += painter.axis(
-            view.start_ns, view.end_ns, view.width, cursor_cell, in_range
+            window.start_ns, window.end_ns, window.width, cursor_cell, in_range
         )
     else:
-        cells = row_cells_with_selection(timeline, row, view)
+        cells, examined = row_cells_with_selection(painter, view, row, window)
         gap = (
-            view.paint_sorted(*row.gaps)
+            window.paint_sorted(*row.gaps)
             if row.gaps is not None
-            else np.zeros(view.width, dtype=np.bool_)
+            else np.zeros(window.width, dtype=np.bool_)
         )
-        marked = covered_cells(timeline._marks_of(row), view)
+        marked = covered_cells(marks_of(row), window)
         segments += painter.row_segments(
             row,
             cells,
             marked,
             gap,
-            timeline.selected_event,
+            view.selected_event,
             in_range if row.role is not RowRole.TRACK else None,
         )
-    return Strip(segments).adjust_cell_length(total_width, painter.style("plain"))
+    strip = Strip(segments).adjust_cell_length(total_width, painter.style("plain"))
+    return strip, examined
 
 
-def row_cells_with_selection(timeline: Timeline, row: Row, view: Viewport) -> LaneCells:
-    """The row's cells, with the selected event drawn over whatever it shares."""
-    cells, examined = row_cells(row.lanes, view, timeline.drawing)
-    timeline.events_examined += examined
-    selected = timeline.selected_event
-    if selected is not None and row_contains(timeline.index, row, selected):
-        start = int(timeline.trace.start_ns[selected])
-        end = start + int(timeline.trace.duration_ns[selected])
-        if end >= view.start_ns and start <= view.end_ns:
-            first, last = view.cell_bounds(
+def row_cells_with_selection(
+    painter: Painter, view: LineView, row: Row, window: Viewport
+) -> tuple[LaneCells, int]:
+    """The row's cells, with the selected event drawn over whatever it shares;
+    and how many events were visited one by one."""
+    cells, examined = row_cells(row.lanes, window, view.drawing)
+    selected = view.selected_event
+    if selected is not None and row_contains(painter.index, row, selected):
+        trace = painter.trace
+        start = int(trace.start_ns[selected])
+        end = start + int(trace.duration_ns[selected])
+        if end >= window.start_ns and start <= window.end_ns:
+            first, last = window.cell_bounds(
                 np.array([start], dtype=np.int64), np.array([end], dtype=np.int64)
             )
             a, b = int(first[0]), int(last[0])
             cells.owner[a:b] = selected
             cells.wide[a:b] = b - a > 1
             cells.occupancy[a:b] = 1.0
-    return cells
+    return cells, examined
