@@ -48,13 +48,14 @@ def _run(argv: list[str], env: dict[str, str]) -> float:
 
 def _breakdown(trace: Path) -> list[tuple[str, float]]:
     """One kernels run in this process, phase by phase (the cache is already filled)."""
+    from tui.core.base.vocab import CacheUse
     from tui.core.figures.analysis import Analysis
     from tui.core.ingest.load import load_trace
     from tui.core.results.kernels import KernelsResult
 
     marks: list[tuple[str, float]] = []
     started = time.perf_counter()
-    loaded = load_trace(trace, cache="auto")
+    loaded = load_trace(trace, cache=CacheUse.AUTO)
     marks.append(("load from the cache", time.perf_counter() - started))
     started = time.perf_counter()
     result = KernelsResult.of(Analysis(loaded))

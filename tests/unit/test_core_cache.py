@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tests.trace_builders import metadata, training_step_events, write_trace
+from tui.core.base.vocab import CacheUse
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest import cache
 from tui.core.ingest.load import load_trace
@@ -57,8 +58,17 @@ def test_reopened_trace_gives_identical_figures(
         GapsResult.of(Analysis(parsed)).to_json()
         == GapsResult.of(Analysis(reopened)).to_json()
     )
-    # load_trace takes the cached entry.
-    assert cache.is_mapped(load_trace(path, cache="auto").start_ns)
+    # load_trace takes the cached entry, asked by the word or by its text.
+    assert cache.is_mapped(load_trace(path, cache=CacheUse.AUTO).start_ns)
+    assert cache.is_mapped(load_trace(path, cache="auto").start_ns)  # type: ignore[arg-type]
+
+
+def test_a_misspelt_cache_use_is_an_error(tmp_path: Path, cache_dir: Path) -> None:
+    """Not a silent cache (any text but "off" used to turn it on)."""
+    path = write_trace(tmp_path / "t.json", metadata() + training_step_events(1, 0))
+    with pytest.raises(ValueError, match="'of'"):
+        load_trace(path, cache="of")  # type: ignore[arg-type]
+    assert not cache_dir.exists()
 
 
 def test_a_changed_file_misses(tmp_path: Path, cache_dir: Path) -> None:

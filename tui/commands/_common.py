@@ -85,7 +85,8 @@ def load_for_cli(path: str, workers: int | None = None) -> Any:
 
     `workers` processes decode a big trace (default: the machine's cores).
     """
+    from tui.core.base.vocab import CacheUse
     from tui.core.ingest.load import load_trace
 
     with progress_on_stderr() as progress:
-        return load_trace(path, progress=progress, cache="auto", workers=workers)
+        return load_trace(path, progress=progress, cache=CacheUse.AUTO, workers=workers)

@@ -309,6 +309,16 @@ class LoadPhase(Word):
 _LOAD_ORDER = list(LoadPhase)
 
 
+class CacheUse(Word):
+    """Whether a load goes through the column cache (`load_trace(cache=...)`)."""
+
+    OFF = "off"
+    AUTO = "auto"
+    """Reuse an entry; write one for a big trace."""
+    ON = "on"
+    """Reuse an entry; always write one."""
+
+
 class RankEnd(Word):
     """How one rank's reading ended, after its load phases (ranks progress)."""
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.core.base.errors import LoadCancelled, TraceLoadError
 from tui.core.base.textsafe import printable
-from tui.core.base.vocab import LoadPhase
+from tui.core.base.vocab import CacheUse, LoadPhase
 from tui.core.ingest.source import (
     GZIP_MAGIC,
     RawTrace,
@@ -61,18 +61,21 @@ def load_trace(
     progress: Callable[[LoadProgress], None] | None = None,
     cancel: threading.Event | None = None,
     max_bytes: int | None = None,
-    cache: str = "off",
+    cache: CacheUse = CacheUse.OFF,
     workers: int | None = None,
 ) -> Trace:
     """Read, decode and model a trace; raises TraceLoadError with a one-line reason.
 
-    `cache` is "off", "auto" (reuse a cache entry; write one for big traces) or
-    "on" (always write one). The column cache makes reopening a big trace cheap.
+    `cache` is OFF, AUTO (reuse a cache entry; write one for big traces) or
+    ON (always write one); its text ("auto") is read as the same word, a
+    misspelt one is a ValueError. The column cache makes reopening a big
+    trace cheap.
     `workers` processes decode a big trace's events in parallel (default: the
     machine's cores); the trace is the same whatever their number.
     """
     trace_path = Path(path)
-    use_cache = cache != "off" and not os.environ.get("STEPTRACE_NO_CACHE")
+    cache = CacheUse(cache)
+    use_cache = cache is not CacheUse.OFF and not os.environ.get("STEPTRACE_NO_CACHE")
     # The file's key before it is read: an entry is saved under the key of the
     # bytes parsed, and only when the file still has that key once they are.
     key_before: dict[str, Any] | None = None
@@ -153,7 +156,7 @@ def load_trace(
     if (
         key_before is not None
         and not cut_off
-        and (cache == "on" or raw_size >= CACHE_MIN_BYTES)
+        and (cache is CacheUse.ON or raw_size >= CACHE_MIN_BYTES)
     ):
         from tui.core.ingest import cache as column_cache
 

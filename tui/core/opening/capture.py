@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.core.base.vocab import LoadPhase, ZoneSource
+from tui.core.base.vocab import CacheUse, LoadPhase, ZoneSource
 from tui.core.figures.analysis import Analysis, ZoneChoice
 from tui.core.figures.optable import OpTable
 from tui.core.findings import readings
@@ -138,7 +138,7 @@ def _read(
     workers: int | None,
 ) -> Trace:
     trace = load_trace(
-        path, progress=progress, cancel=cancel, cache="auto", workers=workers
+        path, progress=progress, cancel=cancel, cache=CacheUse.AUTO, workers=workers
     )
     if progress is not None:
         size = trace.file_size

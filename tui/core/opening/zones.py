@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tui.core.base.errors import TraceLoadError
-from tui.core.base.vocab import Word, ZoneSource
+from tui.core.base.vocab import CacheUse, Word, ZoneSource
 from tui.core.figures.analysis import Analysis, ZoneChoice
 from tui.core.figures.zones import zone_group
 from tui.core.model.trace import Trace
@@ -142,7 +142,7 @@ def resolve_run_zones(run: RunAnalysis, asked: Sequence[str]) -> ZoneRefusal | N
     if not run.ranks or not missing:
         return None
     try:
-        trace = load_trace(run.ranks[0].path, cache="auto")
+        trace = load_trace(run.ranks[0].path, cache=CacheUse.AUTO)
     except TraceLoadError:
         return ZoneRefusal(ZoneScope.RUN, tuple(MissingZone(name) for name in missing))
     analysis = Analysis(trace, missing)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from tui.core.base.intervals import Intervals
-from tui.core.base.vocab import BreakdownRules, CollectiveSide, StepPhase
+from tui.core.base.vocab import BreakdownRules, CacheUse, CollectiveSide, StepPhase
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.breakdown.gpu import Breakdown, breakdowns
 from tui.core.figures.breakdown.rows import device_rows
@@ -284,7 +284,11 @@ def summarise_file(
     """
     from tui.core.ingest.load import load_trace
 
-    options: dict[str, Any] = {"cache": "auto", "progress": progress, "cancel": cancel}
+    options: dict[str, Any] = {
+        "cache": CacheUse.AUTO,
+        "progress": progress,
+        "cancel": cancel,
+    }
     if decode_workers is not None and _loader_takes_workers():
         options["workers"] = decode_workers
     trace = load_trace(path, **options)
