@@ -62,7 +62,7 @@ def test_set_operations_match_points(
 
 
 @given(raw_intervals, st.integers(-5, LIMIT + 5), st.integers(0, 40))
-def test_clip_idle_and_covered(
+def test_clip_and_covered(
     pairs: list[tuple[int, int]], start: int, length: int
 ) -> None:
     intervals = build(pairs)
@@ -71,11 +71,8 @@ def test_clip_idle_and_covered(
     clipped = intervals.clip(start, end)
     assert_normalised(clipped)
     assert points_of(clipped) == points(pairs) & window
-    idle = intervals.idle_within(start, end)
-    assert_normalised(idle)
-    assert points_of(idle) == window - points(pairs)
     assert intervals.covered_ns(start, end) == len(points(pairs) & window)
-    assert clipped.total_ns + idle.total_ns == length
+    assert clipped.total_ns == len(points(pairs) & window)
 
 
 @given(raw_intervals, st.lists(st.integers(0, LIMIT), max_size=6))

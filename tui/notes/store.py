@@ -126,8 +126,8 @@ def _reason(error: OSError) -> str:
 class NotesStore:
     """The notes of one trace, loaded from disk, edited in memory, saved safely.
 
-    Use `NotesStore.open(trace_path)`. Edits (`add`, `update`, `delete`,
-    `undelete`) change memory only; `save()` merges with the file under a
+    Use `NotesStore.open(trace_path)`. Edits (`add`, `update`, `delete`)
+    change memory only; `save()` merges with the file under a
     lock and writes it. Not thread-safe: call it from one thread (a worker
     hashing the trace hands its result over with `set_trace_sha256`).
     """
@@ -244,7 +244,7 @@ class NotesStore:
             raise UnknownNoteError(f"no note with id {note_id}")
         return note
 
-    def resolve(self, id_prefix: str, *, include_deleted: bool = False) -> Note:
+    def resolve(self, id_prefix: str) -> Note:
         """The one note whose id starts with `id_prefix` (as typed in a CLI)."""
         prefix = id_prefix.strip().lower()
         if not prefix:
@@ -252,7 +252,7 @@ class NotesStore:
         matches = [
             note
             for note in self._notes.values()
-            if note.id.startswith(prefix) and (include_deleted or not note.deleted)
+            if note.id.startswith(prefix) and not note.deleted
         ]
         if not matches:
             raise UnknownNoteError(f"no note with id {id_prefix}")
@@ -332,15 +332,6 @@ class NotesStore:
         """Mark a live note deleted (kept as a tombstone so merges respect it)."""
         note = self.get(note_id)
         return self._put(replace(note, deleted=True), note)
-
-    def undelete(self, note_id: str) -> Note:
-        """Bring back a deleted note."""
-        note = self._notes.get(note_id)
-        if note is None:
-            raise UnknownNoteError(f"no note with id {note_id}")
-        if not note.deleted:
-            return note
-        return self._put(replace(note, deleted=False), note)
 
     def _put(self, changed: Note, previous: Note) -> Note:
         note = replace(

@@ -44,11 +44,6 @@ def bar_cells(split: DeviceSplit, width: int) -> list[tuple[str, int]]:
     return [(name, count) for (name, _), count in zip(parts, cells, strict=True)]
 
 
-def bar_text(split: DeviceSplit, width: int) -> str:
-    """The bar as plain glyphs."""
-    return "".join(GLYPHS[name] * count for name, count in bar_cells(split, width))
-
-
 def shares_text(split: DeviceSplit) -> str:
     """`comp 42% comm 30% idle 28%`: each part that takes time, in short."""
     return " ".join(

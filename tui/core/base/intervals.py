@@ -174,10 +174,6 @@ class Intervals:
         ends[-1] = min(int(ends[-1]), end)
         return Intervals(starts, ends)
 
-    def idle_within(self, start: int, end: int) -> Intervals:
-        """The parts of `[start, end)` the set does not cover (its complement there)."""
-        return Intervals.span(start, end).subtract(self)
-
     def covered_ns(self, start: int, end: int) -> int:
         """How much of `[start, end)` the set covers."""
         return int(self.covered_in(np.array([start]), np.array([end]))[0])
