@@ -5,8 +5,9 @@ the zones, or one nesting depth of one track) drawn on demand, so a redraw
 costs what is visible, not the size of the trace. Time is not scrolled by the
 ScrollView: panning and zooming change `view_start_ns`/`view_end_ns`; only rows
 scroll vertically. The rows come from `tui.view.layout`, the cells from
-`tui.view.cells`, what keys select from `tui.view.navigation`, and the
-segments from `timeline_render`.
+`tui.view.cells`, what keys select from `tui.view.navigation`; the key
+actions are the `TimelineKeys` mixin's (`timeline_actions`), and the
+`Painter` (`timeline_render`) draws each line from a snapshot of the view.
 """
 
 from __future__ import annotations
@@ -17,15 +18,20 @@ import numpy as np
 import numpy.typing as npt
 from textual.binding import BindingType
 from textual.cache import LRUCache
-from textual.events import Click
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.app.messages import ViewChanged
-from tui.app.widgets import timeline_actions as keys
-from tui.app.widgets.timeline_actions import MIN_SPAN_NS
+from tui.app.widgets.timeline_actions import (
+    KEY_BINDINGS,
+    MIN_SPAN_NS,
+    TimelineKeys,
+    clamped,
+    refit_cursor,
+    set_cursor_row,
+)
 from tui.app.widgets.timeline_render import LineView, Painter, draw_line
 from tui.core.figures.analysis import Analysis
 from tui.core.model.trace import Trace
@@ -46,7 +52,7 @@ from tui.view.timeline_index import DEFAULT_DEPTH_CAP, TimelineIndex
 __all__ = ["GAP_GLYPH", "Timeline"]
 
 
-class Timeline(ScrollView, can_focus=True):
+class Timeline(TimelineKeys, ScrollView, can_focus=True):
     """Keyboard-driven timeline of a trace's threads and streams, rendered per visible line."""
 
     DEFAULT_CSS = """
@@ -57,7 +63,7 @@ class Timeline(ScrollView, can_focus=True):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = keys.BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = KEY_BINDINGS
 
     view_start_ns: reactive[int] = reactive(0, layout=False, init=False)
     view_end_ns: reactive[int] = reactive(1, layout=False, init=False)
@@ -227,7 +233,7 @@ class Timeline(ScrollView, can_focus=True):
 
     def fit(self, start_ns: int, end_ns: int) -> None:
         """Show [start, end), clamped to the trace and at least MIN_SPAN_NS wide."""
-        start, end = keys.clamped(self, int(start_ns), int(end_ns))
+        start, end = clamped(self.total_ns, int(start_ns), int(end_ns))
         if (start, end) == (self.view_start_ns, self.view_end_ns):
             return
         self.set_reactive(Timeline.view_start_ns, start)
@@ -252,7 +258,7 @@ class Timeline(ScrollView, can_focus=True):
         self.selection.latest = "event"
         row_index = row_of(self.index, self.rows_layout, event)
         if row_index is not None:
-            keys.set_cursor_row(self, row_index)
+            set_cursor_row(self, row_index)
         start = int(self.trace.start_ns[event])
         end = start + int(self.trace.duration_ns[event])
         view_start, view_end = self.view_start_ns, self.view_end_ns
@@ -264,7 +270,7 @@ class Timeline(ScrollView, can_focus=True):
             else:
                 margin = max((end - start) // 10, 1)
                 self.fit(start - margin, end + margin)
-        keys.refit_cursor(self, (start + end) // 2)
+        refit_cursor(self, (start + end) // 2)
         self._invalidate()
 
     def select_range(self, start_ns: int, end_ns: int) -> None:
@@ -303,56 +309,6 @@ class Timeline(ScrollView, can_focus=True):
         if key not in self._row_marks:
             self._row_marks[key] = marked_lanes(row.lanes, mask)
         return self._row_marks[key]
-
-    # -- key actions (timeline_actions does the work) ----------------------------
-
-    def action_zoom_in(self) -> None:
-        """Narrow the view around the cursor."""
-        keys.zoom_in(self)
-
-    def action_zoom_out(self) -> None:
-        """Widen the view around the cursor."""
-        keys.zoom_out(self)
-
-    def action_pan(self, direction: int) -> None:
-        """Move the view by an eighth of its width."""
-        keys.pan(self, direction)
-
-    def action_home(self) -> None:
-        """Go to the start of the trace, keeping the zoom."""
-        keys.home(self)
-
-    def action_end(self) -> None:
-        """Go to the end of the trace, keeping the zoom."""
-        keys.end(self)
-
-    def action_move_cursor(self, cells: int) -> None:
-        """Move the time cursor by cells; pick the event under it."""
-        keys.move_cursor(self, cells)
-
-    def action_row(self, delta: int) -> None:
-        """Move the cursor to the row above or below; pick the event under it."""
-        keys.row(self, delta)
-
-    def action_track(self, direction: int) -> None:
-        """Jump to the first row of the previous or next track."""
-        keys.track(self, direction)
-
-    def action_step_event(self, direction: int) -> None:
-        """Select the previous or next event on the cursor's row."""
-        keys.step_event(self, direction)
-
-    def action_toggle_expand(self) -> None:
-        """Show every depth of the cursor's track, or fold it back."""
-        keys.toggle_expand(self)
-
-    def action_activate(self) -> None:
-        """Ask the app to open the selected event."""
-        keys.activate(self)
-
-    def on_click(self, event: Click) -> None:
-        """Select the event under the mouse, where a mouse is available."""
-        keys.click(self, event)
 
     # -- sizes -----------------------------------------------------------------
 
