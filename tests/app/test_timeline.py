@@ -25,7 +25,7 @@ from tui.app.widgets.timeline import GAP_GLYPH, Timeline
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
 from tui.core.model.trace import Flows, Kind, Trace, Track, TrackKind
-from tui.view.axis import compact_duration as format_ns
+from tui.view.axis import tick_label, unit_for
 
 TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
 NS_TRACE = TRACES / "ns_resolution_trace-rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
@@ -391,10 +391,10 @@ async def test_real_traces_draw_axis_steps_and_tracks(path: Path) -> None:
 
 
 def test_tick_units_follow_the_zoom() -> None:
-    assert format_ns(1_500) == "1.5µs"
-    assert format_ns(2_500_000) == "2.5ms"
-    assert format_ns(3_000_000_000) == "3s"
-    assert format_ns(12) == "12ns"
+    assert tick_label(1_500, 500, *unit_for(1_500)) == "1.5µs"
+    assert tick_label(2_500_000, 500_000, *unit_for(2_500_000)) == "2.5ms"
+    assert tick_label(3_000_000_000, 10**9, *unit_for(3_000_000_000)) == "3s"
+    assert tick_label(12, 1, *unit_for(12)) == "12ns"
 
 
 @sync

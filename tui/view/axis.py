@@ -39,14 +39,6 @@ def tick_label(value_ns: float, step_ns: float, unit: str, scale: float) -> str:
     return f"{value_ns / scale:.{decimals}f}{unit}"
 
 
-def compact_duration(value_ns: float) -> str:
-    """A span in a few characters for the axis label (`590ms`, `1.5µs`)."""
-    unit, scale = unit_for(value_ns)
-    if unit == "ns":
-        return f"{value_ns:.0f}ns"
-    return f"{value_ns / scale:.3g}{unit}"
-
-
 def position_text(time_ns: int, span_ns: int) -> str:
     """A position from the trace start: the unit fits the position, the digits
     fit the zoom (about a thousandth of the view): `270.6 ms` in a 590 ms
