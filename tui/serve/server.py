@@ -31,17 +31,26 @@ from typing import Any
 
 import aiohttp_jinja2
 import jinja2
-from aiohttp import WSCloseCode, web
+from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from tui.serve import logs
 from tui.serve.auth import cookie_name, harden_headers, token_guard
+from tui.serve.protocol import (
+    Focus,
+    Malformed,
+    Ping,
+    Resize,
+    Stdin,
+    cells,
+    parse_message,
+)
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 # How long an app process gets to quit on its own, then after SIGTERM.
 QUIT_GRACE_S = 3.0
 TERM_GRACE_S = 2.0
-MAX_CELLS = 1000
 # The signals that stop the server, ending every app first.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -184,8 +193,8 @@ class TraceServer(Server):
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """Start an app process for this connection and relay it until either ends."""
         websocket = web.WebSocketResponse(heartbeat=15)
-        width = min(max(to_int(request.query.get("width", "80"), 80), 1), MAX_CELLS)
-        height = min(max(to_int(request.query.get("height", "24"), 24), 1), MAX_CELLS)
+        width = cells(request.query.get("width"), 80)
+        height = cells(request.query.get("height"), 24)
         await websocket.prepare(request)
         service = AppProcess(
             self.app_argv,
@@ -205,6 +214,28 @@ class TraceServer(Server):
         finally:
             await self.end_session(session)
         return websocket
+
+    async def _process_messages(
+        self, websocket: web.WebSocketResponse, app_service: AppService
+    ) -> None:
+        """Relay the page's messages to its app, each parsed first: a size is
+        capped, a malformed message is dropped with one log line."""
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                parsed = parse_message(message.data)
+            except Malformed as reason:
+                logs.logger().warning("malformed message dropped: %s", reason)
+                continue
+            if isinstance(parsed, Stdin):
+                await app_service.send_bytes(parsed.text.encode("utf-8"))
+            elif isinstance(parsed, Resize):
+                await app_service.set_terminal_size(parsed.width, parsed.height)
+            elif isinstance(parsed, Ping):
+                await websocket.send_json(["pong", parsed.data])
+            elif isinstance(parsed, Focus):
+                await (app_service.focus() if parsed.focused else app_service.blur())
 
     async def end_session(self, session: Session) -> None:
         """End a session's app process (once, whoever asks first) and its socket."""
@@ -230,6 +261,7 @@ class TraceServer(Server):
 
     async def run(self, listening: socket.socket, ready: Callable[[], None]) -> None:
         """Serve on `listening` until SIGINT, SIGTERM or SIGHUP; `ready()` once accepting."""
+        logs.install()
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
         for signum in STOP_SIGNALS:
