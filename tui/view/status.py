@@ -14,6 +14,7 @@ from tui.core.base.vocab import GapKind
 from tui.core.figures.analysis import Analysis, Step
 from tui.core.figures.memory import devices_of
 from tui.core.model.trace import Kind
+from tui.report.fit import fit_middle
 from tui.view.axis import position_text
 
 
@@ -143,7 +144,7 @@ def zone_info(analysis: Analysis) -> Text:
     text = Text()
     text.append("zone ", style="bold")
     names = printable(choice.label()) if choice.names else "none found"
-    text.append(names if len(names) <= 30 else names[:14] + "…" + names[-15:])
+    text.append(fit_middle(names, 30, head=14))
     gaps = analysis.gaps
     if gaps:
         text.append(

@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from tui.app.messages import ScrubChecked, ScrubFailed, ScrubWritten
 from tui.core.base.errors import TraceLoadError
 from tui.core.base.textsafe import printable
+from tui.report.fit import fit_end
 from tui.scrub import (
     CheckReport,
     KindSummary,
@@ -88,10 +89,7 @@ def one_line(error: BaseException) -> str:
 
 
 def _clip(text: str) -> str:
-    text = printable(text)
-    if len(text) > EXAMPLE_WIDTH:
-        return text[: EXAMPLE_WIDTH - 1] + "…"
-    return text
+    return fit_end(printable(text), EXAMPLE_WIDTH)
 
 
 def _plural(count: int, word: str) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -30,18 +30,16 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker, WorkerState
 
+from tui.report.fit import fit_end
+
 SortT = TypeVar("SortT")
 
 
 def fit(text: str, width: int, right: bool = False) -> str:
     """Pad or cut `text` (already escaped) to exactly `width` cells."""
-    if width <= 0:
-        return ""
-    size = cell_len(text)
-    if size > width:
-        return set_cell_size(text, width - 1) + "…"
-    pad = " " * (width - size)
-    return pad + text if right else text + pad
+    shown = fit_end(text, width)
+    pad = " " * (width - cell_len(shown))
+    return pad + shown if right else shown + pad
 
 
 class RowsView(ScrollView, can_focus=True):
