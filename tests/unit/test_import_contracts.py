@@ -11,10 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import grimp  # import-linter's graph, installed with it (the dev extra)
 import pytest
-
-grimp = pytest.importorskip("grimp")
-tomllib = pytest.importorskip("tomllib")
 
 ROOT = Path(__file__).resolve().parents[2]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
@@ -30,6 +28,7 @@ TUI_FLOORS = [
     "notes | scrub",
     "core",
 ]
+APP_FLOORS = ["app", "screens", "dialogs", "widgets", "messages"]
 CORE_FLOORS = [
     "opening | results",
     "diff | runs",
@@ -42,8 +41,10 @@ CORE_FLOORS = [
 
 def _lint_imports(*arguments: str) -> subprocess.CompletedProcess[str]:
     """Runs the venv's `lint-imports` at the repository root, caching nothing."""
-    if not LINT_IMPORTS.exists():
-        pytest.skip(f"lint-imports is not installed next to {sys.executable}")
+    assert LINT_IMPORTS.exists(), (
+        f"lint-imports is not installed next to {sys.executable}: "
+        "install the dev extra (pip install -e '.[dev]')"
+    )
     return subprocess.run(
         [str(LINT_IMPORTS), "--no-cache", "--no-logo", *arguments],
         cwd=ROOT,
@@ -55,6 +56,7 @@ def _lint_imports(*arguments: str) -> subprocess.CompletedProcess[str]:
 
 def _contracts() -> dict[str, dict[str, Any]]:
     """The contracts of pyproject.toml by id."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 and later
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     contracts = config["tool"]["importlinter"]["contracts"]
     return {contract["id"]: contract for contract in contracts}
@@ -70,6 +72,7 @@ def test_the_contracts_name_every_floor() -> None:
     contracts = _contracts()
     assert contracts["tui-floors"]["layers"] == TUI_FLOORS
     assert contracts["core-floors"]["layers"] == CORE_FLOORS
+    assert contracts["app-floors"]["layers"] == APP_FLOORS
     assert contracts["tui-floors"]["exhaustive"] is True
     assert contracts["core-floors"]["exhaustive"] is True
     forbidden = {
