@@ -151,9 +151,12 @@ class ScrubDialog(ModalScreen[None]):
         Binding("escape", "close", "Close"),
     ]
 
-    def __init__(self, trace_path: Path) -> None:
+    def __init__(self, trace_path: Path, *, served: bool = False) -> None:
+        """`served`: a browser's app, which writes the copy only next to the
+        trace under a fresh name (its user is not the host's: no path is asked)."""
         super().__init__()
         self.trace_path = trace_path
+        self.served = served
         self.checking = False
         self.writing = False
         self.check_report: CheckReport | None = None
@@ -178,12 +181,23 @@ class ScrubDialog(ModalScreen[None]):
                 yield Checkbox(
                     "Drop input shapes and values", compact=True, id="scrub-shapes"
                 )
-            yield Label("Copy to (never overwritten)")
-            yield Input(
-                str(fresh_copy_path(self.trace_path)),
-                compact=True,
-                id="scrub-output",
-            )
+            if self.served:
+                yield Label(
+                    "Copy to: next to the trace, under a fresh name "
+                    "(a served app writes nowhere else)"
+                )
+                yield Static(
+                    printable(str(fresh_copy_path(self.trace_path))),
+                    id="scrub-output-shown",
+                    markup=False,
+                )
+            else:
+                yield Label("Copy to (never overwritten)")
+                yield Input(
+                    str(fresh_copy_path(self.trace_path)),
+                    compact=True,
+                    id="scrub-output",
+                )
             yield Static("", id="scrub-result", classes="hidden", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(
@@ -195,7 +209,10 @@ class ScrubDialog(ModalScreen[None]):
                 yield Button("Close (Esc)", id="scrub-close", compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#scrub-output", Input).focus()
+        if self.served:
+            self.query_one("#scrub-write", Button).focus()
+        else:
+            self.query_one("#scrub-output", Input).focus()
         self.start_check()
 
     # -- state shown -----------------------------------------------------------
@@ -263,8 +280,16 @@ class ScrubDialog(ModalScreen[None]):
     # -- writing ---------------------------------------------------------------
 
     def action_write(self) -> None:
-        """Write the copy, refusing a path that exists."""
+        """Write the copy, refusing a path that exists; a served app's goes
+        next to the trace under the first free name, taken now."""
         if self.writing:
+            return
+        if self.served:
+            destination = fresh_copy_path(self.trace_path)
+            self.query_one("#scrub-output-shown", Static).update(
+                printable(str(destination))
+            )
+            self._start_write(destination)
             return
         value = self.query_one("#scrub-output", Input).value.strip()
         if not value:
@@ -277,6 +302,9 @@ class ScrubDialog(ModalScreen[None]):
                 error=True,
             )
             return
+        self._start_write(destination)
+
+    def _start_write(self, destination: Path) -> None:
         self.writing = True
         self.query_one("#scrub-result", Static).add_class("hidden")
         self._busy()
