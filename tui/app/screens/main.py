@@ -547,7 +547,8 @@ class MainScreen(Screen[None]):
         """List what identifies people or places, and write a scrubbed copy.
         Allowed in a served app: the copy is an export of this trace, written
         next to it under a fresh derived name, never over a file."""
-        self.app.push_screen(ScrubDialog(self.path))
+        served = bool(getattr(self.app, "served", False))
+        self.app.push_screen(ScrubDialog(self.path, served=served))
 
     def action_compare(self) -> None:
         """Ask for another capture and compare this one (before) with it (after)."""
