@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from tui.core.base.errors import TraceLoadError
-from tui.core.base.safe_write import write_fresh
+from tui.core.base.safe_write import remove_abandoned_temporaries, write_fresh
 from tui.core.base.textsafe import printable
 from tui.core.ingest.decode.document import decode_trace
 from tui.core.ingest.source import read_trace_bytes
@@ -153,6 +153,7 @@ def write_new(path: Path, payload: bytes, compress: bool) -> None:
     if compress:
         payload = gzip.compress(payload, compresslevel=6, mtime=0)
     shown = printable(str(path))
+    remove_abandoned_temporaries(path.parent)  # a scrub killed before this one
     try:
         write_fresh(path, payload)
     except FileExistsError:

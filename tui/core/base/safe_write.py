@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import re
 import secrets
+import stat
 from pathlib import Path
 
 _CHUNK = 16 * 1024 * 1024
@@ -31,16 +33,58 @@ def temporary_sibling(final: Path) -> tuple[int, Path]:
 
     Named `.<final name>.<16 hex digits>.tmp` (`temporary_pattern`). Created
     with the usual permissions (0666 less the umask), as the final file should
-    have. OSError when the folder cannot be written (EACCES, EROFS, ENOSPC...).
+    have, and locked (`flock`) until closed: remove_abandoned_temporaries
+    tells it from one a killed writer left. OSError when the folder cannot be
+    written (EACCES, EROFS, ENOSPC...).
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
     for _attempt in range(100):
         candidate = final.with_name(f".{final.name}.{secrets.token_hex(8)}.tmp")
         try:
-            return os.open(candidate, flags, 0o666), candidate
+            fd = os.open(candidate, flags, 0o666)
         except FileExistsError:
             continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # a sweep took it in the instant before: it goes
+            os.close(fd)
+            continue
+        except OSError:
+            pass  # no locks on this filesystem: nothing is ever swept there
+        return fd, candidate
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(final.parent))
+
+
+_ANY_TEMPORARY = re.compile(r"\..+\.[0-9a-f]{16}\.tmp")
+
+
+def remove_abandoned_temporaries(folder: Path) -> None:
+    """Remove the temporary siblings in `folder` that killed writers left (kill -9, power loss).
+
+    A writer holds a lock on its temporary file while it lives: one whose lock
+    can be taken is nobody's. Only regular files named as temporary_sibling
+    names them; anything else, or anything that cannot be locked, stays.
+    """
+    try:
+        names = [name for name in os.listdir(folder) if _ANY_TEMPORARY.fullmatch(name)]
+    except OSError:
+        return
+    for name in names:
+        path = folder / name
+        try:
+            fd = os.open(
+                path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            )
+        except OSError:
+            continue
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                os.unlink(path)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
 def temporary_pattern(final_name: str) -> re.Pattern[str]:

@@ -16,6 +16,7 @@ import contextlib
 import os
 import queue
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -161,12 +162,25 @@ def _start_worker(messages: Any) -> None:
     """
     global _messages
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_worker)
     _messages = messages
     with contextlib.suppress(OSError):
         quiet = os.open(os.devnull, os.O_WRONLY)
         os.dup2(quiet, 1)
         os.dup2(quiet, 2)
         os.close(quiet)
+
+
+def _stop_worker(_number: int, _frame: Any) -> None:
+    """Terminated (Ctrl+C, cancel): remove this worker's scratch folders, then end now.
+
+    The default action would end the worker without them; no other cleanup
+    matters, the parent is tearing the pool down.
+    """
+    driver = sys.modules.get("tui.core.ingest.parallel.driver")
+    if driver is not None:
+        driver.remove_scratch_folders()
+    os._exit(128 + signal.SIGTERM)
 
 
 def _summarise_in_worker(

@@ -62,6 +62,19 @@ def _scratch_root() -> str:
     return os.environ.get("STEPTRACE_SCRATCH_DIR") or tempfile.gettempdir()
 
 
+# The scratch folders this process is using now: a process stopped by a
+# signal (a pool worker terminated on Ctrl+C) runs no `finally`, so its
+# handler removes them through remove_scratch_folders().
+_LIVE_SCRATCH: set[str] = set()
+
+
+def remove_scratch_folders() -> None:
+    """Remove the scratch folders this process is using (it is being stopped)."""
+    for scratch in list(_LIVE_SCRATCH):
+        shutil.rmtree(scratch, ignore_errors=True)
+        _LIVE_SCRATCH.discard(scratch)
+
+
 def collect_parallel(
     source: str | os.PathLike[str] | bytes | bytearray,
     layout: EventsLayout,
@@ -80,6 +93,7 @@ def collect_parallel(
     if isinstance(source, (bytes, bytearray)) and workers <= 1:
         return _collect_here(source, layout, progress, cancel)
     scratch = tempfile.mkdtemp(prefix="steptrace-", dir=_scratch_root())
+    _LIVE_SCRATCH.add(scratch)
     try:
         if isinstance(source, (bytes, bytearray)):
             path = os.path.join(scratch, "trace.json")
@@ -96,6 +110,7 @@ def collect_parallel(
         return _collect_in_workers(path, layout, workers, scratch, progress, cancel)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        _LIVE_SCRATCH.discard(scratch)
 
 
 def _collect_here(
