@@ -211,14 +211,6 @@ class CaptureFinished(Message):
 
 
 @dataclass
-class NoteAction(Message):
-    """The notes pane asks the screen to add, edit, cycle status, delete or jump."""
-
-    action: str
-    note_id: str | None
-
-
-@dataclass
 class ScrubChecked(Message):
     """A scrub check finished: what in the trace identifies people or places."""
 
@@ -238,14 +230,6 @@ class ScrubFailed(Message):
 
     stage: str
     reason: str
-
-
-@dataclass
-class ScopeTable(Message):
-    """A worker built the operator table of one step (or another scope)."""
-
-    table: OpTable
-    label: str
 
 
 @dataclass

@@ -19,6 +19,7 @@ from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable
+from tui.core.base.vocab import SortKey
 from tui.core.figures.analysis import Analysis, OpTable
 from tui.core.findings.readings import Finding
 
@@ -48,7 +49,7 @@ class TabInputs:
 
     analysis: Analysis
     window_table: OpTable
-    mode: str
+    mode: SortKey
     findings: list[Finding] | None
 
 

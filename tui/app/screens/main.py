@@ -35,11 +35,9 @@ from tui.app.messages import (
     EventSelected,
     FindingChosen,
     MarkEvents,
-    NoteAction,
     NotesUpdated,
     OperatorActivated,
     OperatorSelected,
-    ScopeTable,
     StatusText,
     StepChosen,
     TraceLoaded,
@@ -74,12 +72,13 @@ from tui.app.screens.notes_keeper import NotesKeeper
 from tui.app.screens.ranks import RankPlace
 from tui.app.screens.report_export import ReportWritten
 from tui.app.screens.zone_switch import ZoneApplied, ZoneSwitch
+from tui.app.vocab import OpScope, PromptPurpose
 from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.header_line import HeaderLine
 from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.key_footer import KeyFooter
-from tui.app.widgets.notes_pane import NotesPane
+from tui.app.widgets.notes_pane import NoteAction, NoteCommand, NotesPane
 from tui.app.widgets.op_table import OperatorTable, default_mode
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.rows_view import FiguresAsked
@@ -111,10 +110,10 @@ class MainScreen(Screen[None]):
         self.findings: list[Finding] | None = loaded.findings
         """None while a worker computes them (a big capture)."""
         self.window_table: OpTable = loaded.op_table
-        self.mode: str = default_mode()
-        self.scope = "window"
+        self.mode: SortKey = default_mode()
+        self.scope = OpScope.WINDOW
         self.current_step: int | None = None
-        self.input_purpose = ""
+        self.input_purpose = PromptPurpose.NONE
         self.timeline = Timeline(
             self.trace,
             self.analysis,
@@ -280,7 +279,7 @@ class MainScreen(Screen[None]):
         self.timeline.select_range(step.start_ns, step.end_ns)
         self.timeline.fit(step.start_ns, step.end_ns)
         self.show_info(status.step_info(self.analysis, step))
-        if self.scope == "step":
+        if self.scope is OpScope.STEP:
             self._apply_scope()
 
     def on_step_chosen(self, message: StepChosen) -> None:
@@ -382,7 +381,9 @@ class MainScreen(Screen[None]):
 
     def action_search(self) -> None:
         """Ask for a name to search (n / N move between matches)."""
-        self._prompt("search", "search event names (Enter; n/N next/previous)")
+        self._prompt(
+            PromptPurpose.SEARCH, "search event names (Enter; n/N next/previous)"
+        )
 
     def action_filter_ops(self) -> None:
         """Ask for a filter on the table in view (the operators unless another
@@ -393,7 +394,7 @@ class MainScreen(Screen[None]):
         what = {"kernels": "kernels", "copies": "copies"}.get(
             str(target.id), "operators"
         )
-        self._prompt("filter", f"filter {what} by name (empty: all)")
+        self._prompt(PromptPurpose.FILTER, f"filter {what} by name (empty: all)")
 
     def filter_target(self) -> Any:
         """The table F filters: the bottom tab in front when it filters, else the operators."""
@@ -404,9 +405,9 @@ class MainScreen(Screen[None]):
                 return widget
         return self.ops
 
-    def _prompt(self, purpose: str, placeholder: str) -> None:
+    def _prompt(self, purpose: PromptPurpose, placeholder: str) -> None:
         self.input_purpose = purpose
-        filtering = purpose == "filter"
+        filtering = purpose is PromptPurpose.FILTER
         self.query_one(PromptInput).open(
             self.filter_target().filter_text if filtering else "",
             placeholder,
@@ -417,9 +418,9 @@ class MainScreen(Screen[None]):
     def _prompt_submitted(self, event: Input.Submitted) -> None:
         # The prompt closed itself and gave focus back (keys typed right after
         # Enter follow it there).
-        if self.input_purpose == "search" and event.value:
+        if self.input_purpose is PromptPurpose.SEARCH and event.value:
             self.search(event.value)
-        elif self.input_purpose == "filter":
+        elif self.input_purpose is PromptPurpose.FILTER:
             self.filter_target().set_filter(event.value)
 
     def action_clear(self) -> None:
@@ -438,39 +439,23 @@ class MainScreen(Screen[None]):
 
     def action_toggle_total(self) -> None:
         """Switch the operator table between self and total time."""
-        self.mode = "total" if self.mode == "self" else "self"
+        self.mode = SortKey.TOTAL if self.mode is SortKey.SELF else SortKey.SELF
         self.ops.set_mode(self.mode)
 
     def action_scope(self) -> None:
         """Switch the operator table between the whole window and the current step."""
-        if self.scope == "window" and not self.analysis.steps:
+        if self.scope is OpScope.WINDOW and not self.analysis.steps:
             self.notify("This capture has no steps: the table covers the window.")
             return
-        self.scope = "step" if self.scope == "window" else "window"
+        self.scope = OpScope.STEP if self.scope is OpScope.WINDOW else OpScope.WINDOW
         self._apply_scope()
 
     def _apply_scope(self) -> None:
-        if self.scope == "window":
-            self.ops.scope_span = None
-            self.ops.set_table(self.window_table, "whole window")
+        if self.scope is OpScope.WINDOW:
+            self.ops.scope_window(self.window_table)
             return
         index = self.current_step if self.current_step is not None else 0
-        step = self.analysis.steps[index]
-        analysis = self.analysis
-        self.ops.scope_span = (step.start_ns, step.end_ns)
-
-        def step_table() -> None:
-            table = analysis.op_table(step.start_ns, step.end_ns)
-            self.post_message(ScopeTable(table, f"step {step.number}"))
-
-        # A step's table is a pass over its events: off the UI.
-        self.run_worker(
-            step_table, thread=True, exclusive=True, exit_on_error=False, group="scope"
-        )
-
-    def on_scope_table(self, message: ScopeTable) -> None:
-        if self.scope == "step":
-            self.ops.set_table(message.table, message.label)
+        self.ops.scope_step(self.analysis, self.analysis.steps[index])
 
     def on_operator_selected(self, message: OperatorSelected) -> None:
         self.marked.operator(message.name, message.events)
@@ -552,7 +537,7 @@ class MainScreen(Screen[None]):
 
     def action_compare(self) -> None:
         """Ask for another capture and compare this one (before) with it (after)."""
-        main_dialogs.compare(self.app, self.before(), SortKey(self.mode))
+        main_dialogs.compare(self.app, self.before(), self.mode)
 
     def before(self) -> Before:
         """This capture as the before side of a comparison."""
@@ -595,7 +580,7 @@ class MainScreen(Screen[None]):
         self.notes.write(*self.current_anchor())
 
     def on_note_action(self, message: NoteAction) -> None:
-        if message.action == "add":
+        if message.action is NoteCommand.ADD:
             self.action_note()
         else:
             self.notes.act(message.action, message.note_id, self.jump_to)

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from tui.app.dialogs.confirm import ConfirmDialog
 from tui.app.dialogs.note_form import NoteDraft, NoteForm
 from tui.app.messages import NotesUpdated
-from tui.app.widgets.notes_pane import NotesPane
+from tui.app.widgets.notes_pane import NoteCommand, NotesPane
 from tui.core.base.textsafe import printable
 from tui.notes.model import STATUSES
 
@@ -161,13 +161,13 @@ class NotesKeeper:
         self.screen.app.push_screen(NoteForm(label, draft), saved)
 
     def act(
-        self, action: str, note_id: str | None, jump: Callable[[Any], None]
+        self, action: NoteCommand, note_id: str | None, jump: Callable[[Any], None]
     ) -> None:
         """Edit, cycle the status of, delete or jump to one note."""
         note = self.notes.get(note_id or "")
         if self.store is None or note is None:
             return
-        if action == "edit":
+        if action is NoteCommand.EDIT:
 
             def edited(result: NoteDraft | None) -> None:
                 if result is not None:
@@ -193,7 +193,7 @@ class NotesKeeper:
                 note.status,
             )
             self.screen.app.push_screen(NoteForm(label, draft), edited)
-        elif action == "status":
+        elif action is NoteCommand.STATUS:
 
             def cycle(store: Any) -> None:
                 current = store.get(note.id).status
@@ -201,7 +201,7 @@ class NotesKeeper:
                 store.update(note.id, status=STATUSES[(position + 1) % len(STATUSES)])
 
             self.run(cycle)
-        elif action == "delete":
+        elif action is NoteCommand.DELETE:
 
             def confirmed(answer: bool | None) -> None:
                 if answer:
@@ -211,5 +211,5 @@ class NotesKeeper:
             question.append(printable(note.hypothesis[:60]), style="bold")
             question.append("?")
             self.screen.app.push_screen(ConfirmDialog(question), confirmed)
-        elif action == "jump" and note.anchor is not None:
+        elif action is NoteCommand.JUMP and note.anchor is not None:
             jump(note.anchor)

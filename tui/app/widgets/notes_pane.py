@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.app.messages import NoteAction
 from tui.core.base.textsafe import printable
+from tui.core.base.vocab import Word
 from tui.notes import Note
 from tui.notes.model import Status
 from tui.report.notes import tested_by_text
@@ -47,6 +49,24 @@ def note_text(note: Note) -> Text:
     return text
 
 
+class NoteCommand(Word):
+    """What a key of the notes pane asks the screen to do with a note."""
+
+    ADD = "add"
+    EDIT = "edit"
+    STATUS = "status"
+    DELETE = "delete"
+    JUMP = "jump"
+
+
+@dataclass
+class NoteAction(Message):
+    """The notes pane asks the screen to add, edit, cycle status, delete or jump."""
+
+    action: NoteCommand
+    note_id: str | None
+
+
 class NotesPane(OptionList):
     """Notes of this capture; keys edit them, Enter jumps to the anchor."""
 
@@ -81,4 +101,5 @@ class NotesPane(OptionList):
         return self.note_ids[self.highlighted]
 
     def action_note(self, action: str) -> None:
-        self.post_message(NoteAction(action, self.current_id))
+        """Ask the screen to act on the highlighted note (`action`: a `NoteCommand`)."""
+        self.post_message(NoteAction(NoteCommand(action), self.current_id))

@@ -8,18 +8,20 @@ ten rows or a hundred thousand. Sorting and filtering rebuild one index array.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
 from textual.binding import Binding, BindingType
+from textual.message import Message
 
 from tui.app.messages import OperatorActivated, OperatorSelected, ShapesRead
 from tui.app.widgets.rows_view import SORT_BINDINGS, RowsView, SortableRows, fit
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.base.vocab import SortKey
-from tui.core.figures.analysis import Analysis, OpTable
+from tui.core.figures.analysis import Analysis, OpTable, Step
 from tui.core.figures.shapes import ShapeOpTable
 from tui.core.results.ops import DEFAULT_SORT, SHAPES_OFF, default_device
 
@@ -35,9 +37,17 @@ def default_column(table: OpTable) -> str:
     return str(DEFAULT_SORT.value)
 
 
-def default_mode() -> str:
+def default_mode() -> SortKey:
     """Self or total time first, as `steptrace ops` sorts."""
-    return "total" if DEFAULT_SORT is SortKey.TOTAL else "self"
+    return SortKey.TOTAL if DEFAULT_SORT is SortKey.TOTAL else SortKey.SELF
+
+
+@dataclass
+class ScopeTable(Message):
+    """A worker computed the operator table of one step (the table's scope)."""
+
+    table: OpTable
+    label: str
 
 
 class OperatorTable(SortableRows[str]):
@@ -59,7 +69,7 @@ class OperatorTable(SortableRows[str]):
         self,
         table: OpTable,
         *,
-        mode: str = "self",
+        mode: SortKey = SortKey.SELF,
         analysis: Analysis | None = None,
         id: str | None = None,
     ) -> None:
@@ -77,7 +87,7 @@ class OperatorTable(SortableRows[str]):
         self.shapes_state = ""
         """While grouping by shape: "reading", "off" (not recorded) or "" (shown)."""
         self.scope_span: tuple[int, int] | None = None
-        """The scope's time range (None: the whole window), set by the screen."""
+        """The scope's time range (None: the whole window)."""
         self.name_table = table
         self.scope_label = "whole window"
         self._set_table(table)
@@ -113,6 +123,28 @@ class OperatorTable(SortableRows[str]):
             self._read_shapes()
         else:
             self._show_keeping_cursor(table)
+
+    def scope_window(self, table: OpTable) -> None:
+        """Cover the whole window, whose table is `table`."""
+        self.scope_span = None
+        self.set_table(table, "whole window")
+
+    def scope_step(self, analysis: Analysis, step: Step) -> None:
+        """Cover one step; its table is a pass over its events, made off the UI."""
+        self.scope_span = (step.start_ns, step.end_ns)
+
+        def step_table() -> None:
+            table = analysis.op_table(step.start_ns, step.end_ns)
+            self.post_message(ScopeTable(table, f"step {step.number}"))
+
+        self.run_worker(
+            step_table, thread=True, exclusive=True, exit_on_error=False, group="scope"
+        )
+
+    def on_scope_table(self, message: ScopeTable) -> None:
+        message.stop()
+        if self.scope_span is not None:  # still a step's, not the window again
+            self.set_table(message.table, message.label)
 
     def _show_keeping_cursor(self, table: OpTable) -> None:
         name = self.current_name
@@ -179,8 +211,10 @@ class OperatorTable(SortableRows[str]):
     def _column(self, device: str) -> npt.NDArray[np.int64] | None:
         table = self.table
         if device == "gpu":
-            return table.self_gpu_ns if self.mode == "self" else table.total_gpu_ns
-        return table.self_cpu_ns if self.mode == "self" else table.total_cpu_ns
+            return (
+                table.self_gpu_ns if self.mode is SortKey.SELF else table.total_gpu_ns
+            )
+        return table.self_cpu_ns if self.mode is SortKey.SELF else table.total_cpu_ns
 
     def reorder(self) -> None:
         """Rebuild the row order from sort, direction and filter."""
@@ -209,7 +243,7 @@ class OperatorTable(SortableRows[str]):
         self.order: npt.NDArray[np.int64] = order
         self.rows_changed()
 
-    def set_mode(self, mode: str) -> None:
+    def set_mode(self, mode: SortKey) -> None:
         """Self or total time; the order follows the shown values."""
         self.mode = mode
         self.reorder()
@@ -288,7 +322,7 @@ class OperatorTable(SortableRows[str]):
 
     def header_text(self, width: int | None = None) -> str:
         """The header line, which says self or total, the sort and the grouping."""
-        mode = "Self" if self.mode == "self" else "Total"
+        mode = "Self" if self.mode is SortKey.SELF else "Total"
         name_w, calls_w, cpu_w, gpu_w = self._widths()
         if self.shapes_state:
             state = "grouping…" if self.shapes_state == "reading" else "not recorded"
