@@ -189,13 +189,6 @@ class StepChosen(Message):
 
 
 @dataclass
-class FindingChosen(Message):
-    """A finding was highlighted in the findings panel."""
-
-    finding_id: str
-
-
-@dataclass
 class CaptureOutput(Message):
     """A line of output from a running capture subprocess."""
 

@@ -33,7 +33,6 @@ from tui.app.dialogs.scrub import ScrubDialog
 from tui.app.messages import (
     EventActivated,
     EventSelected,
-    FindingChosen,
     MarkEvents,
     NotesUpdated,
     OperatorActivated,
@@ -88,7 +87,6 @@ from tui.core.base.textsafe import printable
 from tui.core.base.vocab import SortKey, ZoneSource
 from tui.core.figures.analysis import Analysis, OpTable, Step
 from tui.core.findings.readings import Finding
-from tui.report.findings import words
 from tui.view import status
 
 
@@ -474,21 +472,6 @@ class MainScreen(Screen[None]):
         self.show_info(message.text)
 
     # -- findings ------------------------------------------------------------
-
-    def on_finding_chosen(self, message: FindingChosen) -> None:
-        if not isinstance(self.focused, FindingsPanel):
-            return
-        finding = self._finding(message.finding_id)
-        if finding is None:
-            return
-        said = words(finding)
-        text = Text()
-        text.append(said.title, style="bold")
-        text.append("  " + said.status_label)
-        text.append("  m: note from this finding", style="italic")
-        if finding.anchor is not None:
-            text.append("  Enter: show it", style="italic")
-        self.show_info(text)
 
     def _finding(self, finding_id: str | None) -> Finding | None:
         return next((f for f in self.findings or [] if f.id.value == finding_id), None)

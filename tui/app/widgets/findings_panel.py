@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.app.messages import FindingChosen
+from tui.app.messages import StatusText
 from tui.core.base.textsafe import printable
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.readings import Finding
@@ -85,5 +85,18 @@ class FindingsPanel(OptionList):
     def on_option_list_option_highlighted(
         self, event: OptionList.OptionHighlighted
     ) -> None:
-        if event.option.id is not None:
-            self.post_message(FindingChosen(event.option.id))
+        """Say on the status line which finding is under the cursor, and what
+        its keys do (only while the panel has the focus)."""
+        finding = next(
+            (f for f in self.findings if f.id.value == event.option.id), None
+        )
+        if finding is None or self.screen.focused is not self:
+            return
+        said = words(finding)
+        text = Text()
+        text.append(said.title, style="bold")
+        text.append("  " + said.status_label)
+        text.append("  m: note from this finding", style="italic")
+        if finding.anchor is not None:
+            text.append("  Enter: show it", style="italic")
+        self.post_message(StatusText(text))
