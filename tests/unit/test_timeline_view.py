@@ -32,7 +32,7 @@ from tui.view.cells import (
 from tui.view.labels import distinct_labels
 from tui.view.lanes import Lane, marked_lanes, split_lanes
 from tui.view.layout import ZoneView, build_layout, first_cap_for
-from tui.view.navigation import Selection, longest_in, next_on_row, row_of
+from tui.view.navigation import Picked, Selection, longest_in, next_on_row, row_of
 from tui.view.timeline_index import DEFAULT_DEPTH_CAP, TimelineIndex
 
 TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
@@ -330,9 +330,9 @@ def test_next_event_and_longest_under_the_cursor(tmp_path: Path) -> None:
 def test_fit_follows_the_latest_selection(tmp_path: Path) -> None:
     trace = load_trace(write_training_trace(tmp_path / "t.json"))
     index = TimelineIndex.build(trace, Analysis(trace))
-    selection = Selection(event=5, range=(100, 200), latest="range")
+    selection = Selection(event=5, range=(100, 200), latest=Picked.RANGE)
     assert selection.fit_target(index) == (100, 200)
-    selection.latest = "event"
+    selection.latest = Picked.EVENT
     start = int(trace.start_ns[5])
     assert selection.fit_target(index) == (start, start + int(trace.duration_ns[5]))
     assert Selection().fit_target(index) is None

@@ -3,8 +3,8 @@ row, the event under the cursor, the next track, and what `f` fits."""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
@@ -99,23 +99,30 @@ def track_target(rows: list[Row], cursor_row: int, direction: int) -> int | None
     return before[-1] if before else None
 
 
+class Picked(enum.Enum):
+    """Which of the timeline's two selections was made last."""
+
+    NOTHING = enum.auto()
+    EVENT = enum.auto()
+    RANGE = enum.auto()
+
+
 @dataclass
 class Selection:
     """What is selected on the timeline, and which of the two was chosen last."""
 
     event: int | None = None
     range: tuple[int, int] | None = None
-    latest: Literal["event", "range", ""] = ""
+    latest: Picked = Picked.NOTHING
     """Which was selected last: what `f` fits."""
 
     def fit_target(self, index: TimelineIndex) -> tuple[int, int] | None:
         """The range the latest selection covers (an event: its own extent)."""
-        order = ["range", "event"] if self.latest == "range" else ["event", "range"]
-        for kind in order:
-            if kind == "range" and self.range is not None:
-                return self.range
-            if kind == "event" and self.event is not None:
-                trace = index.trace
-                start = int(trace.start_ns[self.event])
-                return start, start + max(int(trace.duration_ns[self.event]), 1)
-        return None
+        event = None
+        if self.event is not None:
+            trace = index.trace
+            start = int(trace.start_ns[self.event])
+            event = start, start + max(int(trace.duration_ns[self.event]), 1)
+        if self.latest is Picked.RANGE:
+            return self.range or event
+        return event or self.range

@@ -46,7 +46,7 @@ from tui.view.layout import (
     first_cap_for,
 )
 from tui.view.marking import PreparedMarks, marked_mask
-from tui.view.navigation import Selection, row_of
+from tui.view.navigation import Picked, Selection, row_of
 from tui.view.timeline_index import DEFAULT_DEPTH_CAP, TimelineIndex
 
 __all__ = ["GAP_GLYPH", "Timeline"]
@@ -172,7 +172,7 @@ class Timeline(TimelineKeys, ScrollView, can_focus=True):
     def watch_selected_event(self, old: int | None, event: int | None) -> None:
         self.selection.event = event
         if event is not None:
-            self.selection.latest = "event"
+            self.selection.latest = Picked.EVENT
         self._invalidate()
         if (old is None) != (event is None):
             self.refresh_bindings()  # Enter (details) is offered or not
@@ -180,7 +180,7 @@ class Timeline(TimelineKeys, ScrollView, can_focus=True):
     def watch_selected_range(self, selected: tuple[int, int] | None) -> None:
         self.selection.range = selected
         if selected is not None:
-            self.selection.latest = "range"
+            self.selection.latest = Picked.RANGE
         self._invalidate()
 
     def _invalidate(self) -> None:
@@ -255,7 +255,7 @@ class Timeline(TimelineKeys, ScrollView, can_focus=True):
             return
         event = int(event)
         self.selected_event = event
-        self.selection.latest = "event"
+        self.selection.latest = Picked.EVENT
         row_index = row_of(self.index, self.rows_layout, event)
         if row_index is not None:
             set_cursor_row(self, row_index)
@@ -277,7 +277,7 @@ class Timeline(TimelineKeys, ScrollView, can_focus=True):
         """Highlight a time range (a gap, a step) and show it with a margin around it."""
         start, end = sorted((int(start_ns), int(end_ns)))
         self.selected_range = (start, end)
-        self.selection.latest = "range"
+        self.selection.latest = Picked.RANGE
         margin = max((end - start) // 10, MIN_SPAN_NS)
         self.fit(start - margin, end + margin)
         self._cursor_fraction = 0.5
