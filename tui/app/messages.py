@@ -16,19 +16,12 @@ from rich.text import Text
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from tui.app.screens.comparison_data import Comparison
     from tui.core.figures.analysis import Analysis, OpTable
-    from tui.core.figures.shapes import ShapeOpTable
     from tui.core.findings.readings import Finding
     from tui.core.ingest.load import LoadProgress
     from tui.core.model.trace import Trace
-    from tui.core.results.copies import CopiesResult
-    from tui.core.results.kernels import KernelsResult
     from tui.core.results.ranks import RanksResult
-    from tui.notes import Note, NotesStore
-    from tui.scrub import CheckReport, ScrubReport
-    from tui.view.copy_rows import CopyLine
-    from tui.view.kernel_rows import KernelRows
+    from tui.notes import NotesStore
     from tui.view.layout import ZoneView
     from tui.view.timeline_index import TimelineIndex
 
@@ -97,15 +90,6 @@ class ZoneRefused(Message):
 
 
 @dataclass
-class NotesUpdated(Message):
-    """A notes job ran (edit, save, hash): the notes now, and what to tell."""
-
-    notes: list[Note]
-    notice: str | None = None
-    error: str | None = None
-
-
-@dataclass
 class LoadFailed(Message):
     """A loading worker failed with a one-line reason."""
 
@@ -155,91 +139,6 @@ class StatusText(Message):
 
 
 @dataclass
-class KernelsRead(Message):
-    """A worker read the capture's kernels (the Kernels tab's figures) and built
-    the tab's rows (None: no kernel figures)."""
-
-    result: KernelsResult
-    rows: KernelRows | None = None
-
-
-@dataclass
-class CopiesRead(Message):
-    """A worker read the capture's copies (the Copies tab's figures) and built
-    the tab's lines."""
-
-    result: CopiesResult
-    lines: list[CopyLine] = field(default_factory=list)
-
-
-@dataclass
-class ShapesRead(Message):
-    """A worker grouped a scope's operators by input shape (`table` None: no
-    shapes recorded); `span` is the scope it was asked for (None: the window)."""
-
-    table: ShapeOpTable | None
-    span: tuple[int, int] | None
-
-
-@dataclass
-class StepChosen(Message):
-    """A step was chosen in the steps strip (index into Analysis.steps)."""
-
-    index: int
-
-
-@dataclass
-class CaptureOutput(Message):
-    """A line of output from a running capture subprocess."""
-
-    line: str
-
-
-@dataclass
-class CaptureFinished(Message):
-    """A capture subprocess ended; path is set when it produced a trace."""
-
-    returncode: int
-    path: Path | None
-
-
-@dataclass
-class ScrubChecked(Message):
-    """A scrub check finished: what in the trace identifies people or places."""
-
-    report: CheckReport
-
-
-@dataclass
-class ScrubWritten(Message):
-    """A scrubbed copy was written: what it replaced, removed or kept."""
-
-    report: ScrubReport
-
-
-@dataclass
-class ScrubFailed(Message):
-    """A scrub check or write failed with a one-line reason (stage: check or write)."""
-
-    stage: str
-    reason: str
-
-
-@dataclass
-class ComparisonReady(Message):
-    """A comparison worker loaded the other capture and compared both."""
-
-    comparison: Comparison
-
-
-@dataclass
-class ComparisonFailed(Message):
-    """A comparison worker could not load or compare (one line each)."""
-
-    lines: list[str]
-
-
-@dataclass
 class RunProgressed(Message):
     """A run's reading moved on: ranks finished, and what those in flight are doing."""
 
@@ -259,23 +158,3 @@ class RunLoaded(Message):
     path: Path
     result: RanksResult
     zones: tuple[str, ...] = ()
-
-
-@dataclass
-class RankCellHighlighted(Message):
-    """The heat table's cursor is on this rank and step number."""
-
-    rank: int
-    step: int | None
-
-    def can_replace(self, message: Message) -> bool:
-        """Only the latest cell matters while keys repeat."""
-        return isinstance(message, RankCellHighlighted)
-
-
-@dataclass
-class RankCellChosen(Message):
-    """Enter on a heat table cell: open this rank's timeline at this step."""
-
-    rank: int
-    step: int | None

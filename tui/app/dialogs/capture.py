@@ -11,6 +11,7 @@ import re
 import shlex
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,6 +20,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import (
     Button,
@@ -32,11 +34,25 @@ from textual.widgets import (
     Static,
 )
 
-from tui.app.messages import CaptureFinished, CaptureOutput
 from tui.core.base.textsafe import printable
 
 STEP_LINE = re.compile(r"step (\d+)/(\d+)")
 WINDOW_TEXT = re.compile(r"^\d+,\d+,\d+(,\d+){0,2}$")
+
+
+@dataclass
+class CaptureOutput(Message):
+    """A line of output from a running capture subprocess."""
+
+    line: str
+
+
+@dataclass
+class CaptureFinished(Message):
+    """A capture subprocess ended; path is set when it produced a trace."""
+
+    returncode: int
+    path: Path | None
 
 
 def capture_argv(

@@ -9,6 +9,7 @@ trace: it goes through `printable` into a `Text`, never through markup.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,11 +18,11 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from tui.app.messages import ScrubChecked, ScrubFailed, ScrubWritten
 from tui.core.base.errors import TraceLoadError
 from tui.core.base.textsafe import printable
 from tui.report.fit import fit_end
@@ -55,6 +56,28 @@ KIND_WORDS = {
 }
 # The worker failures that are the user's to read, not the app's to crash on.
 EXPECTED_ERRORS = (ScrubError, TraceLoadError, OSError, MemoryError, ValueError)
+
+
+@dataclass
+class ScrubChecked(Message):
+    """A scrub check finished: what in the trace identifies people or places."""
+
+    report: CheckReport
+
+
+@dataclass
+class ScrubWritten(Message):
+    """A scrubbed copy was written: what it replaced, removed or kept."""
+
+    report: ScrubReport
+
+
+@dataclass
+class ScrubFailed(Message):
+    """A scrub check or write failed with a one-line reason (stage: check or write)."""
+
+    stage: str
+    reason: str
 
 
 def _is_gzip(path: Path) -> bool:

@@ -22,19 +22,17 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, ProgressBar, Static
 
 from tui.app.dialogs.tested_by import TestedByDialog
 from tui.app.messages import (
-    ComparisonFailed,
-    ComparisonReady,
     EventActivated,
     EventSelected,
     LoadProgressed,
     OperatorActivated,
     OperatorSelected,
-    StepChosen,
     ViewChanged,
 )
 from tui.app.screens import comparison_layout as layout
@@ -52,7 +50,7 @@ from tui.app.screens.help import HelpScreen, KeySection, timeline_keys
 from tui.app.screens.notes_keeper import NotesKeeper
 from tui.app.widgets.diff_table import DiffOpTable
 from tui.app.widgets.key_footer import KeyFooter
-from tui.app.widgets.steps_strip import StepsStrip
+from tui.app.widgets.steps_strip import StepChosen, StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text, size_text
@@ -62,6 +60,20 @@ from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import LoadProgress
 from tui.view import status
 from tui.view.timeline_index import TimelineIndex
+
+
+@dataclass
+class ComparisonReady(Message):
+    """A comparison worker loaded the other capture and compared both."""
+
+    comparison: Comparison
+
+
+@dataclass
+class ComparisonFailed(Message):
+    """A comparison worker could not load or compare (one line each)."""
+
+    lines: list[str]
 
 
 @dataclass(frozen=True)

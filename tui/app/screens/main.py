@@ -34,11 +34,9 @@ from tui.app.messages import (
     EventActivated,
     EventSelected,
     MarkEvents,
-    NotesUpdated,
     OperatorActivated,
     OperatorSelected,
     StatusText,
-    StepChosen,
     TraceLoaded,
     ViewChanged,
 )
@@ -67,7 +65,7 @@ from tui.app.screens.findings_later import FindingsRead
 from tui.app.screens.help import KeySection
 from tui.app.screens.main_keys import MAIN_KEYS, RUN_ACTIONS
 from tui.app.screens.marks import Marks, SearchMatched
-from tui.app.screens.notes_keeper import NotesKeeper
+from tui.app.screens.notes_keeper import NotesKeeper, NotesUpdated
 from tui.app.screens.ranks import RankPlace
 from tui.app.screens.report_export import ReportWritten
 from tui.app.screens.zone_switch import ZoneApplied, ZoneSwitch
@@ -81,7 +79,7 @@ from tui.app.widgets.notes_pane import NoteAction, NoteCommand, NotesPane
 from tui.app.widgets.op_table import OperatorTable, default_mode
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.rows_view import FiguresAsked
-from tui.app.widgets.steps_strip import StepsStrip
+from tui.app.widgets.steps_strip import StepChosen, StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import SortKey, ZoneSource

@@ -12,23 +12,36 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual.message import Message
 from textual.screen import Screen
 
 from tui.app.dialogs.confirm import ConfirmDialog
 from tui.app.dialogs.note_form import NoteDraft, NoteForm
-from tui.app.messages import NotesUpdated
 from tui.app.widgets.notes_pane import NoteCommand, NotesPane
 from tui.core.base.textsafe import printable
 from tui.notes.model import STATUSES
+
+if TYPE_CHECKING:
+    from tui.notes import Note
 
 EMPTY = "no notes yet: m writes one on the current selection (a in this list)"
 
 # A job changes the store and says what to tell the user (None: nothing).
 Job = Callable[[Any], str | None]
+
+
+@dataclass
+class NotesUpdated(Message):
+    """A notes job ran (edit, save, hash): the notes now, and what to tell."""
+
+    notes: list[Note]
+    notice: str | None = None
+    error: str | None = None
 
 
 class NotesKeeper:

@@ -23,21 +23,14 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static, TabbedContent, TabPane
 
-from tui.app.messages import (
-    LoadFailed,
-    RankCellChosen,
-    RankCellHighlighted,
-    RunLoaded,
-    TraceLoaded,
-    ZoneRefused,
-)
+from tui.app.messages import LoadFailed, RunLoaded, TraceLoaded, ZoneRefused
 from tui.app.screens.help import HelpScreen, KeySection
 from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.loading import LoadingScreen
 from tui.app.screens.main_keys import MAIN_KEYS, RUN_ACTIONS
 from tui.app.screens.run_loading import RunLoadingScreen
 from tui.app.widgets.findings_panel import finding_text
-from tui.app.widgets.heat_table import HeatTable
+from tui.app.widgets.heat_table import HeatTable, RankCellChosen, RankCellHighlighted
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.rank_bars import RankBars
 from tui.core.base.textsafe import printable

@@ -9,20 +9,34 @@ GPU work was observed the tab says so and why, never an empty table.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.message import Message
 
-from tui.app.messages import CopiesRead, MarkEvents, StatusText
+from tui.app.messages import MarkEvents, StatusText
 from tui.app.widgets.rows_view import FiguresAsked, ReadOnce, RowsView
 from tui.core.base.textsafe import printable
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.copies import CopyReading
 from tui.report.fit import fit_middle
 from tui.view.copy_rows import CopyLine, copy_details, copy_lines
+
+if TYPE_CHECKING:
+    from tui.core.results.copies import CopiesResult
+
+
+@dataclass
+class CopiesRead(Message):
+    """A worker read the capture's copies (the Copies tab's figures) and built
+    the tab's lines."""
+
+    result: CopiesResult
+    lines: list[CopyLine] = field(default_factory=list)
 
 
 class CopiesView(ReadOnce):

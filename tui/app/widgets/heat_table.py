@@ -9,16 +9,17 @@ doubles the marks (`*`, arrows), never replaces them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.app.messages import RankCellChosen, RankCellHighlighted
 from tui.core.base.vocab import HeatLevel, RankSort
 from tui.view.run_table import (
     CELL_WIDTH,
@@ -32,6 +33,26 @@ from tui.view.run_table import (
 
 FIXED_LINES = 3  # titles, medians, spreads
 _LEVEL_CLASS = {level: f"heat-table--{level.value}" for level in HeatLevel}
+
+
+@dataclass
+class RankCellHighlighted(Message):
+    """The heat table's cursor is on this rank and step number."""
+
+    rank: int
+    step: int | None
+
+    def can_replace(self, message: Message) -> bool:
+        """Only the latest cell matters while keys repeat."""
+        return isinstance(message, RankCellHighlighted)
+
+
+@dataclass
+class RankCellChosen(Message):
+    """Enter on a heat table cell: open this rank's timeline at this step."""
+
+    rank: int
+    step: int | None
 
 
 class HeatTable(Widget, can_focus=True):

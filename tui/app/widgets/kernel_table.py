@@ -8,13 +8,15 @@ GPU work was observed the tab says so and why, never an empty table.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.message import Message
 
-from tui.app.messages import KernelsRead, MarkEvents, StatusText
+from tui.app.messages import MarkEvents, StatusText
 from tui.app.widgets.rows_view import (
     SORT_BINDINGS,
     FiguresAsked,
@@ -34,6 +36,18 @@ from tui.view.kernel_rows import (
     kernel_details,
     visible_columns,
 )
+
+if TYPE_CHECKING:
+    from tui.core.results.kernels import KernelsResult
+
+
+@dataclass
+class KernelsRead(Message):
+    """A worker read the capture's kernels (the Kernels tab's figures) and built
+    the tab's rows (None: no kernel figures)."""
+
+    result: KernelsResult
+    rows: KernelRows | None = None
 
 
 class KernelTable(ReadOnce, SortableRows[KernelSort]):

@@ -16,7 +16,7 @@ import numpy.typing as npt
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from tui.app.messages import OperatorActivated, OperatorSelected, ShapesRead
+from tui.app.messages import OperatorActivated, OperatorSelected
 from tui.app.widgets.rows_view import SORT_BINDINGS, RowsView, SortableRows, fit
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
@@ -28,6 +28,15 @@ from tui.core.results.ops import DEFAULT_SORT, SHAPES_OFF, default_device
 SORT_COLUMNS = ("name", "calls", "cpu", "gpu")
 CALLS_WIDTH = 8
 TIME_WIDTH = 11
+
+
+@dataclass
+class ShapesRead(Message):
+    """A worker grouped a scope's operators by input shape (`table` None: no
+    shapes recorded); `span` is the scope it was asked for (None: the window)."""
+
+    table: ShapeOpTable | None
+    span: tuple[int, int] | None
 
 
 def default_column(table: OpTable) -> str:

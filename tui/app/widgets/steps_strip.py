@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import events
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tui.app.messages import StepChosen
 from tui.core.base.units import duration_text
 from tui.core.base.vocab import StepPhase
 from tui.core.figures.analysis import Analysis
 
 CAVEAT = "few steps show the mechanism, not a distribution"
+
+
+@dataclass
+class StepChosen(Message):
+    """A step was chosen in the steps strip (index into Analysis.steps)."""
+
+    index: int
 
 
 def startup_text(analysis: Analysis) -> str:
