@@ -46,7 +46,9 @@ async def _open_app_then_signal(served: Served, signum: int) -> list[psutil.Proc
 
 def _alive(process: psutil.Process) -> bool:
     try:
-        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+        return bool(process.is_running()) and bool(
+            process.status() != psutil.STATUS_ZOMBIE
+        )
     except psutil.NoSuchProcess:
         return False
 

@@ -3,18 +3,27 @@
 Each browser connection gets its own `steptrace open --served` process on the
 same trace (or run folder); their notes merge in the sidecar as two
 terminals' do. The server listens on loopback unless told otherwise, and
-prints one line: the URL with its token, and the SSH tunnel to reach it.
-textual-serve and aiohttp are imported inside `run` only.
+prints one line: the URL with its token, and the SSH tunnel to reach it (to
+the very address it listens on: ::1 or 127.0.0.2 as well). A public server
+says that its token travels in clear over plain HTTP unless given a
+certificate (--certfile, --keyfile: then HTTPS). textual-serve and aiohttp are
+imported inside `run` only.
 """
 
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from tui.serve.hosts import is_loopback, tunnel, url_host
+
+if TYPE_CHECKING:
+    import ssl
+
+__all__ = ["is_loopback", "ready_line", "register", "run", "tls_context"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -55,6 +64,16 @@ def register(subparsers: Any) -> None:
         help="allow a --host that is not loopback (others on the network can connect)",
     )
     parser.add_argument(
+        "--certfile",
+        metavar="PEM",
+        help="serve HTTPS with this certificate (PEM; may hold the key too)",
+    )
+    parser.add_argument(
+        "--keyfile",
+        metavar="PEM",
+        help="the private key of --certfile, when it is in a file of its own",
+    )
+    parser.add_argument(
         "--allow-capture",
         action="store_true",
         help="let the served app launch captures (key c): off by default",
@@ -62,31 +81,17 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def is_loopback(host: str) -> bool:
-    """Whether `host` only accepts connections from this machine."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def url_host(host: str) -> str:
-    """`host` as it goes in a URL: IPv6 in brackets, a wildcard as this host's name."""
-    if host in ("0.0.0.0", "::", ""):
-        return socket.gethostname()
-    return f"[{host}]" if ":" in host else host
-
-
-def ready_line(trace: Path, host: str, port: int, token: str) -> str:
+def ready_line(
+    trace: Path, host: str, port: int, token: str, *, tls: bool = False
+) -> str:
     """The one line printed once listening: the URL, and how to reach it."""
     from tui.core.base.textsafe import printable
 
-    url = f"http://{url_host(host)}:{port}/?token={token}"
+    scheme = "https" if tls else "http"
+    url = f"{scheme}://{printable(url_host(host))}:{port}/?token={token}"
     if is_loopback(host):
         reach = (
-            f"from your computer: ssh -L {port}:127.0.0.1:{port} "
+            f"from your computer: {printable(tunnel(host, port))} "
             f"{printable(socket.gethostname())}, then open it"
         )
     else:
@@ -121,11 +126,18 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        print(
-            f"steptrace: warning: listening on {printable(host)}, not loopback: "
-            "plain HTTP, the token is the only protection and travels unencrypted",
-            file=sys.stderr,
-        )
+        if args.certfile is None:
+            print(
+                f"steptrace: warning: listening on {printable(host)}, not loopback, "
+                "over plain HTTP: the token is the only protection and travels "
+                "unencrypted (--certfile/--keyfile serve HTTPS)",
+                file=sys.stderr,
+            )
+    ssl_context = None
+    if args.certfile is not None or args.keyfile is not None:
+        ssl_context = tls_context(args.certfile, args.keyfile)
+        if ssl_context is None:
+            return 2
 
     from tui.serve.auth import new_token
     from tui.serve.server import TraceServer, app_argv, listen
@@ -149,10 +161,37 @@ def run(args: argparse.Namespace) -> int:
         port=port,
         token=token,
         title=f"steptrace — {printable(trace.name)}",
+        public=bool(args.public),
+        ssl_context=ssl_context,
     )
 
     def ready() -> None:
-        print(ready_line(trace, host, port, token), flush=True)
+        line = ready_line(trace, host, port, token, tls=ssl_context is not None)
+        print(line, flush=True)
 
     asyncio.run(server.run(listening, ready))
     return 0
+
+
+def tls_context(certfile: str | None, keyfile: str | None) -> ssl.SSLContext | None:
+    """The server's TLS context from --certfile/--keyfile; None after one line
+    on stderr when they cannot be used."""
+    import ssl
+
+    from tui.core.base.textsafe import printable
+
+    if certfile is None:
+        print("steptrace: --keyfile needs --certfile", file=sys.stderr)
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(certfile, keyfile)
+    except (OSError, ssl.SSLError) as error:
+        reason = getattr(error, "strerror", None) or getattr(error, "reason", None)
+        print(
+            f"steptrace: --certfile {printable(certfile)}: cannot load the "
+            f"certificate and its key ({printable(str(reason or error))})",
+            file=sys.stderr,
+        )
+        return None
+    return context

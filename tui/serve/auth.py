@@ -17,15 +17,18 @@ shared screen. A cookie is not bound to a port, and a page from another port
 of the same host counts as the same site: a request whose `Origin` is not the
 address it was sent to (a WebSocket opened by such a page) is refused too.
 
-A request is let in when its query token or its cookie matches, compared in
+A request is let in when its Host header names this server (see
+`tui.serve.hosts`) and its query token or its cookie matches, compared in
 constant time (`hmac.compare_digest`). Anything else, any path and any method,
-gets a bare 403: no page, no app name, no server header.
+gets a bare 403: no page, no app name, no server header. Over HTTPS the
+cookie is also Secure.
 """
 
 from __future__ import annotations
 
 import hmac
 import secrets
+from collections.abc import Callable
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
@@ -87,12 +90,17 @@ def forbidden() -> web.Response:
     return web.Response(status=403, text=FORBIDDEN_TEXT)
 
 
-def token_guard(token: str, cookie: str) -> Middleware:
+def token_guard(
+    token: str, cookie: str, host_allowed: Callable[[str], bool]
+) -> Middleware:
     """The middleware that lets in only requests carrying `token`
-    (query parameter or cookie `cookie`) from their own origin."""
+    (query parameter or cookie `cookie`) from their own origin, sent to a
+    Host that `host_allowed` accepts."""
 
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if not host_allowed(request.headers.get("Host", "")):
+            return forbidden()
         query_token = request.query.get(TOKEN_PARAMETER)
         cookie_token = request.cookies.get(cookie)
         by_query = query_token is not None and token_matches(query_token, token)
@@ -107,7 +115,12 @@ def token_guard(token: str, cookie: str) -> Middleware:
             }
             response = web.HTTPSeeOther(location=str(URL("/").with_query(query)))
             response.set_cookie(
-                cookie, token, path="/", httponly=True, samesite="Strict"
+                cookie,
+                token,
+                path="/",
+                httponly=True,
+                samesite="Strict",
+                secure=request.secure,
             )
             return response
         return await handler(request)

@@ -22,6 +22,7 @@ import ctypes
 import os
 import signal
 import socket
+import ssl
 import sys
 from asyncio.subprocess import Process
 from collections.abc import Callable, Sequence
@@ -37,6 +38,7 @@ from textual_serve.server import Server, to_int
 
 from tui.serve import logs
 from tui.serve.auth import cookie_name, harden_headers, token_guard
+from tui.serve.hosts import host_allowed
 from tui.serve.protocol import (
     Focus,
     Malformed,
@@ -158,16 +160,26 @@ class TraceServer(Server):
         port: int,
         token: str,
         title: str,
+        public: bool = False,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
+        """`public`: --public was given (more Host names answered, see
+        `tui.serve.hosts`); `ssl_context`: serve HTTPS."""
         super().__init__(" ".join(app_argv), host=host, port=port, title=title)
         self.app_argv = list(app_argv)
         self.token = token
+        self.public = public
+        self.ssl_context = ssl_context
         self.sessions: set[Session] = set()
         self.started: set[Process] = set()
 
     async def _make_app(self) -> web.Application:
         """The aiohttp application: token guard first, then textual-serve's routes."""
-        guard = token_guard(self.token, cookie_name(self.port))
+
+        def allowed(header: str) -> bool:
+            return host_allowed(header, self.host, public=self.public)
+
+        guard = token_guard(self.token, cookie_name(self.port), allowed)
         app = web.Application(middlewares=[guard])
         aiohttp_jinja2.setup(
             app, loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True
@@ -274,7 +286,7 @@ class TraceServer(Server):
         )
         await runner.setup()
         try:
-            await web.SockSite(runner, listening).start()
+            await web.SockSite(runner, listening, ssl_context=self.ssl_context).start()
             ready()
             await stop.wait()
         finally:
