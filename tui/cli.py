@@ -1,7 +1,8 @@
-"""The `steptrace` command line: one subcommand per module in tui.commands.
+"""The `steptrace` command line: each subcommand is a module of tui.commands, or
+a row of the result commands' table (`tui.commands.results`).
 
-Subcommand modules import their heavy dependencies (textual, torch) inside
-their `run`, so headless commands stay fast and never pull in the UI.
+Commands import their heavy dependencies (textual, torch) inside their `run`,
+so headless commands stay fast and never pull in the UI.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from tui import __version__
 
 # Order is the order shown in --help.
-COMMAND_MODULES = (
+COMMANDS = (
     "open",
     "serve",
     "demo",
@@ -51,10 +52,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"steptrace {__version__}"
     )
+    from tui.commands import results
+
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES if only is None else (only,):
-        module = importlib.import_module(f"tui.commands.{module_name}")
-        module.register(subparsers)
+    for name in COMMANDS if only is None else (only,):
+        if name in results.TABLE:
+            results.register(subparsers, name)
+        else:
+            importlib.import_module(f"tui.commands.{name}").register(subparsers)
     return parser
 
 
@@ -77,7 +82,7 @@ def looks_like_a_trace(word: str) -> bool:
 
 def closest_command(word: str) -> str | None:
     """The command a mistyped word most likely meant, if one is close."""
-    matches = difflib.get_close_matches(word.lower(), COMMAND_MODULES, n=1)
+    matches = difflib.get_close_matches(word.lower(), COMMANDS, n=1)
     return matches[0] if matches else None
 
 
@@ -89,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     # `steptrace TRACE` is short for `steptrace open TRACE`.
     first = args_list[0] if args_list else ""
-    if first and not first.startswith("-") and first not in COMMAND_MODULES:
+    if first and not first.startswith("-") and first not in COMMANDS:
         if not looks_like_a_trace(first):
             shown = printable(first)
             meant = closest_command(first)
@@ -107,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         args_list.insert(0, "open")
     command = args_list[0] if args_list else ""
-    parser = build_parser(command if command in COMMAND_MODULES else None)
+    parser = build_parser(command if command in COMMANDS else None)
     args = parser.parse_args(args_list)
     if getattr(args, "func", None) is None:
         parser.print_help()

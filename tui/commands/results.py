@@ -1,0 +1,339 @@
+"""The result commands as one table: each row a command that opens a capture,
+computes one typed result from it and prints it as text or JSON.
+
+`steptrace summary|ops|kernels|copies|memory|gaps|zones|report TRACE`: a row
+says its own options, how it computes its result from the opened capture and,
+when not as every other, how it prints; `run` is the one way they all run
+(open with `tui.core.opening`, words from `tui.report`). Every import that costs
+is inside a function, so `--help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from tui.commands._common import add_workers_option
+from tui.commands._zones import add_zone_option
+
+TRACE_HELP = "a .json or .json.gz Kineto/Chrome trace"
+JSON_HELP = "print JSON (see README)"
+
+
+class Refused(Exception):
+    """The command cannot answer as asked (the line says why; exit status 2)."""
+
+
+@dataclass(frozen=True)
+class ResultCommand:
+    """One row: a command computing one result from an opened capture.
+
+    `options` adds the command's own flags (after `--zone`, before `--json`);
+    `output` adds `--json` (and any other output flag); `check` refuses bad
+    flags before the capture is read; `compute` makes the result from the
+    analysis; `show` prints it as text (JSON is always `json_of`).
+    """
+
+    help: str
+    compute: Callable[[Any, argparse.Namespace], Any]
+    description: str | None = None
+    zones: bool = False
+    workers: bool = False
+    options: Callable[[argparse.ArgumentParser], None] | None = None
+    output: Callable[[argparse.ArgumentParser], None] | None = None
+    check: Callable[[argparse.Namespace], str | None] | None = None
+    show: Callable[[Any, argparse.Namespace], None] | None = None
+
+
+def register(subparsers: Any, name: str) -> None:
+    """Add the subcommand `name` of the table, with its flags in their usual order."""
+    command = TABLE[name]
+    parser = subparsers.add_parser(
+        name, help=command.help, description=command.description
+    )
+    parser.add_argument("trace", help=TRACE_HELP)
+    if command.zones:
+        add_zone_option(parser)
+    if command.options is not None:
+        command.options(parser)
+    if command.output is not None:
+        command.output(parser)
+    else:
+        parser.add_argument("--json", action="store_true", help=JSON_HELP)
+    if command.workers:
+        add_workers_option(parser)
+    parser.set_defaults(func=partial(run, command))
+
+
+def run(command: ResultCommand, args: argparse.Namespace) -> int:
+    """Open the capture, compute the row's result, print it; 2 for a flag, a
+    zone or a step refused (one line each on stderr)."""
+    from tui.commands._common import print_json, progress_on_stderr
+    from tui.commands._zones import print_refusal
+    from tui.core.opening.capture import open_capture
+    from tui.core.opening.zones import ZoneRefusal
+
+    problem = command.check(args) if command.check is not None else None
+    if problem is not None:
+        print(f"steptrace: {problem}", file=sys.stderr)
+        return 2
+    with progress_on_stderr() as progress:
+        opened = open_capture(
+            args.trace,
+            asked=args.zone if command.zones else (),
+            progress=progress,
+            workers=args.workers if command.workers else None,
+        )
+    if isinstance(opened, ZoneRefusal):
+        print_refusal(opened)
+        return 2
+    try:
+        result = command.compute(opened.analysis, args)
+    except Refused as refused:
+        print(f"steptrace: {refused}", file=sys.stderr)
+        return 2
+    if args.json:
+        from tui.report.render import json_of
+
+        print_json(json_of(result))
+    elif command.show is not None:
+        command.show(result, args)
+    else:
+        from tui.report.render import text_of
+
+        print(text_of(result))
+    return 0
+
+
+# -- the rows' own parts ---------------------------------------------------------
+
+
+def _limit_checked(args: argparse.Namespace) -> str | None:
+    if args.limit is not None and args.limit < 0:
+        return "--limit must be 0 or more"
+    return None
+
+
+def _no_step(analysis: Any, number: int) -> Refused:
+    numbers = ", ".join(str(step.number) for step in analysis.steps) or "none"
+    return Refused(f"no step {number} in this trace (steps: {numbers})")
+
+
+def _summary(analysis: Any, args: argparse.Namespace) -> Any:
+    from tui.core.results import SummaryResult
+
+    return SummaryResult.of(analysis)
+
+
+def _ops_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sort",
+        choices=("self", "total", "calls", "name"),
+        default="self",
+        help="sort key (default: self time, as the app)",
+    )
+    parser.add_argument(
+        "--device",
+        choices=("cpu", "gpu"),
+        default=None,
+        help="which time to sort by (default: GPU when observed, else CPU)",
+    )
+    parser.add_argument(
+        "--limit", type=int, default=None, metavar="N", help="at most N rows"
+    )
+    parser.add_argument(
+        "--step", type=int, default=None, metavar="N", help="only ProfilerStep#N"
+    )
+    parser.add_argument(
+        "--group-by",
+        choices=("name", "shape"),
+        default="name",
+        help="rows per operator name (default), or per name and input shapes "
+        "as key_averages(group_by_input_shape=True)",
+    )
+
+
+def _ops(analysis: Any, args: argparse.Namespace) -> Any:
+    """torch's key_averages() per name (or name and shapes), whole trace or one step."""
+    from tui.core.results import OpsResult
+
+    start = end = None
+    scope = "whole trace"
+    if args.step is not None:
+        matching = [step for step in analysis.steps if step.number == args.step]
+        if not matching:
+            raise _no_step(analysis, args.step)
+        start, end = matching[0].start_ns, matching[0].end_ns
+        scope = f"step {args.step}"
+    if args.group_by == "shape":
+        from tui.core.figures.shapes import shape_op_table, shapes_in_trace
+
+        return OpsResult.of(
+            shape_op_table(analysis, start, end),
+            sort=args.sort,
+            device=args.device,
+            limit=args.limit,
+            scope=scope,
+            shapes_recorded=shapes_in_trace(analysis.trace),
+        )
+    return OpsResult.of(
+        analysis.op_table(start, end),
+        sort=args.sort,
+        device=args.device,
+        limit=args.limit,
+        scope=scope,
+    )
+
+
+def _kernels_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--step",
+        type=int,
+        default=None,
+        metavar="N",
+        help="only kernels starting in ProfilerStep#N",
+    )
+    parser.add_argument(
+        "--limit", type=int, default=None, metavar="N", help="at most N rows"
+    )
+
+
+def _kernels(analysis: Any, args: argparse.Namespace) -> Any:
+    from tui.core.results.kernels import KernelsResult
+
+    try:
+        return KernelsResult.of(analysis, step=args.step, limit=args.limit)
+    except KeyError:
+        raise _no_step(analysis, args.step) from None
+
+
+def _copies(analysis: Any, args: argparse.Namespace) -> Any:
+    from tui.core.results.copies import CopiesResult
+
+    return CopiesResult.of(analysis)
+
+
+def _memory(analysis: Any, args: argparse.Namespace) -> Any:
+    from tui.core.results.memory import MemoryResult
+
+    return MemoryResult.of(analysis)
+
+
+def _gaps(analysis: Any, args: argparse.Namespace) -> Any:
+    from tui.core.results import GapsResult
+
+    return GapsResult.of(analysis)
+
+
+def _zones_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--all", action="store_true", help="list every candidate")
+
+
+def _zones(analysis: Any, args: argparse.Namespace) -> Any:
+    from tui.core.results.zones import ZonesResult
+
+    return ZonesResult.of(analysis)
+
+
+def _zones_show(result: Any, args: argparse.Namespace) -> None:
+    from tui.report.zones import zones_text
+
+    print(zones_text(result, None if args.all else 40))
+
+
+def _report_output(parser: argparse.ArgumentParser) -> None:
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument(
+        "--md", action="store_true", help="print Markdown (to paste in a ticket)"
+    )
+    output.add_argument("--json", action="store_true", help=JSON_HELP)
+
+
+def _report(analysis: Any, args: argparse.Namespace) -> Any:
+    """The report with the capture's notes; notes that cannot be read are warned
+    about, never fatal."""
+    from pathlib import Path
+
+    from tui.core.base.textsafe import printable
+    from tui.notes.store import NotesStore
+    from tui.report.report import ReportResult
+
+    store = NotesStore.open(Path(args.trace))
+    for problem in store.problems:
+        print(f"steptrace: warning: {printable(problem)}", file=sys.stderr)
+    return ReportResult.of(analysis, store.notes)
+
+
+def _report_show(result: Any, args: argparse.Namespace) -> None:
+    if args.md:
+        from pathlib import Path
+
+        from tui.report.report_markdown import report_markdown
+
+        sys.stdout.write(report_markdown(result, Path(args.trace).name))
+        return
+    from tui.report.render import text_of
+
+    print(text_of(result))
+
+
+TABLE: dict[str, ResultCommand] = {
+    "summary": ResultCommand(
+        "steps, zones, device busy and gaps of a capture",
+        _summary,
+        zones=True,
+        workers=True,
+    ),
+    "ops": ResultCommand(
+        "operator table: calls, self/total CPU and GPU time",
+        _ops,
+        workers=True,
+        options=_ops_options,
+        check=_limit_checked,
+    ),
+    "kernels": ResultCommand(
+        "kernels per name: count, min/median/max, busy share, launch figures",
+        _kernels,
+        options=_kernels_options,
+        check=_limit_checked,
+    ),
+    "copies": ResultCommand(
+        "host↔device copies and sets: count, bytes, time, per step, repeated",
+        _copies,
+    ),
+    "memory": ResultCommand(
+        "profile_memory captures: peak allocated per step, bytes per operator",
+        _memory,
+    ),
+    "gaps": ResultCommand(
+        "device idle time inside data zones (lecture_batch_cpu…)",
+        _gaps,
+        zones=True,
+        workers=True,
+    ),
+    "zones": ResultCommand(
+        "ranges that can be the data zone (annotations, DataLoader, operators)",
+        _zones,
+        zones=True,
+        options=_zones_options,
+        show=_zones_show,
+    ),
+    "report": ResultCommand(
+        "one document in the method's order: question, window, CPU/GPU/waiting, "
+        "findings, notes, instrumentation, resources",
+        _report,
+        description="The capture's report, in the method's order: question, "
+        "scenario, unit, window and start-up, CPU time / GPU work / waiting kept "
+        "apart, findings (possible observation → hypothesis → next check), the "
+        "notes with their verdicts, instrumentation and its cost, and what the "
+        "capture can and cannot say about resources.",
+        zones=True,
+        workers=True,
+        output=_report_output,
+        show=_report_show,
+    ),
+}
