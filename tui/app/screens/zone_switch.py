@@ -16,8 +16,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from tui.app.dialogs.zone_picker import ZonePicker
-from tui.core.base.vocab import ZoneSource
-from tui.core.figures.analysis import Analysis, ZoneChoice
+from tui.core.figures.analysis import Analysis
 from tui.core.figures.zones import ZoneCandidate
 from tui.core.findings.readings import Finding
 from tui.view.layout import ZoneView
@@ -94,15 +93,14 @@ class ZoneSwitch:
 
     def recompute(self, analysis: Analysis, names: tuple[str, ...]) -> None:
         """In a worker: the analysis with another zone, its findings and timeline marks."""
-        from tui.core.findings.readings import compute_findings
+        from tui.core.opening.capture import rezone
 
-        choice = ZoneChoice(names, ZoneSource.CHOSEN) if names else None
-        zoned = analysis.with_zones(choice)
-        _ = zoned.zone_reading
-        self.candidates(zoned)
-        findings = compute_findings(zoned)
-        zone_view = ZoneView.build(self.index, zoned)
-        self.host.post_message(ZoneApplied(zoned, zone_view, findings))
+        rezoned = rezone(analysis, names)
+        self.candidates(rezoned.analysis)
+        zone_view = ZoneView.build(self.index, rezoned.analysis)
+        self.host.post_message(
+            ZoneApplied(rezoned.analysis, zone_view, rezoned.findings)
+        )
 
     def applied(self) -> tuple[str, ...] | None:
         """The zone shown now was applied: the names to keep in the notes, if any."""
