@@ -16,6 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
@@ -105,7 +106,7 @@ class HeatTable(Widget, can_focus=True):
         self.top = 0
         self.first_col = 0
         self.order: list[int] = table.order(self.sort, self.descending)
-        self._styles: dict[str, Style] = {}
+        self._styles: LRUCache[str, Style] = LRUCache(64)
 
     # -- state ------------------------------------------------------------------
 

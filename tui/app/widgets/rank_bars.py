@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.cache import LRUCache
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -69,7 +70,7 @@ class RankBars(Widget):
         self.current: int | None = self.ranks[0] if self.ranks else None
         self.step: int | None = None
         self.top = 0
-        self._styles: dict[str, Style] = {}
+        self._styles: LRUCache[str, Style] = LRUCache(64)
 
     def show(self, ranks: list[int], current: int | None, step: int | None) -> None:
         """Follow the table: its order, its cursor's rank, and the step (None: whole capture)."""

@@ -23,6 +23,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.events import Show
 from textual.geometry import Size
 from textual.message import Message
@@ -84,7 +85,7 @@ class RowsView(ScrollView, can_focus=True):
         self.message: str | None = message
         """Shown instead of the rows while there are none to show (and why)."""
         self.filter_text = ""
-        self._styles: dict[bool, dict[str, Style]] = {}
+        self._styles: LRUCache[tuple[bool, str], Style] = LRUCache(64)
 
     # -- what subclasses tell -------------------------------------------------
 
@@ -221,8 +222,8 @@ class RowsView(ScrollView, can_focus=True):
 
     def _style(self, what: str) -> Style:
         """Styles per focus state; computing them per line is costly."""
-        styles = self._styles.setdefault(self.has_focus, {})
-        style = styles.get(what)
+        key = (self.has_focus, what)
+        style = self._styles.get(key)
         if style is None:
             base = self.rich_style
             style = (
@@ -230,7 +231,7 @@ class RowsView(ScrollView, can_focus=True):
                 if what == "base"
                 else base + self.get_component_rich_style(f"rows-view--{what}")
             )
-            styles[what] = style
+            self._styles[key] = style
         return style
 
     def render_line(self, y: int) -> Strip:

@@ -16,6 +16,7 @@ import numpy as np
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
+from textual.cache import LRUCache
 from textual.strip import Strip
 
 from tui.core.base.textsafe import printable
@@ -86,6 +87,10 @@ class LineView:
     layout: TimelineLayout
 
 
+STYLES_KEPT = 1024
+"""More than the styles one theme draws: none is built twice."""
+
+
 class Painter:
     """Styles of one theme and the names drawn, cached; builds line segments."""
 
@@ -94,7 +99,7 @@ class Painter:
         self.trace: Trace = index.trace
         self.zone = zone
         self.base = Style()
-        self._styles: dict[tuple[object, ...], Style] = {}
+        self._styles: LRUCache[tuple[object, ...], Style] = LRUCache(STYLES_KEPT)
         self._names: dict[int, str] = {}
         self._step_of_event = {step.event: step for step in index.steps}
 
