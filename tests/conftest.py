@@ -1,5 +1,6 @@
-"""Shared test setup: snapshots in top-level `snapshots/<module>/`, and a
-notes data folder under tmp_path for tests that must not touch the home folder."""
+"""Shared test setup: snapshots in top-level `snapshots/<module>/`, the shared
+real traces (skipped when absent), and a notes data folder under tmp_path for
+tests that must not touch the home folder."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Any
 import pytest
 import pytest_textual_snapshot
 from syrupy.location import PyTestLocation
+
+from tests import shared_traces as shared
 
 SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots"
 
@@ -29,6 +32,15 @@ def _snapshots_at_top_level(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         pytest_textual_snapshot, "SVGImageExtension", TopLevelSVGExtension
     )
     yield
+
+
+@pytest.fixture(scope="session")
+def shared_traces() -> Path:
+    """The shared real traces (`../shared/traces` beside the checkout); a test
+    that asks for them is skipped, saying why, when the folder is absent."""
+    if not shared.present():
+        pytest.skip(shared.ABSENT)
+    return shared.FOLDER
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from tests import shared_traces as shared
 from tests.app_factory import make_app, settle
 from tests.app_views import info, pilot_test, shown_lines, workers_done
 from tests.fixtures_app import write_training_trace
@@ -20,7 +21,7 @@ from tui.app.screens.main import MainScreen
 from tui.app.widgets.copies_view import CopiesView
 from tui.core.base.units import duration_text, size_text
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = shared.FOLDER
 SAMPLED = TRACES / "timeline_analysis-sampled_rank-0.json.gz"
 
 
@@ -141,7 +142,7 @@ async def test_cpu_only_capture_says_not_observed_and_why(cpu_trace: Path) -> No
         assert screen.marks.size == 0
 
 
-@pytest.mark.skipif(not SAMPLED.exists(), reason="shared real traces not present")
+@pytest.mark.usefixtures("shared_traces")
 @pilot_test
 async def test_real_trace_repeated_copies(isolated_data_dir: Path) -> None:
     """A real capture: each repeated line's copies, issued in every window step,

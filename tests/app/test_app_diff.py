@@ -22,6 +22,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
+from tests import shared_traces as shared
 from tests.app_diff_pair import (
     ACTIVE,
     FAST_MS,
@@ -497,10 +498,10 @@ async def test_an_unreadable_other_capture_says_why(
         assert isinstance(app.screen, MainScreen)
 
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "traces"
+SHARED = shared.FOLDER
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="shared traces not present")
+@pytest.mark.usefixtures("shared_traces")
 @pilot_test
 async def test_real_pair_inconclusive_and_occurrences_match_raw_counts(
     tmp_path: Path, isolated_data_dir: Path

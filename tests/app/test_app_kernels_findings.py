@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from tests import shared_traces as shared
 from tests.app_factory import make_app, settle
 from tests.app_views import info, pilot_test, workers_done
 from tui.app.screens.main import MainScreen
@@ -28,14 +29,11 @@ from tui.core.findings.readings import (
     ShowOperator,
 )
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = shared.FOLDER
 SAMPLED = TRACES / "timeline_analysis-sampled_rank-0.json.gz"
 CPU_GAPS = TRACES / "distributed_info_unavailable-distributed_info_not_found.json.gz"
 
-pytestmark = pytest.mark.skipif(
-    not SAMPLED.exists() or not CPU_GAPS.exists(),
-    reason="shared real traces not present",
-)
+pytestmark = pytest.mark.usefixtures("shared_traces")
 
 
 def raw_events(path: Path) -> list[dict[str, Any]]:

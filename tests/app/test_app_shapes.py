@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from textual.pilot import Pilot
 
+from tests import shared_traces as shared
 from tests.app_factory import make_app, settle
 from tests.app_views import pilot_test, workers_done
 from tests.fixtures_app import write_training_trace
@@ -21,7 +22,7 @@ from tui.app.widgets.op_table import OperatorTable
 from tui.core.figures.shapes import ShapeOpTable
 from tui.core.results.ops import SHAPES_OFF
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = shared.FOLDER
 ALEXNET = (
     TRACES / "critical_path-alexnet-benchmark_result_2869224_1695835535_trace.json.gz"
 )
@@ -142,7 +143,7 @@ async def test_step_scope_groups_the_steps_operators(cuda_trace: Path) -> None:
         assert table_calls(table) == raw_shape_calls(cuda_trace, first_us)
 
 
-@pytest.mark.skipif(not ALEXNET.exists(), reason="shared real traces not present")
+@pytest.mark.usefixtures("shared_traces")
 @pilot_test
 async def test_without_shapes_the_table_says_record_shapes_was_off(
     isolated_data_dir: Path,
@@ -173,7 +174,7 @@ def test_shapes_picture(snap_compare: Callable[..., bool], cuda_trace: Path) -> 
     )
 
 
-@pytest.mark.skipif(not ALEXNET.exists(), reason="shared real traces not present")
+@pytest.mark.usefixtures("shared_traces")
 def test_shapes_off_picture(
     snap_compare: Callable[..., bool], isolated_data_dir: Path
 ) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from tests import shared_traces as shared
 from tests.app_factory import make_app, settle
 from tests.fixtures_app import (
     write_bad_trace,
@@ -104,14 +105,12 @@ def test_findings(snap_compare: Callable[..., bool], cuda_trace: Path) -> None:
 
 
 ALEXNET = (
-    Path(__file__).resolve().parents[3]
-    / "shared"
-    / "traces"
+    shared.FOLDER
     / "critical_path-alexnet-benchmark_result_2869224_1695835535_trace.json.gz"
 )
 
 
-@pytest.mark.skipif(not ALEXNET.exists(), reason="shared real traces not present")
+@pytest.mark.usefixtures("shared_traces")
 def test_real_cuda_trace(
     snap_compare: Callable[..., bool], isolated_data_dir: Path
 ) -> None:
@@ -147,11 +146,11 @@ def test_opened_with_zone(snap_compare: Callable[..., bool], cuda_trace: Path) -
 
 
 NS_TRACE = (
-    ALEXNET.parent / "ns_resolution_trace-rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
+    shared.FOLDER / "ns_resolution_trace-rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
 )
 
 
-@pytest.mark.skipif(not NS_TRACE.exists(), reason="shared real traces not present")
+@pytest.mark.usefixtures("shared_traces")
 def test_real_gpu_trace_80x24(
     snap_compare: Callable[..., bool], isolated_data_dir: Path
 ) -> None:

@@ -19,6 +19,7 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input
 
+from tests import shared_traces as shared
 from tests.app_factory import make_app, settle
 from tests.fixtures_app import write_training_trace
 from tui.app.screens.details import event_details
@@ -30,10 +31,10 @@ from tui.app.widgets.timeline import Timeline
 from tui.core.base.vocab import RowRole
 from tui.core.results.ops import OpsResult
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = shared.FOLDER
 NS_TRACE = TRACES / "ns_resolution_trace-rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
 CPU_ONLY = TRACES / "cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
-REAL = pytest.mark.skipif(not NS_TRACE.exists(), reason="shared traces not present")
+REAL = pytest.mark.usefixtures("shared_traces")
 
 
 def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
@@ -250,7 +251,7 @@ def test_at_80x24_a_gpu_trace_shows_its_first_stream(isolated_data_dir: Path) ->
     run(scenario)
 
 
-@pytest.mark.skipif(not CPU_ONLY.exists(), reason="shared traces not present")
+@pytest.mark.usefixtures("shared_traces")
 def test_at_80x24_different_threads_never_read_the_same(
     isolated_data_dir: Path,
 ) -> None:

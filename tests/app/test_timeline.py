@@ -20,6 +20,7 @@ from rich.segment import Segment
 from textual.app import App, ComposeResult
 from textual.message import Message
 
+from tests import shared_traces as shared
 from tui.app.messages import EventActivated, EventSelected, ViewChanged
 from tui.app.widgets.timeline import GAP_GLYPH, Timeline
 from tui.core.figures.analysis import Analysis
@@ -27,7 +28,7 @@ from tui.core.ingest.load import load_trace
 from tui.core.model.trace import Flows, Kind, Trace, Track, TrackKind
 from tui.view.axis import tick_label, unit_for
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = shared.FOLDER
 NS_TRACE = TRACES / "ns_resolution_trace-rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
 CPU_ONLY_TRACE = TRACES / "cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
 SIZE = (120, 30)
@@ -372,6 +373,7 @@ async def test_cpu_wait_is_marked_on_the_zone_and_named_so(cpu_trace: Trace) -> 
         assert union.total_ns == sum(gap.duration_ns for gap in gaps)
 
 
+@pytest.mark.usefixtures("shared_traces")
 @pytest.mark.parametrize("path", [NS_TRACE, CPU_ONLY_TRACE], ids=["cuda", "cpu-only"])
 @sync
 async def test_real_traces_draw_axis_steps_and_tracks(path: Path) -> None:
@@ -645,6 +647,7 @@ async def test_shift_up_down_jump_between_tracks(gpu_trace: Trace) -> None:
         assert timeline.cursor_row == first
 
 
+@pytest.mark.usefixtures("shared_traces")
 @sync
 async def test_x_unfolds_a_deep_track_and_folds_it_back() -> None:
     trace = load_trace(NS_TRACE)
@@ -668,6 +671,7 @@ async def test_x_unfolds_a_deep_track_and_folds_it_back() -> None:
         assert sum(row.track == deep.track for row in timeline._rows) == folded
 
 
+@pytest.mark.usefixtures("shared_traces")
 @sync
 async def test_the_timeline_draws_exactly_the_cores_gaps_on_a_real_trace() -> None:
     """On a real CUDA trace with a chosen zone: the gap glyph lies exactly on the

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from tests import shared_traces as shared
+
 REPO = Path(__file__).resolve().parents[2]
-TRACE = REPO.parent / "shared" / "traces" / "trace_file_list-inference_rank_1.json.gz"
+TRACE = shared.FOLDER / "trace_file_list-inference_rank_1.json.gz"
 NOT_NEEDED = (
     "textual",
     "rich",
@@ -23,6 +25,7 @@ NOT_NEEDED = (
 )
 
 
+@pytest.mark.usefixtures("shared_traces")
 @pytest.mark.parametrize("command", ["summary", "ops", "gaps"])
 def test_headless_commands_import_only_what_they_need(command: str) -> None:
     probe = (

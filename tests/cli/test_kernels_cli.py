@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
+from tests import shared_traces as shared
 from tests.fixtures_app import HOSTILE_NAMES, write_training_trace
 from tui.cli import main
 from tui.core.figures.kernels import readable_kernel_name, short_kernel_name
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = shared.FOLDER
 GPU = TRACES / "timeline_analysis-sampled_rank-0.json.gz"
 CPU_ONLY = TRACES / "cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
 ISSUE_KEYS = {
@@ -36,6 +37,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return status, captured.out, captured.err
 
 
+@pytest.mark.usefixtures("shared_traces")
 def test_json_rows_carry_the_issue_keys(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = _run(capsys, "kernels", str(GPU), "--json")
     assert status == 0
@@ -57,6 +59,7 @@ def test_json_rows_carry_the_issue_keys(capsys: pytest.CaptureFixture[str]) -> N
         assert 0 < row["busy_pct"] <= 100
 
 
+@pytest.mark.usefixtures("shared_traces")
 def test_cpu_only_capture_has_null_kernels(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = _run(capsys, "kernels", str(CPU_ONLY), "--json")
     assert status == 0
@@ -83,6 +86,7 @@ def test_step_scope_and_unknown_step(
     assert err.startswith("steptrace: no step 99") and "Traceback" not in err
 
 
+@pytest.mark.usefixtures("shared_traces")
 @pytest.mark.parametrize("path", [GPU, CPU_ONLY], ids=["gpu", "cpu-only"])
 def test_text_fits_80_columns(capsys: pytest.CaptureFixture[str], path: Path) -> None:
     status, text, _ = _run(capsys, "kernels", str(path))

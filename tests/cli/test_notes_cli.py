@@ -8,13 +8,12 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests import shared_traces as shared
 from tui.cli import main
 from tui.notes.paths import sidecar_path
 from tui.notes.store import NotesStore
 
-SHARED_TRACE = Path(
-    "/work/shared/traces/cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
-)
+SHARED_TRACE = shared.FOLDER / "cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
 
 
 @pytest.fixture(autouse=True)
@@ -107,11 +106,10 @@ def test_list_escapes_control_characters(
     assert "a\\x1b[2Jb [bold]x[/]" in out
 
 
+@pytest.mark.usefixtures("shared_traces")
 def test_markdown_export_with_capture_figures(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if not SHARED_TRACE.exists():
-        pytest.skip("shared sample traces are not available")
     trace = tmp_path / SHARED_TRACE.name
     shutil.copyfile(SHARED_TRACE, trace)
     run_cli(

@@ -11,11 +11,10 @@ import pytest
 from tests.run_builders import COLLECTIVE_END, write_run
 from tui.cli import main
 from tui.core.base.vocab import FindingStatus
-from tui.report.findings import words
 from tui.core.runs import read_run
 from tui.core.runs.late_rank import late_rank
+from tui.report.findings import words
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
 # Rank 2 reaches the collective last in steps 1 and 3, rank 0 in step 2.
 ARRIVALS = {
     0: [100.0, 700.0, 120.0],

@@ -25,14 +25,13 @@ from typing import Any
 
 import pytest
 
-from tests.fixtures_app import write_training_trace
+from tests import shared_traces as shared
 from tests.cli.test_serve import ROOT, app_processes, serving
+from tests.fixtures_app import write_training_trace
 
 CHROMIUM = Path("/usr/bin/chromium")
 # A real capture with steps and GPU streams, when the shared traces are here.
-REAL_TRACE = (
-    ROOT.parent / "shared" / "traces" / "timeline_analysis-sampled_rank-0.json.gz"
-)
+REAL_TRACE = shared.FOLDER / "timeline_analysis-sampled_rank-0.json.gz"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

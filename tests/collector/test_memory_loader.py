@@ -118,9 +118,8 @@ def test_the_column_cache_keeps_them(
     assert len(cached.memory) == len(fresh.memory) > 0
 
 
-def test_a_trace_without_memory_events_has_empty_columns() -> None:
-    shared = Path(__file__).resolve().parents[3] / "shared" / "traces"
+def test_a_trace_without_memory_events_has_empty_columns(shared_traces: Path) -> None:
     trace = load_trace(
-        shared / "cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
+        shared_traces / "cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
     )
     assert len(trace.memory) == 0 and trace.instant_count > 0

@@ -18,7 +18,6 @@ from tui.core.figures.memory import MemoryReading, memory_op_table
 from tui.core.ingest.load import load_trace
 
 torch = pytest.importorskip("torch")
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
 
 
 @pytest.fixture(scope="module")
@@ -118,9 +117,9 @@ def test_json_shape(
 
 
 def test_no_memory_events_reads_not_recorded(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], shared_traces: Path
 ) -> None:
-    path = TRACES / "cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
+    path = shared_traces / "cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
     assert main(["memory", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {
         "recorded": False,

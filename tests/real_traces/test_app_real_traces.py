@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from tests import shared_traces as shared
 from tests.app_factory import make_app, settle
 from tui.app.screens.main import MainScreen
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
 # One of each kind: CPU-only, ROCm, CUDA with flows, several streams, old
 # category names, Triton, uncompressed with a backward thread, annotations only.
 CHOSEN = (
@@ -24,11 +24,7 @@ CHOSEN = (
     "call_stack-",
     "distributed_info_unavailable-",
 )
-SMALL = sorted(
-    path
-    for path in (TRACES.glob("*.json*") if TRACES.is_dir() else [])
-    if path.name.startswith(CHOSEN)
-)
+SMALL = shared.paths(keep=lambda path: path.name.startswith(CHOSEN))
 
 KEYS = [
     "g",

@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
+from tests import shared_traces as shared
 from tui.core.figures.breakdown.gpu import Breakdown, DeviceTimeSets
 from tui.core.figures.breakdown.rows import hta_rows
 from tui.core.ingest.load import load_trace
 from tui.core.runs.rank_summary import summarise_trace
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = shared.FOLDER
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "hta" / "hta_figures.json"
 
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 import gzip
 import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from tests import shared_traces as shared
 from tui.core.figures.breakdown.gpu import KERNEL_WAIT_NS, Breakdown
 from tui.core.ingest.load import load_trace
 from tui.core.runs.rank_summary import RankSummary, summarise_trace
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = shared.FOLDER
 NAME = "timeline_analysis-sampled_rank-0.json.gz"
 DEVICE_CATEGORIES = {"kernel": "op", "gpu_memcpy": "memory", "gpu_memset": "memory"}
 CLASSES = ("COMPUTATION", "COMMUNICATION", "MEMORY")

@@ -8,19 +8,19 @@ import json
 from collections import defaultdict
 from decimal import Decimal
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from tests import shared_traces as shared
 from tui.cli import main
 from tui.core.base.vocab import CopyDirection, HostMemory
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.copies import CopyReading, parse_copy_name
 from tui.core.ingest.load import load_trace
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = shared.FOLDER
 MEMCPY_HEAVY = "negative_queue_length_values_check-rank0.json.gz"
 GPU_TRACES = [
     MEMCPY_HEAVY,

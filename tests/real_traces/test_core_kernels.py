@@ -7,14 +7,14 @@ import json
 import statistics
 from collections import defaultdict
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
+from tests import shared_traces as shared
 from tui.core.figures.kernels import kernel_events, kernel_table
 from tui.core.ingest.load import load_trace
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = shared.FOLDER
 GPU_TRACES = [
     "critical_path-alexnet-benchmark_result_2869224_1695835535_trace.json.gz",
     "amd_trace-mi250_minitoy_train_ROCm6_2_kineto.json.gz",

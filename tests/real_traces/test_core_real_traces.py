@@ -13,12 +13,13 @@ from typing import Any
 import orjson
 import pytest
 
+from tests import shared_traces as shared
 from tui.cli import main
 from tui.core.figures.analysis import FILTERED_NAMES, Analysis
 from tui.core.ingest.load import load_trace
 
-TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"
-ALL = sorted(path for path in TRACES.glob("*.json*"))
+TRACES = shared.FOLDER
+ALL = shared.paths()
 BIG = "mtia_trace_single_rank"
 SMALL = [path for path in ALL if BIG not in path.name]
 DEVICE_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"}
@@ -31,8 +32,6 @@ CPU_CATEGORIES = {
     "runtime",
     "cuda_driver",
 }
-
-pytestmark = pytest.mark.skipif(not ALL, reason="../shared/traces is not present")
 
 
 def read_reference(path: Path) -> list[dict[str, Any]]:

@@ -15,13 +15,14 @@ from typing import Any
 import orjson
 import pytest
 
+from tests import shared_traces as shared
 from tui.cli import main
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
 from tui.core.model.nesting import FILTERED_NAMES
 from tui.core.results.diff import DiffResult
 
-TRACES = Path("/work/shared/traces")
+TRACES = shared.FOLDER
 BASE = TRACES / "trace_compare-base-base.json.gz"
 TEST = TRACES / "trace_compare-test-test.json.gz"
 CPU_ONLY = TRACES / "cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
@@ -37,8 +38,6 @@ CPU_CATEGORIES = {
     "runtime",
 }
 STEP = re.compile(r"^ProfilerStep#\d+$")
-
-pytestmark = pytest.mark.skipif(not BASE.exists(), reason="shared traces not available")
 
 
 def raw_events(path: Path) -> list[dict[str, Any]]:

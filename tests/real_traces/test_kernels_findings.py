@@ -11,13 +11,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from tests import shared_traces as shared
 from tests.fixtures_app import write_training_trace
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.readings import LaunchFigures, ShowKernel, many_small_launches
-from tui.report.findings import words
 from tui.core.ingest.load import load_trace
+from tui.report.findings import words
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = shared.FOLDER
 TRACE = TRACES / "negative_queue_length_values_check-rank0.json.gz"
 
 

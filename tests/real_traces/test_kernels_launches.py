@@ -28,13 +28,14 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests import shared_traces as shared
 from tui.core.base.intervals import Intervals
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.kernels import kernel_events, kernel_stats
 from tui.core.figures.launches import Launches, LaunchSummary
 from tui.core.ingest.load import load_trace
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = shared.FOLDER
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "hta" / "hta_figures.json"
 HTA = json.loads(FIXTURE.read_text())
 # HTA's launch calls (include_memory_events=True), DEFINITIONS.md §8.

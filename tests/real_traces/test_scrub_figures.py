@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
+from tests import shared_traces as shared
 from tui.cli import main
 from tui.scrub import ScrubOptions, check_file, scrub_file
 from tui.scrub.detect import PLACEHOLDER_RE
 
-TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"
+TRACES = shared.FOLDER
 # Small enough for the core to read in well under a second each; together they
 # hold users, hosts, paths, logs, job metadata, process names and zones.
 NAMES = [
@@ -107,8 +108,6 @@ def test_scrubbed_copy_gives_the_same_figures(
     name: str, zones: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = TRACES / name
-    if not source.exists():
-        pytest.skip(f"{source} not present")
     # Same file name in another folder: only the folder differs in the output.
     (tmp_path / "copy").mkdir()
     copy = tmp_path / "copy" / name

@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from tests import shared_traces as shared
 from tui.scrub import CheckReport, ScrubOptions, ScrubReport, check_file, scrub_file
 from tui.scrub.detect import (
     HOST,
@@ -32,12 +33,10 @@ from tui.scrub.detect import (
 )
 from tui.scrub.io import parse, read_raw
 
-TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"
+TRACES = shared.FOLDER
 MTIA = "mtia_trace_single_rank-mtia_rank_0.json.gz"
-ALL = sorted(p.name for p in TRACES.glob("*.json*")) if TRACES.is_dir() else []
+ALL = shared.names()
 SMALLER = [name for name in ALL if name != MTIA]
-
-pytestmark = pytest.mark.skipif(not ALL, reason=f"no shared traces in {TRACES}")
 
 FULL = ScrubOptions(zones=True, shapes=True)
 

@@ -7,6 +7,8 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 from tests.fixtures_app import write_training_trace
 from tests.real_traces.test_copies_real import (
     MEMCPY_HEAVY,
@@ -19,10 +21,11 @@ from tests.real_traces.test_copies_real import (
 from tui.core.base.vocab import FindingStatus
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.readings import CopyFigures, ShowEvents, repeated_copy
-from tui.report.findings import words
 from tui.core.ingest.load import load_trace
+from tui.report.findings import words
 
 
+@pytest.mark.usefixtures("shared_traces")
 def test_repeated_host_to_device_copies_match_a_raw_parse() -> None:
     copies, paths, step_of = _issuers_and_steps(MEMCPY_HEAVY)
     steps = 5

@@ -22,8 +22,6 @@ from tui.core.figures.copies import (
 )
 from tui.core.ingest.load import load_trace
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
-
 
 def _covered(spans: list[tuple[int, int]]) -> int:
     """Length of a union of spans, by sorting and merging (the plain way)."""
@@ -81,7 +79,8 @@ def reading(
 ) -> tuple[Analysis, CopyReading]:
     if request.param == "generated":
         return generated
-    analysis = Analysis(load_trace(TRACES / request.param))
+    traces: Path = request.getfixturevalue("shared_traces")
+    analysis = Analysis(load_trace(traces / request.param))
     return analysis, CopyReading.of(analysis)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from benchmarks.gen_trace import generate
+from tests import shared_traces as shared
 from tests.trace_builders import BASE_US, cpu, gpu, metadata, write_trace
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest import cache
@@ -25,7 +26,7 @@ from tui.core.ingest.load import load_trace
 from tui.core.model import nesting
 from tui.core.model.trace import TrackKind
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "traces"
+SHARED = shared.FOLDER
 
 
 def torch_rule(starts: list[int], ends: list[int]) -> list[int]:
@@ -111,11 +112,10 @@ def _loop_parents(trace: Any, taking_part: Any) -> np.ndarray[Any, Any]:
         "call_stack-backward_thread.json",
     ],
 )
-def test_parents_of_real_traces_follow_torchs_rule(name: str) -> None:
-    path = SHARED / name
-    if not path.exists():
-        pytest.skip(f"{name} is not in the shared traces")
-    trace = load_trace(path)
+def test_parents_of_real_traces_follow_torchs_rule(
+    name: str, shared_traces: Path
+) -> None:
+    trace = load_trace(shared_traces / name)
     taking_part = nesting.participants(trace, nesting.cpu_track_mask(trace))
     assert np.array_equal(
         nesting.parents(trace, taking_part), _loop_parents(trace, taking_part)
@@ -296,9 +296,7 @@ def test_a_change_of_the_nesting_code_moves_the_derived_version(
     core = _core_copy(tmp_path)
 
     def version() -> str:
-        return cache.source_version(
-            cache.builder_sources(core, cache.DERIVED_ROOTS)
-        )
+        return cache.source_version(cache.builder_sources(core, cache.DERIVED_ROOTS))
 
     before = version()
     changed = core / f"{module}.py"

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from benchmarks.gen_trace import generate
+from tests import shared_traces as shared
 from tui.core.base.errors import LoadCancelled
 from tui.core.ingest import load as load_module
 from tui.core.ingest.assemble.assembler import build_trace
@@ -31,11 +32,7 @@ from tui.core.ingest.source import read_trace_bytes
 from tui.core.model.trace import Trace
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED_TRACES = sorted(
-    path
-    for path in (REPO.parent / "shared" / "traces").glob("*.json*")
-    if "LICENSE" not in path.name
-)
+SHARED_TRACES = shared.paths(keep=lambda path: "LICENSE" not in path.name)
 COLUMNS = (
     "start_ns",
     "duration_ns",
@@ -117,6 +114,7 @@ def assert_same(got: Trace, want: Trace) -> None:
     assert (got.file_size, got.compressed) == (want.file_size, want.compressed)
 
 
+@pytest.mark.usefixtures("shared_traces")
 @pytest.mark.parametrize("path", SHARED_TRACES, ids=lambda path: path.name[:40])
 def test_shared_traces_decode_the_same_in_parallel(path: Path) -> None:
     want = sequential(path)
@@ -341,13 +339,16 @@ GZIP_DAMAGE = {
 
 @pytest.mark.parametrize("damage", sorted(GZIP_DAMAGE))
 def test_fast_inflate_reads_exactly_what_zlib_reads(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    damage: str,
+    shared_traces: Path,
 ) -> None:
     zlib_ng = pytest.importorskip("zlib_ng.zlib_ng")
     from tui.core.ingest import source
 
     path = tmp_path / "t.json.gz"
-    original = SHARED_TRACES[0].parent / "trace_file_list-inference_rank_1.json.gz"
+    original = shared_traces / "trace_file_list-inference_rank_1.json.gz"
     path.write_bytes(GZIP_DAMAGE[damage](original.read_bytes()))
     assert source.inflate_module() is zlib_ng
     fast = source.read_trace_bytes(path)

@@ -25,6 +25,7 @@ import numpy as np
 import orjson
 import pytest
 
+from tests import shared_traces as shared
 from tests.hostile import (
     HostileCase,
     build_corpus,
@@ -354,12 +355,9 @@ def test_many_steps_stay_fast(tmp_path: Path) -> None:
     assert result.returncode == 0
 
 
-REAL_TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"
 # Small enough for a pure-Python oracle; the big ones are cut in the report.
-SMALL_REAL_TRACES = sorted(
-    path
-    for path in REAL_TRACES.glob("*.json*")
-    if path.stat().st_size < 400_000 and "LICENSE" not in path.name
+SMALL_REAL_TRACES = shared.paths(
+    keep=lambda path: path.stat().st_size < 400_000 and "LICENSE" not in path.name
 )
 
 
@@ -381,7 +379,7 @@ def complete_elements_in(data: bytes) -> int:
         count += 1
 
 
-@pytest.mark.skipif(not SMALL_REAL_TRACES, reason="../shared/traces is not present")
+@pytest.mark.usefixtures("shared_traces")
 @pytest.mark.parametrize("trace", SMALL_REAL_TRACES, ids=lambda path: path.name[:40])
 def test_real_traces_cut_anywhere(trace: Path, tmp_path: Path) -> None:
     """Real Kineto files cut at many offsets keep every event written before the cut."""

@@ -29,11 +29,12 @@ from tui.core.runs.pool import (
     summarise_files,
 )
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_pool_and_sequential_summaries_are_equal(tmp_path: Path) -> None:
+def test_pool_and_sequential_summaries_are_equal(
+    tmp_path: Path, shared_traces: Path
+) -> None:
     folder = write_run(
         tmp_path / "run",
         {0: [100, 120, 90], 1: [300, 310, 280], 2: [150, 140, 160]},
@@ -42,7 +43,8 @@ def test_pool_and_sequential_summaries_are_equal(tmp_path: Path) -> None:
         gz=True,
     )
     shutil.copy(
-        TRACES / "timeline_analysis-sampled_rank-0.json.gz", folder / "rank-3.json.gz"
+        shared_traces / "timeline_analysis-sampled_rank-0.json.gz",
+        folder / "rank-3.json.gz",
     )
     paths = sorted(folder.iterdir())
     seen: list[RankProgress] = []

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests import shared_traces as shared
 from tests.fixtures_app import write_training_trace
 from tui.core.base.vocab import RowRole
 from tui.core.figures.analysis import Analysis
@@ -35,7 +36,7 @@ from tui.view.layout import ZoneView, build_layout, first_cap_for
 from tui.view.navigation import Picked, Selection, longest_in, next_on_row, row_of
 from tui.view.timeline_index import DEFAULT_DEPTH_CAP, TimelineIndex
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = shared.FOLDER
 NS_TRACE = TRACES / "ns_resolution_trace-rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
 CPU_ONLY = TRACES / "cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
 
@@ -222,7 +223,7 @@ def test_index_rows_hold_every_event_of_a_track_once(tmp_path: Path) -> None:
                     assert all(d == depth or (deeper and d >= depth) for d in depths)
 
 
-@pytest.mark.skipif(not NS_TRACE.exists(), reason="shared real traces not present")
+@pytest.mark.usefixtures("shared_traces")
 def test_main_thread_then_streams_and_the_first_stream_fits_a_small_screen() -> None:
     trace = load_trace(NS_TRACE)
     analysis = Analysis(trace)
@@ -243,7 +244,7 @@ def test_main_thread_then_streams_and_the_first_stream_fits_a_small_screen() -> 
         assert stream_row < max(visible, 2)
 
 
-@pytest.mark.skipif(not CPU_ONLY.exists(), reason="shared real traces not present")
+@pytest.mark.usefixtures("shared_traces")
 @pytest.mark.parametrize("width", [8, 12, 16, 28])
 def test_track_labels_of_different_threads_never_read_the_same(width: int) -> None:
     trace = load_trace(CPU_ONLY)  # three threads all named (pt_main_thread)
