@@ -1,10 +1,14 @@
-"""The `--zone NAME` option shared by the commands that read the data zone."""
+"""The `--zone NAME` option shared by the commands that read the data zone, and
+its refusal on stderr."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.core.opening.zones import ZoneRefusal
 
 ZONE_HELP = (
     "use NAME as the data zone (repeatable; default: the capture's own data zone, "
@@ -19,19 +23,7 @@ def add_zone_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def analysis_for(trace: Any, zones: list[str]) -> Any:
-    """The analysis with the zones asked for; None (after one line each on stderr)
-    when a name occurs nowhere."""
-    from tui.core.opening.zones import ZoneRefusal, resolve_zones
-
-    resolved = resolve_zones(trace, zones)
-    if not isinstance(resolved, ZoneRefusal):
-        return resolved.analysis
-    print_refusal(resolved)
-    return None
-
-
-def print_refusal(refusal: Any) -> None:
+def print_refusal(refusal: ZoneRefusal) -> None:
     """A refused zone on stderr, one line per name."""
     from tui.report.refusals import zone_refusal_lines
 

@@ -15,10 +15,13 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.commands._common import add_workers_option
 from tui.commands._zones import add_zone_option
+
+if TYPE_CHECKING:
+    from tui.core.figures.analysis import Analysis
 
 TRACE_HELP = "a .json or .json.gz Kineto/Chrome trace"
 JSON_HELP = "print JSON (see README)"
@@ -39,7 +42,7 @@ class ResultCommand:
     """
 
     help: str
-    compute: Callable[[Any, argparse.Namespace], Any]
+    compute: Callable[[Analysis, argparse.Namespace], Any]
     description: str | None = None
     zones: bool = False
     workers: bool = False
@@ -118,12 +121,12 @@ def _limit_checked(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _no_step(analysis: Any, number: int) -> Refused:
+def _no_step(analysis: Analysis, number: int) -> Refused:
     numbers = ", ".join(str(step.number) for step in analysis.steps) or "none"
     return Refused(f"no step {number} in this trace (steps: {numbers})")
 
 
-def _summary(analysis: Any, args: argparse.Namespace) -> Any:
+def _summary(analysis: Analysis, args: argparse.Namespace) -> Any:
     from tui.core.results import SummaryResult
 
     return SummaryResult.of(analysis)
@@ -157,7 +160,7 @@ def _ops_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _ops(analysis: Any, args: argparse.Namespace) -> Any:
+def _ops(analysis: Analysis, args: argparse.Namespace) -> Any:
     """torch's key_averages() per name (or name and shapes), whole trace or one step."""
     from tui.core.results import OpsResult
 
@@ -202,7 +205,7 @@ def _kernels_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _kernels(analysis: Any, args: argparse.Namespace) -> Any:
+def _kernels(analysis: Analysis, args: argparse.Namespace) -> Any:
     from tui.core.results.kernels import KernelsResult
 
     try:
@@ -211,19 +214,19 @@ def _kernels(analysis: Any, args: argparse.Namespace) -> Any:
         raise _no_step(analysis, args.step) from None
 
 
-def _copies(analysis: Any, args: argparse.Namespace) -> Any:
+def _copies(analysis: Analysis, args: argparse.Namespace) -> Any:
     from tui.core.results.copies import CopiesResult
 
     return CopiesResult.of(analysis)
 
 
-def _memory(analysis: Any, args: argparse.Namespace) -> Any:
+def _memory(analysis: Analysis, args: argparse.Namespace) -> Any:
     from tui.core.results.memory import MemoryResult
 
     return MemoryResult.of(analysis)
 
 
-def _gaps(analysis: Any, args: argparse.Namespace) -> Any:
+def _gaps(analysis: Analysis, args: argparse.Namespace) -> Any:
     from tui.core.results import GapsResult
 
     return GapsResult.of(analysis)
@@ -233,7 +236,7 @@ def _zones_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="list every candidate")
 
 
-def _zones(analysis: Any, args: argparse.Namespace) -> Any:
+def _zones(analysis: Analysis, args: argparse.Namespace) -> Any:
     from tui.core.results.zones import ZonesResult
 
     return ZonesResult.of(analysis)
@@ -253,7 +256,7 @@ def _report_output(parser: argparse.ArgumentParser) -> None:
     output.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
-def _report(analysis: Any, args: argparse.Namespace) -> Any:
+def _report(analysis: Analysis, args: argparse.Namespace) -> Any:
     """The report with the capture's notes; notes that cannot be read are warned
     about, never fatal."""
     from pathlib import Path
