@@ -1,7 +1,8 @@
 """The tabs of the main screen's bottom pane, in one list: adding a view is adding a tab here.
 
 Each tab names its pane, its title and how to build its widget from what the
-main screen shows (`TabInputs`); the screen composes them in order and binds 1, 2, 3… to them. A tab
+main screen shows (`TabInputs`); `BottomTabs` composes them in order, brings
+one forward and selects in them what an anchor points at; the screen and binds 1, 2, 3… to them. A tab
 widget that shows figures of the data zone implements `follow_analysis`, and
 the screen calls it whenever the zone changes.
 """
@@ -10,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
+from textual.app import ComposeResult
+from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import TabbedContent, TabPane
 
 from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
@@ -87,3 +91,63 @@ TABS: list[BottomTab] = [
         lambda shown: CopiesView(shown.analysis, id="copies"),
     ),
 ]
+
+
+class BottomTabs:
+    """The main screen's bottom pane: its tabs, the one in front, what they select."""
+
+    def __init__(self, host: Screen[Any]) -> None:
+        """`host`: the screen the pane is composed in."""
+        self.host = host
+
+    def compose(self, shown: TabInputs) -> ComposeResult:
+        """The tabbed pane, its tabs built from `shown`."""
+        with TabbedContent(id="bottom"):
+            for number, tab in enumerate(TABS, start=1):
+                with TabPane(f"{tab.title} [{number}]", id=tab.pane_id):
+                    yield tab.make(shown)
+
+    def show(self, pane_id: str) -> Widget:
+        """Bring a tab forward; its widget."""
+        self.host.query_one(TabbedContent).active = pane_id
+        return self.host.query_one(f"#{pane_id}", TabPane).children[0]
+
+    def in_front(self) -> Widget | None:
+        """The widget of the tab in front."""
+        active = self.host.query_one(TabbedContent).active
+        return (
+            self.host.query_one(f"#{active}", TabPane).children[0] if active else None
+        )
+
+    def follow_analysis(self, analysis: Analysis, findings: list[Finding]) -> None:
+        """Every tab that shows figures of the data zone follows another one."""
+        for pane in self.host.query(TabPane):
+            for widget in pane.children:
+                if isinstance(widget, FollowsAnalysis):
+                    widget.follow_analysis(analysis, findings)
+
+    def select_operator(self, name: str, *, focus: bool = False) -> None:
+        """Show the operators, the cursor on `name` (`focus`: and focus them)."""
+        self.show("tab-ops")
+        ops = self.host.query_one(OperatorTable)
+        ops.select_name(name)
+        if focus:
+            self.host.set_focus(ops)
+
+    def select_copy(self, event: int) -> None:
+        """Show the copies, the cursor on the line of the copy `event`."""
+        copies = self.show("tab-copies")
+        if isinstance(copies, CopiesView):
+            copies.select_copy(event)
+
+    def select_kernel(self, name: str) -> None:
+        """Show the kernels, the cursor on `name`."""
+        kernels = self.show("tab-kernels")
+        if isinstance(kernels, KernelTable):
+            kernels.select_name(name)
+
+    def select_finding(self, index: int) -> None:
+        """Show the findings, the cursor on the `index`-th."""
+        panel = self.show("tab-findings")
+        if isinstance(panel, FindingsPanel):
+            panel.highlighted = index

@@ -3,7 +3,7 @@
 The screen owns the explorer's state (analysis and data zone, current step,
 marks, gap) and turns the widgets' messages into updates of the others. The
 words of the status line come from `tui.view.status`; the bottom tabs from
-`bottom_tabs.TABS`; where anchors point from `anchors`; the keys from
+`bottom_tabs` (`BottomTabs`); where anchors point from `anchors`; the keys from
 `main_keys`; what opens over the screen (help, capture, comparison) from
 `main_dialogs`. Its parts own their state and workers and answer through
 messages the screen hands back: the marks (`Marks`), the data zone
@@ -24,8 +24,7 @@ from textual import on
 from textual.app import ComposeResult, ScreenStackError
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import Input, Static, TabbedContent, TabPane
+from textual.widgets import Input, Static
 
 from tui.app import heap
 from tui.app.dialogs.note_form import NoteDraft
@@ -57,7 +56,7 @@ from tui.app.screens.anchors import (
     Target,
     Visit,
 )
-from tui.app.screens.bottom_tabs import TABS, Filterable, FollowsAnalysis, TabInputs
+from tui.app.screens.bottom_tabs import TABS, BottomTabs, Filterable, TabInputs
 from tui.app.screens.comparison import Before
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.figures import FiguresScreen
@@ -70,10 +69,8 @@ from tui.app.screens.ranks import RankPlace
 from tui.app.screens.report_export import ReportWritten
 from tui.app.screens.zone_switch import ZoneApplied, ZoneSwitch
 from tui.app.vocab import OpScope, PromptPurpose
-from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.header_line import HeaderLine
-from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.notes_pane import NoteAction, NoteCommand, NotesPane
 from tui.app.widgets.op_table import OperatorTable, default_mode
@@ -122,6 +119,7 @@ class MainScreen(Screen[None]):
         )
         self.zone = ZoneSwitch(self, self.timeline.index, self.show_info)
         self.notes = NotesKeeper(self, self.path, loaded.notes, loaded.notes_problem)
+        self.tabs = BottomTabs(self)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer only keys that do something now; a text field keeps what is typed."""
@@ -147,10 +145,7 @@ class MainScreen(Screen[None]):
         yield self.timeline
         yield Static("", id="info-line", markup=False)
         shown = TabInputs(self.analysis, self.window_table, self.mode, self.findings)
-        with TabbedContent(id="bottom"):
-            for number, tab in enumerate(TABS, start=1):
-                with TabPane(f"{tab.title} [{number}]", id=tab.pane_id):
-                    yield tab.make(shown)
+        yield from self.tabs.compose(shown)
         yield PromptInput(id="prompt")
         yield KeyFooter()
 
@@ -211,11 +206,6 @@ class MainScreen(Screen[None]):
         """The operator table."""
         return self.query_one(OperatorTable)
 
-    def show_tab(self, pane_id: str) -> Widget:
-        """Bring a bottom tab forward; its widget."""
-        self.query_one(TabbedContent).active = pane_id
-        return self.query_one(f"#{pane_id}", TabPane).children[0]
-
     def key_sections(self) -> list[KeySection]:
         """Every key of the explorer, by where it works."""
         return main_dialogs.key_sections(self.BINDINGS, self.rank_place is not None)
@@ -246,10 +236,7 @@ class MainScreen(Screen[None]):
         self.marked.follow_analysis(message.analysis)
         self.timeline.set_zone(message.analysis, message.zone_view)
         self.query_one(HeaderLine).set_analysis(message.analysis)
-        for pane in self.query(TabPane):
-            for widget in pane.children:
-                if isinstance(widget, FollowsAnalysis):
-                    widget.follow_analysis(message.analysis, message.findings)
+        self.tabs.follow_analysis(message.analysis, message.findings)
         self.show_info(status.zone_info(message.analysis))
         self.refresh_bindings()
         remembered = self.zone.applied()
@@ -386,7 +373,7 @@ class MainScreen(Screen[None]):
         tab that filters is in front)."""
         target = self.filter_target()
         if target is self.ops:
-            self.show_tab("tab-ops")
+            self.tabs.show("tab-ops")
         what = {"kernels": "kernels", "copies": "copies"}.get(
             str(target.id), "operators"
         )
@@ -394,12 +381,8 @@ class MainScreen(Screen[None]):
 
     def filter_target(self) -> Any:
         """The table F filters: the bottom tab in front when it filters, else the operators."""
-        active = self.query_one(TabbedContent).active
-        if active:
-            widget = self.query_one(f"#{active}", TabPane).children[0]
-            if isinstance(widget, Filterable):
-                return widget
-        return self.ops
+        widget = self.tabs.in_front()
+        return widget if isinstance(widget, Filterable) else self.ops
 
     def _prompt(self, purpose: PromptPurpose, placeholder: str) -> None:
         self.input_purpose = purpose
@@ -492,7 +475,7 @@ class MainScreen(Screen[None]):
     def action_tab(self, index: int) -> None:
         """Show a bottom tab and focus its widget now: `focus()` waits a turn of
         the queue, and a key typed right after the tab's would go to the old focus."""
-        self.set_focus(self.show_tab(TABS[index].pane_id))
+        self.set_focus(self.tabs.show(TABS[index].pane_id))
 
     @property
     def help_name(self) -> str:
@@ -581,38 +564,28 @@ class MainScreen(Screen[None]):
             timeline.select_range(target.start_ns, target.end_ns)
             timeline.fit(target.start_ns, max(target.end_ns, target.start_ns + 1))
         elif isinstance(target, AtOperator):
-            self.show_tab("tab-ops")
-            self.ops.select_name(target.name)
-            if target.focus:
-                self.set_focus(self.ops)
+            self.tabs.select_operator(target.name, focus=target.focus)
         elif isinstance(target, AtEvent):
             timeline.select_event(target.event)
             timeline.focus()
         elif isinstance(target, AtGap):
             self.select_gap(target.index)
         elif isinstance(target, AtFinding):
-            return self._show_finding_at(target)
+            self.tabs.show("tab-findings")
+            if target.pending:
+                self.notify(
+                    "The findings are still being computed: the tab fills in soon."
+                )
+            elif target.index is None:
+                return False
+            else:
+                self.tabs.select_finding(target.index)
         elif isinstance(target, Visit):
             if not self.marked.visit(target.events, target.label, target.event):
                 self.notify("What this finding points at is not in this capture.")
             if target.copy is not None:
-                copies = self.show_tab("tab-copies")
-                if isinstance(copies, CopiesView):
-                    copies.select_copy(target.copy)
+                self.tabs.select_copy(target.copy)
             if target.kernel is not None:
-                kernels = self.show_tab("tab-kernels")
-                if isinstance(kernels, KernelTable):
-                    kernels.select_name(target.kernel)
+                self.tabs.select_kernel(target.kernel)
             self.set_focus(timeline)  # at once: a late highlight says nothing
         return target is not None
-
-    def _show_finding_at(self, target: AtFinding) -> bool:
-        panel = self.show_tab("tab-findings")
-        if target.pending:
-            self.notify("The findings are still being computed: the tab fills in soon.")
-            return True
-        if target.index is None:
-            return False
-        if isinstance(panel, FindingsPanel):
-            panel.highlighted = target.index
-        return True
