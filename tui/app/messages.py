@@ -139,19 +139,6 @@ class StatusText(Message):
 
 
 @dataclass
-class RunProgressed(Message):
-    """A run's reading moved on: ranks finished, and what those in flight are doing."""
-
-    finished: int
-    total: int
-    loading: list[str]
-
-    def can_replace(self, message: Message) -> bool:
-        """Each carries the whole state: only the newest is worth drawing."""
-        return isinstance(message, RunProgressed)
-
-
-@dataclass
 class RunLoaded(Message):
     """A run folder was read: its ranks side by side (`zones`: asked on the command line)."""
 

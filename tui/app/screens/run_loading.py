@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -18,16 +19,11 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import ProgressBar, Static
 
-from tui.app.messages import (
-    LoadCancelled,
-    LoadFailed,
-    RunLoaded,
-    RunProgressed,
-    ZoneRefused,
-)
+from tui.app.messages import LoadCancelled, LoadFailed, RunLoaded, ZoneRefused
 from tui.app.widgets.key_footer import KeyFooter
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import RankEnd
@@ -36,6 +32,19 @@ from tui.report.progress import rank_phase
 RunOutcome = RunLoaded | LoadFailed | LoadCancelled | ZoneRefused
 # Ranks in flight listed on the screen (the others are counted).
 SHOWN_IN_FLIGHT = 6
+
+
+@dataclass
+class RunProgressed(Message):
+    """A run's reading moved on: ranks finished, and what those in flight are doing."""
+
+    finished: int
+    total: int
+    loading: list[str]
+
+    def can_replace(self, message: Message) -> bool:
+        """Each carries the whole state: only the newest is worth drawing."""
+        return isinstance(message, RunProgressed)
 
 
 def prepare_worker_processes() -> None:
