@@ -431,12 +431,12 @@ def test_lone_surrogates_are_written_back_as_escapes(tmp_path: Path) -> None:
     trace = tmp_path / "t.json"
     trace.write_text(
         '{"traceEvents": [{"ph": "X", "cat": "user_annotation", "ts": 1,'
-        ' "name": "odd \\ud800 /home/zed/a/b"}]}'
+        ' "name": "odd \\ud800 /home/zed/a/b.py"}]}'
     )
     scrub_file(trace, tmp_path / "out.json")
     text = (tmp_path / "out.json").read_text()
     assert "\\ud800" in text and "zed" not in text
-    assert json.loads(text)["traceEvents"][0]["name"] == "odd \ud800 <path-1>/b"
+    assert json.loads(text)["traceEvents"][0]["name"] == "odd \ud800 <path-1>/b.py"
 
 
 def test_missing_output_folder_is_exit_2(

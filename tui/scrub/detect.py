@@ -3,13 +3,24 @@
 Pure functions and constants, no state: the walker in `scrub.py` decides where
 each rule applies. Rules err on the side of flagging, except where a false
 positive would break the analysis (operator names, step and data zones).
+
+What identifies is found by its shape more than by lists: every path (POSIX,
+Windows, UNC, relative, spaces inside) loses every folder that is not a known
+library's, every address-shaped token (IPv4, IPv6, MAC) and host-shaped token
+(dotted lower-case labels under any top-level domain, in free text) goes, and
+every key shaped like an environment variable (`SLURM_NODELIST`) is job
+metadata. The lists left name what is known to be harmless: Python's and the
+ML frameworks' own package names, file extensions.
 """
 
 from __future__ import annotations
 
 import functools
+import ipaddress
 import re
 from dataclasses import dataclass
+
+from tui.scrub.known import FILE_EXTENSIONS, KNOWN_ROOTS
 
 # Kinds, in the order reports list them.
 SECRET = "secret"
@@ -107,6 +118,12 @@ _HOST_KEYS = frozenset(
         "fqdn",
         "server",
         "host_fqdn",
+        "master_addr",
+        "master_address",
+        "ip",
+        "ip_address",
+        "host_ip",
+        "node_ip",
     }
 )
 # Job / scheduler / fleet metadata: names a job, a cluster or a machine type.
@@ -140,6 +157,11 @@ _METADATA_PREFIXES = (
 )
 
 
+# A key shaped like an environment variable (`SLURM_NODELIST`, `MY_SITE_RACK`):
+# a job's environment copied into the trace, whatever its scheduler.
+_ENVIRONMENT_KEY_RE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
 @functools.cache
 def key_kind(key: str) -> str | None:
     """The kind a dict key declares its value to be, if any (user, host, metadata)."""
@@ -149,6 +171,8 @@ def key_kind(key: str) -> str | None:
     if low in _HOST_KEYS:
         return HOST
     if low in _METADATA_KEYS or low.startswith(_METADATA_PREFIXES):
+        return METADATA
+    if _ENVIRONMENT_KEY_RE.fullmatch(key):
         return METADATA
     return None
 
@@ -295,13 +319,40 @@ _FQDN_RE = re.compile(
     r"(?![\w.-])"
 )
 # Absolute POSIX paths (two segments at least, so `/tmp` or `a / b` pass),
-# home-relative and explicitly relative paths, Windows drive paths.
+# home-relative and explicitly relative paths, Windows drive paths, UNC paths.
+# A folder's name may hold single spaces (`/srv/Vision Team/x.pt`); the last
+# segment may not, so a path ends at the first space after its file name.
 _SEG = r"[\w.+@%~-]+"
+_SPACED = rf"{_SEG}(?: {_SEG})*"
 _POSIX_PATH_RE = re.compile(
-    rf"(?<![\w.~/>-])(?:/{_SEG}(?:/{_SEG})+/?|~/(?:{_SEG}/?)*|\.\.?/{_SEG}(?:/{_SEG})*/?)"
+    rf"(?<![\w.~/>-])(?:/(?:{_SPACED}/)+{_SEG}/?|/{_SEG}/|~/(?:{_SEG}/?)*"
+    rf"|\.\.?/(?:{_SPACED}/)*{_SEG}/?)"
 )
 _WIN_PATH_RE = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[\w.+@%~ -]+\\)*[\w.+@%~-]*")
+_UNC_PATH_RE = re.compile(
+    rf"(?<![\w\\])\\\\[\w$.-]+(?:\\{_SPACED}(?=\\))*(?:\\[\w.+@%~$-]*)"
+)
+# A relative path with no `./`: three segments at least, or two and a file
+# extension (`data/alice/x.bin`, `alice/x.bin`), never `GB/s` or `0/0`.
+_RELATIVE_PATH_RE = re.compile(
+    rf"(?<![\w.~/>@:\\-])(?:(?:{_SPACED}/){{2,}}{_SEG}|{_SEG}/{_SEG}\.[A-Za-z0-9]{{1,8}})"
+    r"(?![\w/])"
+)
 _PACKAGE_DIRS = ("/site-packages/", "/dist-packages/", "\\site-packages\\")
+# A host name under any top-level domain: three lower-case labels at least,
+# in free text only (dotted Python names are ruled out by their first label,
+# file names by their last).
+_ANY_HOST_RE = re.compile(
+    r"(?<![\w.@/-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){2,}[a-z]{2,24}(?![\w.-])"
+)
+# IPv6 candidates (checked by `ipaddress`; three groups at least, or in
+# brackets, so `c10d::add` stays an operator) and MAC addresses.
+_IPV6_RE = re.compile(
+    r"(?<![\w:.])(\[)?((?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4})(?(1)\])(?![\w:.])"
+)
+_MAC_RE = re.compile(
+    r"(?<![\w:-])[0-9A-Fa-f]{2}([:-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}(?![\w:-])"
+)
 
 # Where a path names its owner.
 _PATH_USER_RES = (
@@ -322,8 +373,41 @@ class Match:
     value: str
 
 
-def find_sensitive(text: str) -> list[Match]:
-    """Every secret, e-mail, URL, path, host and IP address in `text` (may overlap)."""
+def _ipv6(m: re.Match[str]) -> Match | None:
+    candidate = m.group(2)
+    try:
+        address = ipaddress.IPv6Address(candidate)
+    except ValueError:
+        return None
+    groups = [group for group in candidate.split(":") if group]
+    if address.is_loopback or address.is_unspecified:
+        return None
+    if len(groups) < 3 and m.group(1) is None:
+        return None
+    return Match(m.start(2), m.end(2), HOST, candidate)
+
+
+def _relative_path(m: re.Match[str]) -> Match | None:
+    value = m.group(0)
+    parts = value.split("/")
+    if parts[0] in KNOWN_ROOTS or not any(c.isalpha() for c in value):
+        return None
+    return Match(m.start(), m.end(), PATH, value)
+
+
+def _any_host(m: re.Match[str]) -> Match | None:
+    labels = m.group(0).split(".")
+    if labels[0] in KNOWN_ROOTS or labels[-1] in FILE_EXTENSIONS:
+        return None
+    return Match(m.start(), m.end(), HOST, m.group(0))
+
+
+def find_sensitive(text: str, free_text: bool = False) -> list[Match]:
+    """Every secret, e-mail, URL, path, host and IP address in `text` (may overlap).
+
+    `free_text`: also the shapes an operator name could take by chance
+    (relative paths without `./`, host names under any top-level domain).
+    """
     found: list[Match] = []
     for rx in _SECRET_RES:
         found.extend(
@@ -353,6 +437,23 @@ def find_sensitive(text: str) -> list[Match]:
             Match(m.start(), m.end(), PATH, m.group(0))
             for m in _WIN_PATH_RE.finditer(text)
         )
+    if "\\\\" in text:
+        found.extend(
+            Match(m.start(), m.end(), PATH, m.group(0))
+            for m in _UNC_PATH_RE.finditer(text)
+        )
+    if ":" in text:
+        found.extend(hit for m in _IPV6_RE.finditer(text) if (hit := _ipv6(m)))
+    if ":" in text or "-" in text:
+        found.extend(
+            Match(m.start(), m.end(), HOST, m.group(0)) for m in _MAC_RE.finditer(text)
+        )
+    if free_text and "/" in text:
+        found.extend(
+            hit for m in _RELATIVE_PATH_RE.finditer(text) if (hit := _relative_path(m))
+        )
+    if free_text and "." in text:
+        found.extend(hit for m in _ANY_HOST_RE.finditer(text) if (hit := _any_host(m)))
     if "." in text:
         found.extend(
             Match(m.start(), m.end(), HOST, m.group(0)) for m in _FQDN_RE.finditer(text)
@@ -396,6 +497,8 @@ def split_path(path: str) -> tuple[str, str]:
     if path.endswith(sep):
         return path.rstrip(sep), sep  # a directory: all of it is private
     at = path.rfind(sep)
+    if "." not in path[at + 1 :]:
+        return path, ""  # a folder's name (`/data/users/alice`): private too
     return path[:at], path[at:]
 
 

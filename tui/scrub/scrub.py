@@ -171,7 +171,7 @@ class _Walker:
         return replaced
 
     def _scan(self, value: str, full: bool) -> tuple[str, tuple[tuple[str, str], ...]]:
-        matches = detect.find_sensitive(value)
+        matches = detect.find_sensitive(value, free_text=full)
         if full and self.token_re is not None:
             for token in self.token_re.finditer(value):
                 kind, _ = self.tokens[token.group(0).lower()]
@@ -199,6 +199,8 @@ class _Walker:
         if m.kind == PATH:
             for user in detect.users_in_path(m.value):
                 self.hunt(USER, user)
+            if m.value.startswith("\\\\"):  # \\server\share\...: a host too
+                self.hunt(HOST, m.value[2:].split("\\", 1)[0])
             prefix, rest = detect.split_path(m.value)
             if full and self.token_re is not None:
                 rest = self.token_re.sub(self._token_placeholder, rest)
@@ -245,10 +247,12 @@ class _Walker:
             new_key = self.text(key, where)
             if new_key is not key:
                 renamed[key] = new_key
-            if not isinstance(item, (str, list, dict)) or key == skip:
-                continue
             kind = detect.key_kind(key) if keyed else None
-            if kind is USER or kind is HOST:
+            if kind is METADATA and item is not None and key != skip:
+                new = self.job_value(key, item, (*where, key))
+            elif not isinstance(item, (str, list, dict)) or key == skip:
+                continue
+            elif kind is USER or kind is HOST:
                 new = self.identity(kind, item, (*where, key))
             elif isinstance(item, str):
                 new = self.text(item, (*where, key))
@@ -312,6 +316,17 @@ class _Walker:
         self.record(METADATA, key, where, _preview(value))
         if isinstance(value, str) and detect.huntable(METADATA, value):
             self.hunt(METADATA, value)
+
+    def job_value(self, key: str, value: Any, where: Where) -> Any:
+        """Job metadata inside the events (`job_name`, `SLURM_NODELIST` in
+        args): the value, number or text, becomes a placeholder; the key stays."""
+        shown = value if isinstance(value, str) else _preview(value)
+        if detect.PLACEHOLDER_RE.fullmatch(shown.strip()):
+            return value
+        self.record(METADATA, f"{key}: {shown}", where)
+        if isinstance(value, str) and detect.huntable(METADATA, value):
+            self.hunt(METADATA, value)
+        return self.placeholder(METADATA, shown)
 
     def described(self, value: Any, where: Where) -> Any:
         """Our collector's capture description: same rules, job metadata removed."""
