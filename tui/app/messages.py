@@ -1,7 +1,9 @@
-"""Messages the explorer's widgets, screens and workers post to each other.
+"""The explorer's app-wide messages: those more than one screen or widget
+posts or handles (the timeline's events, seen by the main and comparison
+screens; the loading outcomes the app routes; the rows of both operator
+tables; the marks and status words of the bottom tabs).
 
-Kept in one module so every widget can import them without importing another
-widget, and so a worker thread only ever posts one of these small dataclasses.
+A message of one widget, dialog or screen lives beside it (toolong, posting).
 """
 
 from __future__ import annotations
