@@ -1,7 +1,8 @@
 """`steptrace serve` leaves no app process behind when it is hung up on or killed.
 
 An SSH disconnect or a closed terminal sends SIGHUP: the server stops as on
-SIGTERM, ending its apps. SIGKILL gives the server no chance to do anything:
+SIGTERM, ending its apps (unless started under nohup, which asks to go on
+serving after a logout). SIGKILL gives the server no chance to do anything:
 each app process was started with a parent-death signal, so the kernel ends it.
 """
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -17,8 +20,8 @@ import aiohttp
 import psutil
 import pytest
 
-from tests.cli.test_serve import Served, app_processes, serving
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
+from tests.cli.test_serve import ROOT, Served, _read_line, app_processes, serving
 
 GONE_WITHIN_S = 15.0
 
@@ -70,3 +73,31 @@ def test_no_app_outlives_its_server(trace: Path, signum: int) -> None:
             assert served.process.returncode == 0
             assert served.process.stderr is not None
             assert "Traceback" not in served.process.stderr.read()
+
+
+def _ignore_hangups() -> None:
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
+@pytest.mark.slow
+def test_under_nohup_a_hangup_is_still_ignored(trace: Path) -> None:
+    """`nohup steptrace serve ...` means: keep serving after I log out."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui", "serve", str(trace), "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_ignore_hangups,
+    )
+    try:
+        assert "token=" in _read_line(process, 30)
+        os.kill(process.pid, signal.SIGHUP)
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(3)
+    finally:
+        process.terminate()
+        process.wait(20)
+        if process.stdout is not None:
+            process.stdout.close()

@@ -272,11 +272,18 @@ class TraceServer(Server):
         )
 
     async def run(self, listening: socket.socket, ready: Callable[[], None]) -> None:
-        """Serve on `listening` until SIGINT, SIGTERM or SIGHUP; `ready()` once accepting."""
+        """Serve on `listening` until SIGINT, SIGTERM or SIGHUP; `ready()` once
+        accepting. A signal ignored from the start stays ignored: under nohup,
+        a hangup means "go on serving"."""
         logs.install()
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
-        for signum in STOP_SIGNALS:
+        stop_signals = [
+            signum
+            for signum in STOP_SIGNALS
+            if signum != signal.SIGHUP or signal.getsignal(signum) != signal.SIG_IGN
+        ]
+        for signum in stop_signals:
             loop.add_signal_handler(signum, stop.set)
         runner = web.AppRunner(
             await self._make_app(),
@@ -297,7 +304,7 @@ class TraceServer(Server):
                 process for process in self.started if process.returncode is None
             ]
             await asyncio.gather(*(end_process_group(process) for process in running))
-            for signum in STOP_SIGNALS:
+            for signum in stop_signals:
                 loop.remove_signal_handler(signum)
 
 
