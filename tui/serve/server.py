@@ -1,8 +1,10 @@
 """The web server: one app process per browser connection, all ended on stop.
 
 Built on textual-serve's `Server` (its page, static files, WebSocket protocol
-and downloads) with three changes: every request passes the token guard
-(`tui.serve.auth`); each app process is started from an argument list (no
+and downloads) with these changes: every request passes the token guard
+(`tui.serve.auth`); every message from the page is parsed before it reaches
+its app (`tui.serve.protocol`), and what goes wrong is one log line
+(`tui.serve.logs`); each app process is started from an argument list (no
 shell, so a trace path is never parsed as shell words) in its own process
 group; and stopping the server ends every app process, then anything they
 started, before it returns.
@@ -222,7 +224,7 @@ class TraceServer(Server):
             await service.start(width, height)
             await self._process_messages(websocket, service)
         except (ValueError, AssertionError, TypeError, KeyError):
-            pass  # a malformed message from the page ends its session
+            pass  # the relay broke down (a message is dropped, never raised): end it
         finally:
             await self.end_session(session)
         return websocket
