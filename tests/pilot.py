@@ -1,11 +1,16 @@
-"""Build the explorer from fixture files, and wait until it settles.
+"""Pilot helpers, once for every app test: build the explorer from a trace
+file, run an async test, wait until the app or a tab settles, read what a
+screen shows.
 
 Tests never read from `~` or the environment: traces are written under
-tmp_path by `fixtures_app`, and notes fall back under tmp_path too.
+tmp_path by `tests.builders`, and notes fall back under tmp_path too.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +19,7 @@ from textual.pilot import Pilot
 from tui.app.app import StepTraceApp
 from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.main import MainScreen
+from tui.app.widgets.rows_view import RowsView
 
 
 def make_app(path: Path | str) -> StepTraceApp:
@@ -33,3 +39,33 @@ async def settle(pilot: Pilot[Any]) -> None:
             break
     await pilot.pause()
     await pilot.pause()
+
+
+def pilot_test(
+    test: Callable[..., Coroutine[Any, Any, None]],
+) -> Callable[..., None]:
+    """Run an async Pilot test in its own event loop (no async pytest plugin here)."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return run
+
+
+async def workers_done(pilot: Pilot[Any]) -> None:
+    """Let a tab shown by the last key start its worker, finish, and draw."""
+    for _ in range(3):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def info(screen: MainScreen) -> str:
+    """The status line's words."""
+    return str(screen.query_one("#info-line").render())
+
+
+def shown_lines(view: RowsView, width: int = 200) -> list[str]:
+    """Every line of a tab (not only those on screen), headings included."""
+    return [view.line_text(index, width) for index in range(view.line_count())]

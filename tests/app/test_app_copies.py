@@ -13,9 +13,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests import shared_traces as shared
-from tests.app_factory import make_app, settle
-from tests.app_views import info, pilot_test, shown_lines, workers_done
-from tests.fixtures_app import write_training_trace
+from tests.pilot import info, make_app, pilot_test, settle, shown_lines, workers_done
 from tui.app.screens.figures import FiguresScreen
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.copies_view import CopiesView
@@ -23,16 +21,6 @@ from tui.core.base.units import duration_text, size_text
 
 TRACES = shared.FOLDER
 SAMPLED = TRACES / "timeline_analysis-sampled_rank-0.json.gz"
-
-
-@pytest.fixture
-def cuda_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
-    return write_training_trace(tmp_path / "train-cuda.json", gpu=True)
-
-
-@pytest.fixture
-def cpu_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
-    return write_training_trace(tmp_path / "train-cpu.json", gpu=False)
 
 
 def raw_copies(path: Path) -> list[dict[str, Any]]:

@@ -2,17 +2,14 @@
 tested-by links, and how `steptrace diff` and `D` lead there.
 
 Every expectation is read from the raw JSON of the two fixture captures
-(`tests/app_diff_pair.py`): step times, event counts and durations, the first
+(`tests/builders/diff_pair.py`): step times, event counts and durations, the first
 occurrence of an operator in a step — never from the app's own arithmetic.
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +20,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tests import shared_traces as shared
-from tests.app_diff_pair import (
+from tests.builders.diff_pair import (
     ACTIVE,
     FAST_MS,
     OVERLAP_MS,
@@ -33,7 +30,7 @@ from tests.app_diff_pair import (
     write_capture,
     write_pair,
 )
-from tests.app_factory import settle
+from tests.pilot import pilot_test, settle
 from tui.app.app import StepTraceApp
 from tui.app.dialogs.compare_with import CompareWithDialog, complete_path
 from tui.app.dialogs.tested_by import TestedByDialog
@@ -48,18 +45,6 @@ from tui.app.widgets.timeline import Timeline
 from tui.cli import main
 from tui.notes.paths import sidecar_path
 from tui.notes.store import NotesStore
-
-
-def pilot_test(
-    test: Callable[..., Coroutine[Any, Any, None]],
-) -> Callable[..., None]:
-    """Run an async Pilot test in its own event loop."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
 
 
 def comparing(before: Path, after: Path) -> StepTraceApp:

@@ -1,5 +1,5 @@
 """Pictures of the comparison screen at fixed sizes, from two fixture captures
-written deterministically (`tests/app_diff_pair.py`) with fixed names."""
+written deterministically (`tests/builders/diff_pair.py`) with fixed names."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from tests.app_diff_pair import FAST_MS, SLOW_MS, write_capture, write_pair
 from tests.app.test_app_diff import comparing, settle_comparison
+from tests.builders.diff_pair import FAST_MS, SLOW_MS, write_capture, write_pair
 from tui.notes.store import NotesStore
 
 

@@ -4,33 +4,18 @@ under a fresh name that never replaces a file — also in a served app."""
 
 from __future__ import annotations
 
-import asyncio
-import functools
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
 
-from tests.app_factory import settle
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
+from tests.pilot import pilot_test, settle
 from tui.app.app import StepTraceApp
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
 from tui.notes.store import NotesStore
 from tui.report.report_markdown import markdown_report
-
-
-def pilot_test(
-    test: Callable[..., Coroutine[Any, Any, None]],
-) -> Callable[..., None]:
-    """Run an async Pilot test in its own event loop."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
 
 
 def expected_report(trace: Path) -> str:

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from textual.widgets.option_list import Option
 
-from tests.app_factory import make_app, settle
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
+from tests.pilot import make_app, settle
 from tui.app.screens import findings_later
 from tui.app.screens.findings_later import FindingsRead
 from tui.app.screens.main import MainScreen

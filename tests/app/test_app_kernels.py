@@ -11,25 +11,14 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.app_factory import make_app, settle
-from tests.app_views import info, pilot_test, shown_lines, workers_done
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
+from tests.pilot import info, make_app, pilot_test, settle, shown_lines, workers_done
 from tui.app.screens.figures import FiguresScreen
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.kernel_table import KernelTable
 from tui.core.base.units import duration_text
 
 HOSTILE_KERNEL = "[bold]gemm[/bold]\x1b[2J\u202e<T>"
-
-
-@pytest.fixture
-def cuda_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
-    return write_training_trace(tmp_path / "train-cuda.json", gpu=True)
-
-
-@pytest.fixture
-def cpu_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
-    return write_training_trace(tmp_path / "train-cpu.json", gpu=False)
 
 
 def raw_kernels(path: Path) -> dict[str, list[tuple[float, float]]]:

@@ -14,8 +14,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests import shared_traces as shared
-from tests.app_factory import make_app, settle
-from tests.app_views import info, pilot_test, workers_done
+from tests.pilot import info, make_app, pilot_test, settle, workers_done
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel

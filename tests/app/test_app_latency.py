@@ -8,8 +8,8 @@ import asyncio
 import gc
 from pathlib import Path
 
-from tests.app_factory import make_app, settle
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
+from tests.pilot import make_app, settle
 from tui.app.dialogs.zone_picker import AUTOMATIC, ZonePicker
 from tui.app.screens.main import MainScreen
 

@@ -13,10 +13,9 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.app_factory import make_app, settle
-from tests.app_views import info, pilot_test
-from tests.fixtures_app import write_training_trace
-from tests.memory_traces import write_memory_trace
+from tests.builders.app_traces import write_training_trace
+from tests.builders.memory import write_memory_trace
+from tests.pilot import info, make_app, pilot_test, settle
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.timeline import Timeline

@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from tests.app_factory import make_app, settle
-from tests.fixtures_app import (
+from tests.builders.app_traces import (
     write_bad_trace,
     write_hostile_trace,
-    write_training_trace,
 )
+from tests.pilot import make_app, pilot_test, settle
 from tui.app.dialogs.note_form import NoteForm
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.help import HelpScreen
@@ -27,28 +24,6 @@ from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.timeline import Timeline
-
-
-def pilot_test(
-    test: Callable[..., Coroutine[Any, Any, None]],
-) -> Callable[..., None]:
-    """Run an async Pilot test in its own event loop (no async pytest plugin here)."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
-
-
-@pytest.fixture
-def cuda_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
-    return write_training_trace(tmp_path / "train-cuda.json", gpu=True)
-
-
-@pytest.fixture
-def cpu_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
-    return write_training_trace(tmp_path / "train-cpu.json", gpu=False)
 
 
 def _info(screen: MainScreen) -> str:
@@ -379,7 +354,7 @@ async def test_capture_dialog_opens_the_new_trace(
     script = (
         f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})\n"
         "from pathlib import Path\n"
-        "from tests.fixtures_app import write_training_trace\n"
+        "from tests.builders.app_traces import write_training_trace\n"
         "print('steptrace: step 1/2 (active)', flush=True)\n"
         "print('steptrace: step 2/2 (active)', flush=True)\n"
         f"write_training_trace(Path({str(new_trace)!r}), steps=2)\n"
@@ -547,7 +522,7 @@ async def test_steps_strip_keeps_the_current_step_in_view_among_thousands(
     tmp_path: Path,
 ) -> None:
     """Thousands of steps: only what fits is drawn, and the current step is in it."""
-    from tests.trace_builders import cpu, write_trace
+    from tests.builders.traces import cpu, write_trace
     from tui.app.widgets.steps_strip import StepsStrip
 
     events = [

@@ -1,17 +1,14 @@
 """The ranks screen through Pilot: what Enter opens, what r/R/u keep, how sorting orders.
 
-Run folders come from `ranks_app_builders` (step times and arrivals known
+Run folders come from `builders.ranks_app` (step times and arrivals known
 by construction); where a timeline is opened, the expected step window is
 read from the rank's raw JSON, not from steptrace.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import functools
 import statistics
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +17,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
-from tests.ranks_app_builders import straggler_of, write_heat_run
+from tests.builders.ranks_app import straggler_of, write_heat_run
+from tests.pilot import pilot_test
 from tui.app.app import StepTraceApp
 from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.main import MainScreen
@@ -45,18 +43,6 @@ SCALES = {
 RAW_NS = 300
 # Step i's band on rank r (others near the median), by construction.
 BANDS = {(1, 1): "↑", (1, 2): "↓", (2, 0): "↑↑", (2, 3): "↑↑↑"}
-
-
-def pilot_test(
-    test: Callable[..., Coroutine[Any, Any, None]],
-) -> Callable[..., None]:
-    """Run an async Pilot test in its own event loop."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
 
 
 @pytest.fixture

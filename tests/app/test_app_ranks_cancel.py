@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from textual.worker import WorkerCancelled
 
-from tests.run_builders import header, rank_events
-from tests.trace_builders import cpu, write_trace
+from tests.builders.runs import header, rank_events
+from tests.builders.traces import cpu, write_trace
 from tui.app.app import StepTraceApp
 from tui.app.screens.run_loading import RunLoadingScreen
 

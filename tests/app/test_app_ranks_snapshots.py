@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.ranks_app_builders import write_heat_run
 from tests.app.test_app_ranks import ARRIVALS, SCALES, make_run_app, settle_on
+from tests.builders.ranks_app import write_heat_run
 from tui.app.screens.main import MainScreen
 from tui.app.screens.ranks import RanksScreen
 

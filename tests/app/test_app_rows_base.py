@@ -138,7 +138,7 @@ def test_cursor_paging_clicks_and_keys(height: int) -> None:
 
 
 def test_a_two_line_header_stays_above_the_rows(tmp_path: Path) -> None:
-    from tests.app_diff_pair import write_pair
+    from tests.builders.diff_pair import write_pair
     from tui.app.widgets.diff_table import DiffOpTable
     from tui.core.diff import TraceDiff
     from tui.core.figures.analysis import Analysis

@@ -3,11 +3,9 @@ that hostile values stay text."""
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import gzip
 import json
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +13,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Static
 
-from tests.app_factory import make_app, settle
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
+from tests.pilot import make_app, pilot_test, settle
 from tui.app.app import StepTraceApp
 from tui.app.dialogs.scrub import ScrubDialog, fresh_copy_path
 from tui.app.screens.help import help_text
@@ -26,18 +24,6 @@ USER = "alice"
 HOST = "gpu17.cluster.example.com"
 HOME = f"/home/{USER}/proj"
 HOSTILE_HOST = "gpu[@click=app.quit]\x1b]0;x\x07"
-
-
-def pilot_test(
-    test: Callable[..., Coroutine[Any, Any, None]],
-) -> Callable[..., None]:
-    """Run an async Pilot test in its own event loop (no async pytest plugin here)."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
 
 
 def write_leaky_trace(path: Path, host: str = HOST) -> Path:

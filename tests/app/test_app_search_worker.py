@@ -11,19 +11,12 @@ from pathlib import Path
 import pytest
 from rich.style import Style
 
-from tests.app_factory import make_app, settle
-from tests.app_views import info, pilot_test, workers_done
-from tests.fixtures_app import write_training_trace
+from tests.pilot import info, make_app, pilot_test, settle, workers_done
 from tui.app.screens import marks
 from tui.app.screens.main import MainScreen
 from tui.app.widgets import timeline as timeline_module
 from tui.app.widgets.timeline import Timeline
 from tui.view import lanes, marking
-
-
-@pytest.fixture
-def cuda_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
-    return write_training_trace(tmp_path / "train-cuda.json", gpu=True)
 
 
 @pytest.fixture

@@ -14,9 +14,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests import shared_traces as shared
-from tests.app_factory import make_app, settle
-from tests.app_views import pilot_test, workers_done
-from tests.fixtures_app import write_training_trace
+from tests.pilot import make_app, pilot_test, settle, workers_done
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.op_table import OperatorTable
 from tui.core.figures.shapes import ShapeOpTable
@@ -26,11 +24,6 @@ TRACES = shared.FOLDER
 ALEXNET = (
     TRACES / "critical_path-alexnet-benchmark_result_2869224_1695835535_trace.json.gz"
 )
-
-
-@pytest.fixture
-def cuda_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
-    return write_training_trace(tmp_path / "train-cuda.json", gpu=True)
 
 
 def raw_shape_calls(

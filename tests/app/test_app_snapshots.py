@@ -14,12 +14,11 @@ import pytest
 from textual.pilot import Pilot
 
 from tests import shared_traces as shared
-from tests.app_factory import make_app, settle
-from tests.fixtures_app import (
+from tests.builders.app_traces import (
     write_bad_trace,
     write_hostile_trace,
-    write_training_trace,
 )
+from tests.pilot import make_app, settle
 from tui.app.app import StepTraceApp
 
 
@@ -36,16 +35,6 @@ def _shot(
         await pilot.pause()
 
     return snap_compare(make_app(path), terminal_size=size, run_before=before)
-
-
-@pytest.fixture
-def cuda_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
-    return write_training_trace(tmp_path / "train-cuda.json", gpu=True)
-
-
-@pytest.fixture
-def cpu_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
-    return write_training_trace(tmp_path / "train-cpu.json", gpu=False)
 
 
 def test_main_cuda(snap_compare: Callable[..., bool], cuda_trace: Path) -> None:

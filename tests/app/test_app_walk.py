@@ -1,6 +1,6 @@
 """A new user's walk through the explorer: each rough edge found, as a check.
 
-Traces are written by `fixtures_app` (their figures are known by
+Traces are written by `builders.app_traces` (their figures are known by
 construction) or read from ../shared/traces when present.
 """
 
@@ -20,8 +20,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tests import shared_traces as shared
-from tests.app_factory import make_app, settle
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
+from tests.pilot import make_app, settle
 from tui.app.screens.details import event_details
 from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.main import MainScreen
@@ -39,16 +39,6 @@ REAL = pytest.mark.usefixtures("shared_traces")
 
 def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
     asyncio.run(test())
-
-
-@pytest.fixture
-def cuda_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
-    return write_training_trace(tmp_path / "train-cuda.json", gpu=True)
-
-
-@pytest.fixture
-def cpu_trace(tmp_path: Path, isolated_data_dir: Path) -> Path:
-    return write_training_trace(tmp_path / "train-cpu.json", gpu=False)
 
 
 async def main_screen(pilot: Pilot[Any]) -> MainScreen:

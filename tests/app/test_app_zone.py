@@ -1,6 +1,6 @@
 """Choosing the data zone in the explorer: `z`, `--zone`, and the choice remembered.
 
-The expected gaps come from how the fixture trace is built (`fixtures_app`):
+The expected gaps come from how the fixture trace is built (`builders.app_traces`):
 in each 10 ms step, `transfert` runs [3700, 4400) µs and its host-to-device
 copy [3800, 4100) µs, so the GPU idles [3700, 3800) and [4100, 4400) of it.
 """
@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.app_factory import make_app, settle
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
+from tests.pilot import make_app, settle
 from tui.app.app import StepTraceApp
 from tui.app.dialogs.zone_picker import ZonePicker
 from tui.app.screens.main import MainScreen

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.app_factory import make_app, settle
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
+from tests.pilot import make_app, settle
 from tui.app.screens.main import MainScreen
 from tui.notes import NotesStore
 

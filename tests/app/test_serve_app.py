@@ -4,34 +4,18 @@ runs per browser): the header says so, and `c` launches no capture unless
 
 from __future__ import annotations
 
-import asyncio
-import functools
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.app_factory import settle
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
+from tests.pilot import pilot_test, settle
 from tui.app.app import StepTraceApp
 from tui.app.dialogs.capture import CaptureDialog
 from tui.app.dialogs.scrub import ScrubDialog
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.header_line import HeaderLine
 from tui.cli import build_parser
-
-
-def pilot_test(
-    test: Callable[..., Coroutine[Any, Any, None]],
-) -> Callable[..., None]:
-    """Run an async Pilot test in its own event loop (no async pytest plugin here)."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from textual.widgets import Input, Static
 
-from tests.app_factory import settle
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
+from tests.pilot import settle
 from tui.app.app import StepTraceApp
 from tui.app.dialogs.scrub import ScrubDialog
 

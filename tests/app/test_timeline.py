@@ -7,10 +7,7 @@ million kernels to show that drawing a line only looks at what is visible.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import json
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +18,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 
 from tests import shared_traces as shared
+from tests.pilot import pilot_test
 from tui.app.messages import EventActivated, EventSelected, ViewChanged
 from tui.app.widgets.timeline import GAP_GLYPH, Timeline
 from tui.core.figures.analysis import Analysis
@@ -34,16 +32,6 @@ CPU_ONLY_TRACE = TRACES / "cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.g
 SIZE = (120, 30)
 BASE_US = 1_712_195_495_000_000
 HOSTILE_NAMES = ("[@click=app.quit]", "\x1b[2J", "aten::foo [/]")
-
-
-def sync(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async test in its own event loop (no async pytest plugin is installed)."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
 
 
 # -- fixtures ------------------------------------------------------------------
@@ -202,7 +190,7 @@ def span(timeline: Timeline) -> int:
 # -- keys move the view --------------------------------------------------------
 
 
-@sync
+@pilot_test
 async def test_zoom_keys_narrow_and_widen_around_the_centre(gpu_trace: Trace) -> None:
     app = TimelineApp(gpu_trace)
     async with app.run_test(size=SIZE) as pilot:
@@ -227,7 +215,7 @@ async def test_zoom_keys_narrow_and_widen_around_the_centre(gpu_trace: Trace) ->
         assert views and views[-1].start_ns == timeline.view_start_ns
 
 
-@sync
+@pilot_test
 async def test_pan_keys_shift_the_view_and_clamp_at_the_ends(gpu_trace: Trace) -> None:
     app = TimelineApp(gpu_trace)
     async with app.run_test(size=SIZE) as pilot:
@@ -251,7 +239,7 @@ async def test_pan_keys_shift_the_view_and_clamp_at_the_ends(gpu_trace: Trace) -
         assert span(timeline) == 400_000
 
 
-@sync
+@pilot_test
 async def test_fit_shows_exactly_the_range_and_reactives_clamp(
     gpu_trace: Trace,
 ) -> None:
@@ -268,7 +256,7 @@ async def test_fit_shows_exactly_the_range_and_reactives_clamp(
         assert timeline.view_start_ns < timeline.view_end_ns
 
 
-@sync
+@pilot_test
 async def test_select_event_brings_it_into_view_and_onto_its_row(
     gpu_trace: Trace,
 ) -> None:
@@ -304,7 +292,7 @@ def _gap_cells(timeline: Timeline, start: int, end: int) -> range:
     return range(max(first, 0), min(last, width))
 
 
-@sync
+@pilot_test
 async def test_gpu_idle_gap_is_drawn_with_the_gap_glyph(gpu_trace: Trace) -> None:
     analysis = Analysis(gpu_trace)
     gaps = analysis.gaps
@@ -341,7 +329,7 @@ async def test_gpu_idle_gap_is_drawn_with_the_gap_glyph(gpu_trace: Trace) -> Non
         assert all(s.style is not None and s.style.bold for s in gap_segments)
 
 
-@sync
+@pilot_test
 async def test_cpu_wait_is_marked_on_the_zone_and_named_so(cpu_trace: Trace) -> None:
     analysis = Analysis(cpu_trace)
     gaps = analysis.gaps
@@ -375,7 +363,7 @@ async def test_cpu_wait_is_marked_on_the_zone_and_named_so(cpu_trace: Trace) -> 
 
 @pytest.mark.usefixtures("shared_traces")
 @pytest.mark.parametrize("path", [NS_TRACE, CPU_ONLY_TRACE], ids=["cuda", "cpu-only"])
-@sync
+@pilot_test
 async def test_real_traces_draw_axis_steps_and_tracks(path: Path) -> None:
     trace = load_trace(path)
     app = TimelineApp(trace)
@@ -399,7 +387,7 @@ def test_tick_units_follow_the_zoom() -> None:
     assert tick_label(12, 1, *unit_for(12)) == "12ns"
 
 
-@sync
+@pilot_test
 async def test_axis_units_change_with_zoom(gpu_trace: Trace) -> None:
     app = TimelineApp(gpu_trace)
     async with app.run_test(size=SIZE):
@@ -414,7 +402,7 @@ async def test_axis_units_change_with_zoom(gpu_trace: Trace) -> None:
 # -- untrusted text ----------------------------------------------------------------
 
 
-@sync
+@pilot_test
 async def test_hostile_names_render_escaped_and_the_app_keeps_running(
     gpu_trace: Trace,
 ) -> None:
@@ -448,7 +436,7 @@ async def test_hostile_names_render_escaped_and_the_app_keeps_running(
 # -- selection keys --------------------------------------------------------------
 
 
-@sync
+@pilot_test
 async def test_up_down_pick_the_event_under_the_cursor_and_enter_activates(
     gpu_trace: Trace,
 ) -> None:
@@ -485,7 +473,7 @@ async def test_up_down_pick_the_event_under_the_cursor_and_enter_activates(
         assert timeline.selected_event == picked + 1
 
 
-@sync
+@pilot_test
 async def test_marked_events_are_underlined_and_ranges_reversed(
     gpu_trace: Trace,
 ) -> None:
@@ -561,7 +549,7 @@ def synthetic_streams(
     )
 
 
-@sync
+@pilot_test
 async def test_drawing_a_line_only_looks_at_visible_events() -> None:
     count = 1_000_000
     trace = synthetic_streams(1, count, names=("kernel_a", "kernel_b"))
@@ -593,7 +581,7 @@ async def test_drawing_a_line_only_looks_at_visible_events() -> None:
         assert timeline.events_examined == 0
 
 
-@sync
+@pilot_test
 async def test_selecting_an_event_below_the_screen_scrolls_its_track_in() -> None:
     trace = synthetic_streams(60, 10)
     app = TimelineApp(trace)
@@ -620,7 +608,7 @@ async def test_selecting_an_event_below_the_screen_scrolls_its_track_in() -> Non
         assert timeline._rows[timeline.cursor_row].track == 58
 
 
-@sync
+@pilot_test
 async def test_an_empty_trace_draws_and_ignores_keys() -> None:
     trace = synthetic_streams(1, 0)
     app = TimelineApp(trace)
@@ -632,7 +620,7 @@ async def test_an_empty_trace_draws_and_ignores_keys() -> None:
         assert app.is_running
 
 
-@sync
+@pilot_test
 async def test_shift_up_down_jump_between_tracks(gpu_trace: Trace) -> None:
     app = TimelineApp(gpu_trace)
     async with app.run_test(size=SIZE) as pilot:
@@ -648,7 +636,7 @@ async def test_shift_up_down_jump_between_tracks(gpu_trace: Trace) -> None:
 
 
 @pytest.mark.usefixtures("shared_traces")
-@sync
+@pilot_test
 async def test_x_unfolds_a_deep_track_and_folds_it_back() -> None:
     trace = load_trace(NS_TRACE)
     app = TimelineApp(trace)
@@ -672,7 +660,7 @@ async def test_x_unfolds_a_deep_track_and_folds_it_back() -> None:
 
 
 @pytest.mark.usefixtures("shared_traces")
-@sync
+@pilot_test
 async def test_the_timeline_draws_exactly_the_cores_gaps_on_a_real_trace() -> None:
     """On a real CUDA trace with a chosen zone: the gap glyph lies exactly on the
     core's gap intervals (zones row: their union; each GPU row: its device's)."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from tests.trace_builders import cpu, gpu, metadata, write_trace
+from tests.builders.traces import cpu, gpu, metadata, write_trace
 
 # Step times (ms) of the window (steps 2..5); step 1 is start-up.
 SLOW_MS = (10.0, 10.6, 10.2, 10.4)

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 # A DDP training script: argv = STEPS SLOW_RANK DELAY_MS [EXIT_STATUS].
 # The slow rank sleeps in its collate function, so inside the DataLoader read

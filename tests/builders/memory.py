@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.fixtures_app import BASE_US, metadata_events, training_events
+from tests.builders.app_traces import BASE_US, metadata_events, training_events
 
 MB = 1 << 20
 STEP_US = 10_000.0

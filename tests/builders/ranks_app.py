@@ -1,6 +1,6 @@
 """Run folders whose step times differ by rank and step, known by construction.
 
-Built on `run_builders.rank_events` (one collective per step): step i of
+Built on `builders.runs.rank_events` (one collective per step): step i of
 rank r is stretched by `scales[r][i]`, so its duration is `STEP_US * scale`
 and it reaches the collective `arrival * scale` µs after its own step
 start. The straggler of a step is the rank with the latest stretched
@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.run_builders import STEP_US, header, rank_events
-from tests.trace_builders import BASE_US, write_trace
+from tests.builders.runs import STEP_US, header, rank_events
+from tests.builders.traces import BASE_US, write_trace
 
 
 def stretched(
@@ -51,7 +51,7 @@ def write_heat_run(
     on_gpu: Sequence[int] = (),
     first_step: int = 1,
 ) -> Path:
-    """A run folder like `run_builders.write_run`, with each rank's steps stretched."""
+    """A run folder like `builders.runs.write_run`, with each rank's steps stretched."""
     folder.mkdir(parents=True, exist_ok=True)
     for rank, rank_arrivals in arrivals.items():
         clock = 1_000_000.0 * rank + 37.5

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.trace_builders import cpu, gpu, metadata, write_trace
+from tests.builders.traces import cpu, gpu, metadata, write_trace
 
 STEP_US = 1000.0
 COLLECTIVE_END = 900.0

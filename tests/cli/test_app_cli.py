@@ -150,7 +150,7 @@ def test_without_a_terminal_open_says_so_and_exits_2_at_once(tmp_path: Path) -> 
     import sys
     import time
 
-    from tests.fixtures_app import write_training_trace
+    from tests.builders.app_traces import write_training_trace
 
     trace = write_training_trace(tmp_path / "t.json")
     began = time.monotonic()

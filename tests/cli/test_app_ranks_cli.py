@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.run_builders import write_run
 from tests.app.test_app_ranks import ARRIVALS, settle_on
+from tests.builders.runs import write_run
 from tui.app.app import StepTraceApp
 from tui.app.screens.ranks import RanksScreen
 from tui.cli import main

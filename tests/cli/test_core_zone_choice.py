@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.trace_builders import cpu, metadata, training_step_events, write_trace
+from tests.builders.traces import cpu, metadata, training_step_events, write_trace
 from tui.cli import main
 from tui.core.base.vocab import ZoneSource
 from tui.core.figures.analysis import Analysis

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.trace_builders import cpu, write_trace
+from tests.builders.traces import cpu, write_trace
 from tui.cli import main
 
 SMALL = [[2, 3], [3, 4]]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests import shared_traces as shared
-from tests.fixtures_app import HOSTILE_NAMES, write_training_trace
+from tests.builders.app_traces import HOSTILE_NAMES, write_training_trace
 from tui.cli import main
 from tui.core.figures.kernels import readable_kernel_name, short_kernel_name
 

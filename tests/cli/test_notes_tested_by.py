@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.trace_builders import cpu, write_trace
+from tests.builders.traces import cpu, write_trace
 from tui.cli import main
 from tui.core.diff import TraceDiff
 from tui.core.figures.analysis import Analysis

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.run_builders import COLLECTIVE_END, write_run
+from tests.builders.runs import COLLECTIVE_END, write_run
 from tui.cli import main
 from tui.core.base.vocab import FindingStatus
 from tui.core.runs import read_run

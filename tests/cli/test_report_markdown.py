@@ -1,7 +1,7 @@
 """`steptrace report`: the Markdown document of a fixture trace whose figures are
 known by construction, compared with an expected file reviewed line by line.
 
-The fixture: four steps of `trace_builders.training_step_events` (steps 0 and 1
+The fixture: four steps of `builders.traces.training_step_events` (steps 0 and 1
 are start-up, 2 and 3 the window), 1000 µs each except step 3 (1200 µs); the data
 zone `lecture_batch_cpu` reads 300, 300, 200 and 400 µs with no device work
 inside it; each step runs a 40 µs copy and kernels of 200 and 50 µs (290 µs of
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from markdown_it import MarkdownIt
 
-from tests.trace_builders import metadata, training_step_events, write_trace
+from tests.builders.traces import metadata, training_step_events, write_trace
 from tui.cli import main
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace

@@ -27,7 +27,7 @@ import aiohttp
 import psutil
 import pytest
 
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
 from tui.cli import main
 from tui.commands.serve import is_loopback, ready_line
 from tui.serve.auth import cookie_name, new_token, token_matches

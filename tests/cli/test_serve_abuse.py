@@ -18,8 +18,8 @@ import aiohttp
 import pytest
 from aiohttp import WSMsgType
 
+from tests.builders.app_traces import write_training_trace
 from tests.cli.test_serve import Served, serving
-from tests.fixtures_app import write_training_trace
 from tui.serve.protocol import MAX_CELLS, Malformed, Ping, Resize, Stdin, parse_message
 from tui.serve.server import TraceServer
 

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 
 from tests import shared_traces as shared
+from tests.builders.app_traces import write_training_trace
 from tests.cli.test_serve import ROOT, app_processes, serving
-from tests.fixtures_app import write_training_trace
 
 CHROMIUM = Path("/usr/bin/chromium")
 # A real capture with steps and GPU streams, when the shared traces are here.

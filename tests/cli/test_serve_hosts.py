@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.app_traces import write_training_trace
 from tests.cli.test_serve import ROOT, _read_line
-from tests.fixtures_app import write_training_trace
 from tui.cli import main
 from tui.commands.serve import ready_line
 from tui.serve.hosts import host_allowed

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.hostile import (
+from tests.builders.hostile import (
     LEAK_MARKERS,
     MARKUP_NAMES,
     HostileCase,

@@ -31,7 +31,7 @@ from collector.launch import (
 )
 from collector.schema import validate_description
 from collector.torchrun import worker_arguments
-from tests.distributed_jobs import (
+from tests.builders.distributed import (
     TRAIN_SCRIPT,
     DistributedRun,
     job_environment,

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.torch_captures import capture_training
+from tests.builders.torch_captures import capture_training
 from tui.core.ingest import cache as column_cache
 from tui.core.ingest import load as load_module
 from tui.core.ingest.assemble.assembler import build_trace

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.torch_captures import capture_training
+from tests.builders.torch_captures import capture_training
 from tui.cli import main
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.memory import MemoryReading, memory_op_table

@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from tests.distributed_jobs import DistributedRun, make_straggler_run
+from tests.builders.distributed import DistributedRun, make_straggler_run
 from tui.cli import main
 
 pytestmark = pytest.mark.torch

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.torch_captures import capture_training
+from tests.builders.torch_captures import capture_training
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.readings import DominantFigures, dominant_operator
 from tui.core.ingest.load import load_trace

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.torch_captures import capture_training
+from tests.builders.torch_captures import capture_training
 from tui.cli import main
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.shapes import shape_op_table, shapes_in_trace, torch_input_shapes

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests import shared_traces as shared
-from tests.app_factory import make_app, settle
+from tests.pilot import make_app, settle
 from tui.app.screens.main import MainScreen
 
 # One of each kind: CPU-only, ROCm, CUDA with flows, several streams, old

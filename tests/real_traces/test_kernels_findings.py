@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests import shared_traces as shared
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.readings import LaunchFigures, ShowKernel, many_small_launches
 from tui.core.ingest.load import load_trace

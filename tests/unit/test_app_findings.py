@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
 from tui.core.base.vocab import FindingId, FindingStatus, GapKind
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.readings import (

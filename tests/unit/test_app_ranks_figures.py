@@ -1,7 +1,7 @@
 """The figures the ranks screen shows, against run folders and traces built with known answers.
 
 Heat levels come from step times chosen in bands; stragglers and waits
-from the arrivals of `run_builders`; the device split from kernels laid out
+from the arrivals of `builders.runs`; the device split from kernels laid out
 by hand; `--zone` on a run from names that some, all or no rank holds.
 """
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.ranks_app_builders import straggler_of, write_heat_run
-from tests.run_builders import write_run
-from tests.trace_builders import cpu, gpu, metadata, write_trace
+from tests.builders.ranks_app import straggler_of, write_heat_run
+from tests.builders.runs import write_run
+from tests.builders.traces import cpu, gpu, metadata, write_trace
 from tui.cli import main
 from tui.core.base.vocab import HeatLevel, RankSort
 from tui.core.figures.breakdown.split import DeviceSplit

@@ -16,7 +16,7 @@ import numpy as np
 import orjson
 import pytest
 
-from tests.trace_builders import metadata, training_step_events, write_trace
+from tests.builders.traces import metadata, training_step_events, write_trace
 from tui.core.base.vocab import LoadPhase
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest import cache, cache_files

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
 from tests.real_traces.test_copies_real import (
     MEMCPY_HEAVY,
     TRACES,

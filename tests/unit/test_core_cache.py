@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.trace_builders import metadata, training_step_events, write_trace
+from tests.builders.traces import metadata, training_step_events, write_trace
 from tui.core.base.vocab import CacheUse
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest import cache

@@ -19,7 +19,7 @@ import pytest
 
 from benchmarks.gen_trace import generate
 from tests import shared_traces as shared
-from tests.trace_builders import BASE_US, cpu, gpu, metadata, write_trace
+from tests.builders.traces import BASE_US, cpu, gpu, metadata, write_trace
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest import cache
 from tui.core.ingest.load import load_trace

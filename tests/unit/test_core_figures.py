@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.trace_builders import (
+from tests.builders.traces import (
     BASE_US,
     cpu,
     gpu,

@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.trace_builders import BASE_US, CPU_PID, write_trace
+from tests.builders.traces import BASE_US, CPU_PID, write_trace
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.zones import Gap
 from tui.core.ingest.load import load_trace

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.trace_builders import metadata, training_step_events, write_trace
+from tests.builders.traces import metadata, training_step_events, write_trace
 from tui.core.base.vocab import GapKind, LoadPhase
 from tui.core.ingest.load import LoadProgress, load_trace
 from tui.report.progress import load_line

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.trace_builders import metadata, training_step_events, write_trace
+from tests.builders.traces import metadata, training_step_events, write_trace
 from tui.core.base.errors import LoadCancelled
 from tui.core.base.vocab import LoadPhase, ZoneSource
 from tui.core.ingest.load import LoadProgress, load_trace

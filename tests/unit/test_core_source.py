@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.trace_builders import metadata, training_step_events, write_trace
+from tests.builders.traces import metadata, training_step_events, write_trace
 from tui.core.base.errors import TraceLoadError
 from tui.core.ingest.source import BOMB_RATIO_AFTER, read_trace_bytes
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.trace_builders import cpu, write_trace
+from tests.builders.traces import cpu, write_trace
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
 from tui.core.results.diff import DiffResult

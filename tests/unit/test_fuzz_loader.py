@@ -22,7 +22,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.hostile import sample_events, serialize
+from tests.builders.hostile import sample_events, serialize
 from tui.core.base.errors import TraceLoadError
 from tui.core.base.numbers import MAX_DURATION_US, MAX_TIMESTAMP_NS, MIN_TIMESTAMP_NS
 from tui.core.base.textsafe import has_unsafe

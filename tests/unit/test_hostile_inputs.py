@@ -1,6 +1,6 @@
 """Every hostile file loads with honest warnings or fails with one clear line, never a traceback.
 
-The corpus (tests/hostile.py) carries each file's expected outcome. In-process
+The corpus (tests/builders/hostile.py) carries each file's expected outcome. In-process
 runs check the figures (dropped events are in no figure); CLI runs check what
 a user sees: the exit status, one line on stderr, bounded time and memory.
 """
@@ -26,7 +26,7 @@ import orjson
 import pytest
 
 from tests import shared_traces as shared
-from tests.hostile import (
+from tests.builders.hostile import (
     HostileCase,
     build_corpus,
     complete,

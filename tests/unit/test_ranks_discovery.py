@@ -8,8 +8,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.run_builders import header, rank_events, write_run
-from tests.trace_builders import write_trace
+from tests.builders.runs import header, rank_events, write_run
+from tests.builders.traces import write_trace
 from tui.core.base.errors import TraceLoadError
 from tui.core.base.vocab import RankSource
 from tui.core.runs.discover import HEAD_BYTES, discover_run, read_header

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.run_builders import write_run
+from tests.builders.runs import write_run
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.run_builders import write_run
+from tests.builders.runs import write_run
 from tui.core.base.errors import LoadCancelled
 from tui.core.base.vocab import LoadPhase, RankEnd
 from tui.core.runs.pool import (

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from tests import shared_traces as shared
-from tests.fixtures_app import write_training_trace
+from tests.builders.app_traces import write_training_trace
 from tui.core.base.vocab import RowRole
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace

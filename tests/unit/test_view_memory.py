@@ -12,8 +12,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tests.fixtures_app import BASE_US, write_training_trace
-from tests.memory_traces import write_memory_trace
+from tests.builders.app_traces import BASE_US, write_training_trace
+from tests.builders.memory import write_memory_trace
 from tui.core.base.vocab import RowRole
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.memory import DeviceMemory
