@@ -210,11 +210,6 @@ class Timeline(TimelineKeys, ScrollView, can_focus=True):
     # -- public interface --------------------------------------------------
 
     @property
-    def viewport(self) -> Viewport:
-        """The time window and the width it is drawn over."""
-        return Viewport(self.view_start_ns, self.view_end_ns, self._lane_width())
-
-    @property
     def cursor_ns(self) -> int:
         """The time under the cursor (zoom keeps it in place)."""
         span = self.view_end_ns - self.view_start_ns
