@@ -194,7 +194,12 @@ async def test_escape_cancels_loading(
     started = threading.Event()
 
     def slow_load(
-        path: Any, *, progress: Any = None, cancel: Any = None, cache: str = "off"
+        path: Any,
+        *,
+        progress: Any = None,
+        cancel: Any = None,
+        cache: Any = None,
+        workers: Any = None,
     ) -> Any:
         started.set()
         assert cancel is not None

@@ -164,7 +164,12 @@ def test_loading(
     reading = threading.Event()
 
     def slow_load(
-        path: Any, *, progress: Any = None, cancel: Any = None, cache: str = "off"
+        path: Any,
+        *,
+        progress: Any = None,
+        cancel: Any = None,
+        cache: Any = None,
+        workers: Any = None,
     ) -> Any:
         progress(LoadProgress(LoadPhase.READING, 40_000_000, 85_000_000))
         reading.set()

@@ -21,7 +21,8 @@ from tui.core.figures.analysis import Analysis, ZoneChoice
 from tui.core.figures.optable import OpTable
 from tui.core.findings import readings
 from tui.core.findings.readings import Finding
-from tui.core.ingest.load import LoadProgress, load_trace
+from tui.core.ingest import load
+from tui.core.ingest.load import LoadProgress
 from tui.core.model.trace import Trace
 from tui.core.opening.zones import (
     ZoneRefusal,
@@ -137,7 +138,7 @@ def _read(
     cancel: threading.Event | None,
     workers: int | None,
 ) -> Trace:
-    trace = load_trace(
+    trace = load.load_trace(
         path, progress=progress, cancel=cancel, cache=CacheUse.AUTO, workers=workers
     )
     if progress is not None:
