@@ -35,7 +35,7 @@ def load_line(step: LoadProgress) -> str:
 
 
 def load_status(step: LoadProgress) -> str:
-    """What a load is doing, under the loading screen's bar."""
+    """What a load is doing, under a loading bar (the loading screen's, the comparison's)."""
     total = size_text(step.bytes_total)
     if step.phase.counts_bytes:
         return f"{step.text}: {size_text(step.bytes_read)} of {total}"

@@ -53,11 +53,12 @@ from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.steps_strip import StepChosen, StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.core.base.textsafe import printable
-from tui.core.base.units import duration_text, size_text
+from tui.core.base.units import duration_text
 from tui.core.base.vocab import SortKey
 from tui.core.diff.occurrences import AlignedOccurrences, SideOccurrences, align
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import LoadProgress
+from tui.report.progress import load_status
 from tui.view import status
 from tui.view.timeline_index import TimelineIndex
 
@@ -204,9 +205,7 @@ class ComparisonScreen(Screen[None]):
         if not phase:
             return
         done = progress.bytes_read if progress.bytes_total else 0
-        phase.first(Static).update(
-            f"{progress.text}: {size_text(done)} of {size_text(progress.bytes_total)}"
-        )
+        phase.first(Static).update(load_status(progress))
         if progress.bytes_total:
             self.query_one("#cmp-loading-bar", ProgressBar).update(
                 total=progress.bytes_total, progress=done
