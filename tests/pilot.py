@@ -14,6 +14,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
 
 from tui.app.app import StepTraceApp
@@ -69,3 +70,9 @@ def info(screen: MainScreen) -> str:
 def shown_lines(view: RowsView, width: int = 200) -> list[str]:
     """Every line of a tab (not only those on screen), headings included."""
     return [view.line_text(index, width) for index in range(view.line_count())]
+
+
+def screen_text(app: App[Any]) -> str:
+    """What the screen on top draws, line by line, as plain text: the words a
+    snapshot's picture shows, for asserting its claims beside it."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
