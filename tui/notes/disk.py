@@ -1,11 +1,19 @@
-"""The advisory lock every notes save holds; its file exists only while a save
-runs. The notes file itself is written whole by `tui.core.base.safe_write`."""
+"""The advisory lock every notes save holds (its file exists only while a save
+runs), and reading a notes file. The notes file itself is written whole by
+`tui.core.base.safe_write`.
+
+Anyone who can write to a shared trace folder can put a FIFO, a device or a
+symbolic link at these names: they are opened without blocking, a link is
+never followed to create a lock, and only regular files are used.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -66,20 +74,62 @@ def locked(path: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None]:
             os.close(fd)
 
 
+_NO_SURPRISES = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+NOT_REGULAR = "not a regular file: a pipe, socket or device"
+
+
+def read_notes_file(path: Path) -> bytes:
+    """The bytes of a notes file; OSError when it cannot be read or is not a regular file.
+
+    Opened without blocking: a FIFO at the sidecar path would otherwise hang
+    every command that reads notes (and the app, which could then not exit).
+    A symbolic link to a regular file is read as before.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        _check_regular(fd, path)
+        with open(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
+def _check_regular(fd: int, path: Path) -> None:
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        raise OSError(errno.EINVAL, NOT_REGULAR, str(path))
+
+
 def _open_lock_file(path: Path) -> int:
-    """Open (or create) the lock file; PermissionError when it can be neither."""
+    """Open (or create) the lock file; PermissionError when it can be neither.
+
+    Never through a symbolic link (which would create its target, anywhere),
+    and only a regular file: OSError otherwise.
+    """
     denied = PermissionError(f"cannot open {path}")
     for _attempt in range(3):
         try:
-            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | _NO_SURPRISES, 0o666)
         except PermissionError as error:
             # Another user's lock file in a folder we may still write: flock
             # works on a read-only descriptor.
             try:
-                return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+                fd = os.open(path, os.O_RDONLY | _NO_SURPRISES)
             except FileNotFoundError:
                 # Removed by its holder in between, or a folder we cannot write.
                 denied = error
+                continue
+        except OSError as error:
+            if error.errno == errno.ELOOP:  # O_NOFOLLOW met a symbolic link
+                raise OSError(
+                    errno.ELOOP, "the lock file is a symbolic link", str(path)
+                ) from None
+            raise
+        try:
+            _check_regular(fd, path)
+        except OSError:
+            os.close(fd)
+            raise
+        return fd
     raise denied
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.core.base.safe_write import temporary_pattern, write_replacing
-from tui.notes.disk import DEFAULT_LOCK_TIMEOUT, locked
+from tui.notes.disk import DEFAULT_LOCK_TIMEOUT, locked, read_notes_file
 from tui.notes.merge import Conflict, merge_notes, merge_sources
 from tui.notes.model import (
     EDITABLE_FIELDS,
@@ -385,7 +385,7 @@ class NotesStore:
         """
         path = self._location
         try:
-            data = path.read_bytes()
+            data = read_notes_file(path)
         except FileNotFoundError:
             return RefreshResult()
         except OSError as error:
@@ -435,7 +435,7 @@ class NotesStore:
         with locked(lock_path(path), self.lock_timeout):
             self._remove_stale_temps(path)
             try:
-                data: bytes | None = path.read_bytes()
+                data: bytes | None = read_notes_file(path)
             except FileNotFoundError:
                 data = None
             except OSError as error:
@@ -501,7 +501,7 @@ class NotesStore:
         fallback_used = False
         for path in [*variants(self._primary), *variants(self._fallback)]:
             try:
-                data = path.read_bytes()
+                data = read_notes_file(path)
             except FileNotFoundError:
                 continue
             except OSError as error:
