@@ -12,9 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
+import orjson
 import pytest
 
-from tui.notes.paths import lock_path, sidecar_path
+from tui.notes.paths import fallback_path, lock_path, sidecar_path
 from tui.notes.store import NotesStore
 
 REPO = Path(__file__).resolve().parents[2]
@@ -132,3 +133,43 @@ def test_a_fifo_as_the_lock_is_refused_without_hanging(trace: Path) -> None:
     done = _steptrace("notes", "add", str(trace), "--hypothesis", "a note")
     assert "Traceback" not in done.stderr
     assert [note.hypothesis for note in NotesStore.open(trace).notes] == ["a note"]
+
+
+# 7. The real location, and unknown fields kept.
+
+
+def test_notes_json_in_a_read_only_folder_reports_where_the_notes_are(
+    trace: Path,
+) -> None:
+    trace.parent.chmod(0o555)
+    try:
+        store = NotesStore.open(trace)
+        store.add("kept somewhere")
+        store.save()
+        listed = _steptrace("notes", str(trace), "--json")
+    finally:
+        trace.parent.chmod(0o755)
+    payload = orjson.loads(listed.stdout)
+    assert payload["fell_back"] is True
+    assert payload["location"] == str(fallback_path(trace))
+    assert [note["hypothesis"] for note in payload["notes"]] == ["kept somewhere"]
+
+
+def test_unknown_fields_of_a_note_are_kept_when_another_is_added(
+    trace: Path,
+) -> None:
+    store = NotesStore.open(trace)
+    store.add("first")
+    sidecar = store.save().path
+    document = orjson.loads(sidecar.read_bytes())
+    document["notes"][0]["x_reviewer"] = {"name": "Ana", "seen": [1, 2]}
+    document["x_top"] = "kept too"
+    sidecar.write_bytes(orjson.dumps(document))
+
+    again = NotesStore.open(trace)
+    again.add("second")
+    again.save()
+    written = orjson.loads(sidecar.read_bytes())
+    first = next(n for n in written["notes"] if n["hypothesis"] == "first")
+    assert first["x_reviewer"] == {"name": "Ana", "seen": [1, 2]}
+    assert written["x_top"] == "kept too"

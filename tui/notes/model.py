@@ -421,7 +421,9 @@ class Note:
     `revision` grows by one on every change; merging two sessions compares it
     with the last version each side read. A deleted note stays as a tombstone
     (`deleted=True`) so a merge does not bring it back. `conflict_of` names the
-    note this one is a conflict copy of.
+    note this one is a conflict copy of. `extra` keeps the keys of the file's
+    note this version does not know (a newer steptrace's, a script's), written
+    back as they were.
     """
 
     id: str
@@ -437,6 +439,7 @@ class Note:
     revision: int = 1
     deleted: bool = False
     conflict_of: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id or len(self.id) > 64:
@@ -497,6 +500,7 @@ class Note:
             "author": self.author,
             "deleted": self.deleted,
             "conflict_of": self.conflict_of,
+            **{k: v for k, v in self.extra.items() if k not in _NOTE_KEYS},
         }
 
     @classmethod
@@ -521,7 +525,28 @@ class Note:
             revision=raw.get("revision", 1),
             deleted=raw.get("deleted", False),
             conflict_of=raw.get("conflict_of"),
+            extra={k: v for k, v in raw.items() if k not in _NOTE_KEYS},
         )
+
+
+_NOTE_KEYS = frozenset(
+    (
+        "id",
+        "created",
+        "updated",
+        "revision",
+        "anchor",
+        "observation",
+        "hypothesis",
+        "next_check",
+        "status",
+        "result",
+        "author",
+        "deleted",
+        "conflict_of",
+    )
+)
+"""The keys of a note's JSON form; any other is kept in `Note.extra`."""
 
 
 @dataclass(frozen=True)

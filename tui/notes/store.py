@@ -123,6 +123,11 @@ def _reason(error: OSError) -> str:
     return error.strerror or str(error)
 
 
+def _writable(folder: Path) -> bool:
+    """Whether a save could write in `folder` (as far as can be told without trying)."""
+    return not marked_read_only(folder) and os.access(folder, os.W_OK)
+
+
 class NotesStore:
     """The notes of one trace, loaded from disk, edited in memory, saved safely.
 
@@ -531,6 +536,10 @@ class NotesStore:
             )
         self._check_trace_identity()
         self._location = self._first_usable(self._primary)
+        if fallback_used and not _writable(self._primary.parent):
+            # Saves would go to the data folder: say so now (`notes --json`).
+            self._fell_back = True
+            self._location = self._first_usable(self._fallback)
 
     def _mark_unreadable(self, path: Path, reason: str) -> None:
         if path in self._unreadable:
