@@ -11,6 +11,7 @@ from textual.pilot import Pilot
 
 from tests.app.test_app_diff import comparing, settle_comparison
 from tests.builders.diff_pair import FAST_MS, SLOW_MS, write_capture, write_pair
+from tests.pilot import screen_text
 from tui.notes.store import NotesStore
 
 
@@ -20,13 +21,19 @@ def _shot(
     after: Path,
     size: tuple[int, int],
     press: Iterable[str] = (),
+    check: Callable[[list[str]], None] | None = None,
 ) -> bool:
+    """The picture after `press`; `check` asserts the docstring's claims on the
+    lines the same settled screen draws, before the picture is taken."""
+
     async def ready(pilot: Pilot[Any]) -> None:
         await settle_comparison(pilot)
         for key in press:
             await pilot.press(key)
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
+        if check is not None:
+            check(screen_text(pilot.app).splitlines())
 
     return snap_compare(comparing(before, after), terminal_size=size, run_before=ready)
 
@@ -36,7 +43,20 @@ def test_faster_at_80x24(
 ) -> None:
     """The verdict FASTER with the change of the median, the few-steps caveat,
     both strips, and the operators by change of self GPU time."""
-    assert _shot(snap_compare, *write_pair(tmp_path), (80, 24))
+
+    def check(lines: list[str]) -> None:
+        text = "\n".join(lines)
+        assert "FASTER" in lines[1] and "median step time" in lines[1]
+        assert lines[2].strip() == "-20.9%"
+        assert "caveat: 4 steps before, 4 after: under 5 steps" in text
+        assert any(line.startswith(" before Steps") for line in lines)
+        assert any(line.startswith(" after  Steps") for line in lines)
+        assert "by change of self GPU time" in text and "Δ GPU ▼" in text
+        first = next(i for i, line in enumerate(lines) if "Δ GPU ▼" in line) + 1
+        assert lines[first].split()[:2] == ["aten::mm", "5→5"]
+        assert lines[first].rstrip().endswith("-1.500 ms")
+
+    assert _shot(snap_compare, *write_pair(tmp_path), (80, 24), check=check)
 
 
 def test_gpu_against_cpu_not_comparable(
@@ -46,14 +66,36 @@ def test_gpu_against_cpu_not_comparable(
     GPU cells read n/o, never 0, and rows follow the change of CPU time."""
     before = write_capture(tmp_path / "gpu.json", SLOW_MS)
     after = write_capture(tmp_path / "cpu.json", FAST_MS, on_gpu=False)
-    assert _shot(snap_compare, before, after, (130, 36))
+
+    def check(lines: list[str]) -> None:
+        text = "\n".join(lines)
+        assert "NOT COMPARABLE" in text and "- GPU events before only" in text
+        assert "by change of self CPU time" in text and "Δ CPU ▼" in text
+        header = next(i for i, line in enumerate(lines) if "Δ CPU ▼" in line)
+        rows = [line for line in lines[header + 1 :] if "→" in line]
+        assert len(rows) == 8
+        assert all(" n/o " in row for row in rows)
+        assert (
+            rows[0].split()[:2] == ["ProfilerStep*", "5→5"] and "-8.600 ms" in rows[0]
+        )
+
+    assert _shot(snap_compare, before, after, (130, 36), check=check)
 
 
 def test_both_timelines_at_the_same_step(
     snap_compare: Callable[..., bool], tmp_path: Path, isolated_data_dir: Path
 ) -> None:
     """Enter on aten::mm: both timelines at step 2, its occurrence selected in each."""
-    assert _shot(snap_compare, *write_pair(tmp_path), (80, 24), press=["enter"])
+
+    def check(lines: list[str]) -> None:
+        sides = [line for line in lines if "aten::mm  1 of 5 in this step" in line]
+        assert len(sides) == 2
+        assert sides[0].startswith(" before  before.json  step 2 ")
+        assert sides[1].startswith(" after   after.json  step 2 ")
+
+    assert _shot(
+        snap_compare, *write_pair(tmp_path), (80, 24), press=["enter"], check=check
+    )
 
 
 def test_tested_by_dialog(
@@ -64,4 +106,12 @@ def test_tested_by_dialog(
     store = NotesStore.open(before)
     store.add("compute waits for lecture_batch_cpu", next_check="preload batches")
     store.save()
-    assert _shot(snap_compare, before, after, (80, 24), press=["l"])
+
+    def check(lines: list[str]) -> None:
+        text = "\n".join(line.strip("│ ") for line in lines)
+        assert "Tested by after.json: which hypothesis did this capture test?" in text
+        assert "It records: faster" in text
+        assert "[open] compute waits for lecture_batch_cpu" in text
+        assert "next check: preload batches" in text
+
+    assert _shot(snap_compare, before, after, (80, 24), press=["l"], check=check)
