@@ -8,7 +8,7 @@ target is the screen's (it owns the timeline, the tabs and the marks).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +33,9 @@ from tui.core.model.trace import Trace
 from tui.report.findings import words
 from tui.report.fit import fit_middle
 from tui.view.marking import events_named
+
+if TYPE_CHECKING:
+    from tui.notes import Anchor
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ def current_anchor(
     timeline: Timeline,
     steps: list[Step],
     current_step: int | None,
-) -> tuple[Any, str, NoteDraft]:
+) -> tuple[Anchor, str, NoteDraft]:
     """The anchor for a new note: the focused finding or operator, else the
     selected event or range, else the current step, else the view."""
     from tui.notes import Anchor
@@ -146,19 +149,21 @@ def current_anchor(
 
 
 def note_target(
-    anchor: Any, trace: Trace, analysis: Analysis, findings: list[Finding] | None
+    anchor: Anchor, trace: Trace, analysis: Analysis, findings: list[Finding] | None
 ) -> Target | None:
-    """Where a note's anchor points; None when it is not in this capture."""
+    """Where a note's anchor points; None when it is not in this capture.
+    (A note's anchor holds the fields of its kind: the notes check it.)"""
     from tui.notes.model import AnchorKind
 
+    start_ns = anchor.start_ns or 0
     if anchor.kind is AnchorKind.STEP:
         for index, step in enumerate(analysis.steps):
             if step.number == anchor.step:
                 return AtStep(index)
     elif anchor.kind is AnchorKind.RANGE:
-        return AtRange(anchor.start_ns, anchor.end_ns)
+        return AtRange(start_ns, anchor.end_ns or 0)
     elif anchor.kind is AnchorKind.OP:
-        return AtOperator(anchor.name)
+        return AtOperator(anchor.name or "")
     elif anchor.kind is AnchorKind.EVENT:
         ids = [i for i, name in enumerate(trace.names) if name == anchor.name]
         events = events_named(trace, ids)
@@ -168,7 +173,7 @@ def note_target(
             events = on_track
         if events.size:
             # The exact nanosecond when it is there; the nearest otherwise.
-            wanted = np.int64(min(max(anchor.start_ns, -(2**62)), 2**62))
+            wanted = np.int64(min(max(start_ns, -(2**62)), 2**62))
             best = events[np.argmin(np.abs(trace.start_ns[events] - wanted))]
             return AtEvent(int(best))
     elif anchor.kind is AnchorKind.FINDING:

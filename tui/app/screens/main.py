@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -83,6 +83,9 @@ from tui.core.base.vocab import SortKey, ZoneSource
 from tui.core.figures.analysis import Analysis, OpTable, Step
 from tui.core.findings.readings import Finding
 from tui.view import status
+
+if TYPE_CHECKING:
+    from tui.notes import Anchor
 
 
 class MainScreen(Screen[None]):
@@ -526,7 +529,7 @@ class MainScreen(Screen[None]):
     def on_notes_updated(self, message: NotesUpdated) -> None:
         self.notes.updated(message)
 
-    def current_anchor(self) -> tuple[Any, str, NoteDraft]:
+    def current_anchor(self) -> tuple[Anchor, str, NoteDraft]:
         """The anchor for a new note (see `anchors.current_anchor`)."""
         return anchors.current_anchor(
             self.focused,
@@ -549,7 +552,7 @@ class MainScreen(Screen[None]):
         else:
             self.notes.act(message.action, message.note_id, self.jump_to)
 
-    def jump_to(self, anchor: Any) -> None:
+    def jump_to(self, anchor: Anchor) -> None:
         """Show what a note's anchor points at."""
         target = anchors.note_target(anchor, self.trace, self.analysis, self.findings)
         if not self.show(target):
