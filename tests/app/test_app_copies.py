@@ -13,7 +13,15 @@ import pytest
 from textual.pilot import Pilot
 
 from tests import shared_traces as shared
-from tests.pilot import info, make_app, pilot_test, settle, shown_lines, workers_done
+from tests.pilot import (
+    info,
+    make_app,
+    pilot_test,
+    screen_text,
+    settle,
+    shown_lines,
+    workers_done,
+)
 from tui.app.screens.figures import FiguresScreen
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.copies_view import CopiesView
@@ -169,6 +177,22 @@ def test_copies_tab_picture(
 
     async def before(pilot: Pilot[Any]) -> None:
         await _copies_tab(pilot)
+        lines = [line.rstrip() for line in screen_text(pilot.app).splitlines()]
+        start = lines.index("Copies and sets (3 in the capture)")
+        tab = [line.strip() for line in lines[start:]]
+        assert tab[3].split()[:2] == ["host→device", "3"]
+        repeated = tab.index(
+            "Repeated in all 3 window steps  (same direction, size and path)"
+        )
+        assert tab[repeated + 2].endswith("1×  300.000 µs  transfert > aten::copy_")
+        per_step = tab.index("Per step  (copies the host issued in the step)")
+        assert [row.split()[:2] for row in tab[per_step + 1 : per_step + 4]] == [
+            ["step", "1"],
+            ["step", "2"],
+            ["step", "3"],
+        ]
+        assert any(row.startswith("By issuing operator path") for row in tab)
+        assert lines[start - 3].startswith(" host→device  3 copies")
 
     assert snap_compare(
         make_app(cuda_trace), terminal_size=(100, 40), run_before=before

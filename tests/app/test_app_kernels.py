@@ -12,7 +12,15 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.builders.app_traces import write_training_trace
-from tests.pilot import info, make_app, pilot_test, settle, shown_lines, workers_done
+from tests.pilot import (
+    info,
+    make_app,
+    pilot_test,
+    screen_text,
+    settle,
+    shown_lines,
+    workers_done,
+)
 from tui.app.screens.figures import FiguresScreen
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.kernel_table import KernelTable
@@ -179,6 +187,17 @@ def test_kernels_tab_picture(
         await _kernels_tab(pilot)
         await pilot.press("down", "enter")
         await pilot.pause()
+        lines = screen_text(pilot.app).splitlines()
+        header = next(i for i, line in enumerate(lines) if line.startswith("Kernel ("))
+        assert "Total ▼" in lines[header]
+        totals = [lines[header + 1].split()[0], lines[header + 2].split()[0]]
+        assert totals == ["ampere_sgemm_128x64_nn", "elementwise_kernel<relu>"]
+        assert any(
+            line.startswith(
+                " kernel elementwise_kernel<relu>: 1/36  launched by aten::relu"
+            )
+            for line in lines
+        )
 
     assert snap_compare(
         make_app(cuda_trace), terminal_size=(120, 36), run_before=before
@@ -192,5 +211,8 @@ def test_kernels_not_observed_picture(
 
     async def before(pilot: Pilot[Any]) -> None:
         await _kernels_tab(pilot)
+        text = screen_text(pilot.app)
+        assert " Kernels: not observed — CUDA is not available on this machine." in text
+        assert "Count" not in text and "Total ▼" not in text  # no empty table
 
     assert snap_compare(make_app(cpu_trace), terminal_size=(80, 24), run_before=before)

@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from tests.builders.app_traces import write_training_trace
 from tests.builders.memory import write_memory_trace
-from tests.pilot import info, make_app, pilot_test, settle
+from tests.pilot import info, make_app, pilot_test, screen_text, settle
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.timeline import Timeline
@@ -116,6 +116,17 @@ def test_memory_lane_picture(
         await settle(pilot)
         await pilot.press("right_square_bracket", "right_square_bracket")
         await pilot.pause()
+        lines = screen_text(pilot.app).splitlines()
+        lanes = [line for line in lines if line.startswith("alloc ")]
+        assert [lane.split()[1] for lane in lanes] == ["cpu", "cuda:0"]
+        stream = next(
+            i for i, line in enumerate(lines) if line.startswith("GPU 0 stream")
+        )
+        assert lines[stream + 1 : stream + 3] == lanes  # under the stream
+        cells = set("".join(lane.split("│", 1)[1] for lane in lanes))
+        assert cells <= set(" ▁▂▃▄▅▆▇█")  # eighths of the view's peak
+        status = next(line for line in lines if line.startswith(" step 2 (active)"))
+        assert "alloc peak cuda:0 13 MB cpu 2097 kB" in status
 
     assert snap_compare(
         make_app(memory_trace), terminal_size=(120, 36), run_before=before

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Static
 
 from tests.builders.app_traces import write_training_trace
-from tests.pilot import make_app, pilot_test, settle
+from tests.pilot import make_app, pilot_test, screen_text, settle
 from tui.app.app import StepTraceApp
 from tui.app.dialogs.scrub import ScrubDialog, fresh_copy_path
 from tui.app.screens.help import help_text
@@ -240,6 +240,22 @@ def test_dialog_snapshot(
         await open_dialog(pilot)
         pilot.app.screen.query_one(Input).cursor_blink = False
         await pilot.pause()
+        lines = [line.strip("│ ") for line in screen_text(pilot.app).splitlines()]
+        assert (
+            "Found 3 kinds of identifying data; the copy replaces what is marked replaced."
+            in lines
+        )
+        kinds = [line.split()[:3] for line in lines if line.endswith("replaced")]
+        assert [kind[0] for kind in kinds] == ["user", "host", "path"]
+        assert (
+            "username: alice" in lines
+            and "host_name: gpu17.cluster.example.com" in lines
+        )
+        assert any("Rename free-form zones" in line for line in lines)
+        assert (
+            "leaky.scrubbed.json" in lines
+            and not (tmp_path / "leaky.scrubbed.json").exists()
+        )
 
     app: StepTraceApp = make_app("leaky.json")
     assert snap_compare(app, terminal_size=(100, 36), run_before=before)

@@ -14,7 +14,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests import shared_traces as shared
-from tests.pilot import make_app, pilot_test, settle, workers_done
+from tests.pilot import make_app, pilot_test, screen_text, settle, workers_done
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.op_table import OperatorTable
 from tui.core.figures.shapes import ShapeOpTable
@@ -161,6 +161,16 @@ def test_shapes_picture(snap_compare: Callable[..., bool], cuda_trace: Path) -> 
 
     async def before(pilot: Pilot[Any]) -> None:
         await _by_shape(pilot)
+        lines = screen_text(pilot.app).splitlines()
+        header = next(
+            i
+            for i, line in enumerate(lines)
+            if line.startswith("Operator × input shapes (")
+        )
+        rows = [line.split("  ")[0] for line in lines[header + 1 : header + 12]]
+        names = [row.split(" [")[0] for row in rows]
+        assert len(set(names)) == len(names)  # each operator once per shapes
+        assert rows[0] == "aten::addmm [[64, 128], [128, 128]]"
 
     assert snap_compare(
         make_app(cuda_trace), terminal_size=(120, 36), run_before=before
@@ -175,5 +185,9 @@ def test_shapes_off_picture(
 
     async def before(pilot: Pilot[Any]) -> None:
         await _by_shape(pilot)
+        text = screen_text(pilot.app)
+        assert "Operator × input shapes: not recorded" in text
+        assert " record_shapes was off for this capture" in text
+        assert "--record-shapes, or record_shapes=True" in text
 
     assert snap_compare(make_app(ALEXNET), terminal_size=(80, 24), run_before=before)
