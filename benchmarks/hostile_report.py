@@ -28,7 +28,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.hostile import (  # noqa: E402
+from tests.builders.hostile import (  # noqa: E402
     LEAK_MARKERS,
     HostileCase,
     build_corpus,
@@ -200,7 +200,7 @@ def many_steps_seconds(folder: Path, steps: int = 20_000) -> float | None:
     """`steptrace summary` on a long profile: steps with a data zone and a kernel each."""
     import orjson
 
-    from tests.hostile import complete
+    from tests.builders.hostile import complete
 
     events: list[dict[str, Any]] = []
     for step in range(steps):
