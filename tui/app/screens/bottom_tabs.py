@@ -2,9 +2,9 @@
 
 Each tab names its pane, its title and how to build its widget from what the
 main screen shows (`TabInputs`); `BottomTabs` composes them in order, brings
-one forward and selects in them what an anchor points at; the screen and binds 1, 2, 3… to them. A tab
-widget that shows figures of the data zone implements `follow_analysis`, and
-the screen calls it whenever the zone changes.
+one forward, says which filters (F) and selects in them what an anchor points
+at; the screen binds 1, 2, 3… to them. A tab widget that shows figures of the
+data zone implements `follow_analysis`, and follows whenever the zone changes.
 """
 
 from __future__ import annotations
@@ -112,12 +112,14 @@ class BottomTabs:
         self.host.query_one(TabbedContent).active = pane_id
         return self.host.query_one(f"#{pane_id}", TabPane).children[0]
 
-    def in_front(self) -> Widget | None:
-        """The widget of the tab in front."""
+    def filter_target(self) -> Any:
+        """The table F filters: the tab in front when it filters, else the operators."""
         active = self.host.query_one(TabbedContent).active
-        return (
-            self.host.query_one(f"#{active}", TabPane).children[0] if active else None
-        )
+        if active:
+            widget = self.host.query_one(f"#{active}", TabPane).children[0]
+            if isinstance(widget, Filterable):
+                return widget
+        return self.host.query_one(OperatorTable)
 
     def follow_analysis(self, analysis: Analysis, findings: list[Finding]) -> None:
         """Every tab that shows figures of the data zone follows another one."""

@@ -46,17 +46,7 @@ from tui.app.screens import (
     rank_switch,
     report_export,
 )
-from tui.app.screens.anchors import (
-    AtEvent,
-    AtFinding,
-    AtGap,
-    AtOperator,
-    AtRange,
-    AtStep,
-    Target,
-    Visit,
-)
-from tui.app.screens.bottom_tabs import TABS, BottomTabs, Filterable, TabInputs
+from tui.app.screens.bottom_tabs import TABS, BottomTabs, TabInputs
 from tui.app.screens.comparison import Before
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.figures import FiguresScreen
@@ -384,8 +374,7 @@ class MainScreen(Screen[None]):
 
     def filter_target(self) -> Any:
         """The table F filters: the bottom tab in front when it filters, else the operators."""
-        widget = self.tabs.in_front()
-        return widget if isinstance(widget, Filterable) else self.ops
+        return self.tabs.filter_target()
 
     def _prompt(self, purpose: PromptPurpose, placeholder: str) -> None:
         self.input_purpose = purpose
@@ -558,22 +547,22 @@ class MainScreen(Screen[None]):
         if not self.show(target):
             self.notify("The note's anchor is not in this capture.", severity="warning")
 
-    def show(self, target: Target | None) -> bool:
+    def show(self, target: anchors.Target | None) -> bool:
         """Show where an anchor points; False when it points at nothing here."""
         timeline = self.timeline
-        if isinstance(target, AtStep):
+        if isinstance(target, anchors.AtStep):
             self.go_to_step(target.index)
-        elif isinstance(target, AtRange):
+        elif isinstance(target, anchors.AtRange):
             timeline.select_range(target.start_ns, target.end_ns)
             timeline.fit(target.start_ns, max(target.end_ns, target.start_ns + 1))
-        elif isinstance(target, AtOperator):
+        elif isinstance(target, anchors.AtOperator):
             self.tabs.select_operator(target.name, focus=target.focus)
-        elif isinstance(target, AtEvent):
+        elif isinstance(target, anchors.AtEvent):
             timeline.select_event(target.event)
             timeline.focus()
-        elif isinstance(target, AtGap):
+        elif isinstance(target, anchors.AtGap):
             self.select_gap(target.index)
-        elif isinstance(target, AtFinding):
+        elif isinstance(target, anchors.AtFinding):
             self.tabs.show("tab-findings")
             if target.pending:
                 self.notify(
@@ -583,7 +572,7 @@ class MainScreen(Screen[None]):
                 return False
             else:
                 self.tabs.select_finding(target.index)
-        elif isinstance(target, Visit):
+        elif isinstance(target, anchors.Visit):
             if not self.marked.visit(target.events, target.label, target.event):
                 self.notify("What this finding points at is not in this capture.")
             if target.copy is not None:
