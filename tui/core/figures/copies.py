@@ -78,10 +78,18 @@ def copy_event_mask(trace: Trace) -> npt.NDArray[np.bool_]:
     return result
 
 
+# No copy moves more (256 TiB): a size past it is a bad value, and sums of
+# many sizes stay inside int64.
+MAX_COPY_BYTES = 2**48
+
+
 def _size(value: Any) -> int:
+    """A copy's size in bytes, -1 (unknown) when absent, negative, not finite or past MAX_COPY_BYTES."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return -1
-    return int(value) if value >= 0 else -1
+    if not 0 <= value <= MAX_COPY_BYTES:  # NaN fails too
+        return -1
+    return int(value)
 
 
 @dataclass(frozen=True)
