@@ -11,7 +11,7 @@ from typing import Any
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text, size_text
-from tui.core.base.vocab import FindingId, FindingStatus, GapKind
+from tui.core.base.vocab import CollectiveSide, FindingId, FindingStatus, GapKind
 from tui.core.figures.kernels import readable_kernel_name
 from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
 from tui.core.findings.readings import (
@@ -248,7 +248,7 @@ def _missing_text(reason: MissingReason, detail: str) -> str:
 
 
 def _late_rank_text(figures: LateRankFigures, observed: bool) -> str:
-    side = " (CPU-side collectives only)" if figures.side == "cpu" else ""
+    side = " (CPU-side collectives only)" if figures.side is CollectiveSide.CPU else ""
     if not observed:
         return (
             "no rank reached the collectives last in most steps with a wait worth a"

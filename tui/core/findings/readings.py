@@ -17,6 +17,7 @@ import numpy as np
 
 from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import (
+    CollectiveSide,
     CopyDirection,
     FindingId,
     FindingStatus,
@@ -211,7 +212,8 @@ class LateRankFigures:
     median_wait_ns: float
     median_step_ns: float
     peer: int | None
-    side: str  # "gpu" or "cpu": where the collectives were seen
+    side: CollectiveSide
+    """Where its collectives were seen: communication kernels or CPU ops."""
     zone_ns: float | None = None
     peer_zone_ns: float | None = None
     compute_ns: float | None = None

@@ -64,9 +64,9 @@ def late_rank(run: RunAnalysis) -> Finding:
         median_wait_ns=median_wait,
         median_step_ns=median_step,
         peer=peer,
-        side=(side.summary.collective_side or CollectiveSide.CPU).value
+        side=(side.summary.collective_side or CollectiveSide.CPU)
         if side
-        else CollectiveSide.CPU.value,
+        else CollectiveSide.CPU,
         zone_ns=_median_zone(run, rank),
         peer_zone_ns=None if peer is None else _median_zone(run, peer),
         compute_ns=_median_compute(run, rank),
