@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 import zlib
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -218,8 +219,9 @@ def _header_of(values: Mapping[str, Any]) -> TraceHeader:
     )
 
 
-def trace_files(folder: Path) -> list[Path]:
-    """The trace files of a run folder, in natural name order."""
+def trace_files(folder: Path) -> tuple[list[Path], list[str]]:
+    """The trace files of a run folder, in natural name order, and why any entry
+    named like a trace was skipped (a FIFO, a device, a link to one, a folder)."""
     if not folder.exists():
         raise TraceLoadError(f"{printable(str(folder))}: no such folder")
     if not folder.is_dir():
@@ -233,22 +235,60 @@ def trace_files(folder: Path) -> list[Path]:
         raise TraceLoadError(
             f"{printable(str(folder))}: cannot be read ({error.strerror})"
         ) from None
-    found = [
-        entry for entry in entries if is_trace_name(entry.name) and entry.is_file()
-    ]
+    named = sorted(
+        (entry for entry in entries if is_trace_name(entry.name)),
+        key=lambda entry: natural_key(entry.name),
+    )
+    found: list[Path] = []
+    skipped: list[str] = []
+    for entry in named:
+        unusable = _not_a_trace_file(entry)
+        if unusable is None:
+            found.append(entry)
+        else:
+            skipped.append(f"{printable(entry.name)}: skipped, {unusable}")
     if not found:
+        why = f" ({'; '.join(skipped)})" if skipped else ""
         raise TraceLoadError(
-            f"{printable(str(folder))}: no trace files (*.json, *.json.gz) in this folder"
+            f"{printable(str(folder))}: no trace files (*.json, *.json.gz) in this "
+            f"folder{why}"
         )
-    return sorted(found, key=lambda entry: natural_key(entry.name))
+    return found, skipped
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+)
+
+
+def _not_a_trace_file(entry: Path) -> str | None:
+    """Why a trace-named entry cannot be read as a trace (None: a regular file, or a link to one)."""
+    try:
+        own = entry.lstat()
+        target = entry.stat()
+    except FileNotFoundError:
+        return "a broken symbolic link"
+    except OSError as error:
+        return f"cannot be read ({error.strerror or error})"
+    if stat.S_ISREG(target.st_mode):
+        return None
+    kind = next((word for test, word in _KINDS if test(target.st_mode)), "not a file")
+    if stat.S_ISLNK(own.st_mode):
+        return f"a symbolic link to {kind}, not a regular file"
+    return f"{kind}, not a regular file"
 
 
 def discover_run(folder: str | Path) -> RunLayout:
-    """The run in a folder: one file per rank, with warnings for whatever was guessed."""
+    """The run in a folder: one file per rank, with warnings for whatever was guessed or skipped."""
     root = Path(folder)
-    paths = trace_files(root)
+    paths, skipped = trace_files(root)
     headers = {path: read_header(path) for path in paths}
-    return assign_ranks(root, paths, headers)
+    layout = assign_ranks(root, paths, headers)
+    return replace(layout, warnings=(*skipped, *layout.warnings))
 
 
 def assign_ranks(
