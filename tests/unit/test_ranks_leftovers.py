@@ -65,3 +65,46 @@ def test_ctrl_c_of_ranks_leaves_no_temporary_folder(tmp_path: Path) -> None:
             os.killpg(child.pid, signal.SIGKILL)
     assert child.returncode == 130, error
     assert list(scratch.iterdir()) == []
+
+
+# The rank summaries kept beside the column cache follow its rules (issue 26, 1-3).
+
+
+def _arrivals(tmp_path: Path) -> list[int]:
+    from tui.core.runs.pool import summarise_files
+
+    outcome = summarise_files([tmp_path / "run" / "rank-0.pt.trace.json"], workers=1)
+    assert outcome[0].summary is not None
+    return [step.collectives.arrival_ns for step in outcome[0].summary.steps]
+
+
+@pytest.fixture
+def kept_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("STEPTRACE_NO_CACHE", raising=False)
+    monkeypatch.setenv("STEPTRACE_CACHE_DIR", str(tmp_path / "cache"))
+    write_run(tmp_path / "run", {0: [100.0, 200.0]}, world_size=None)
+    assert _arrivals(tmp_path) == [100_000, 200_000]
+    return tmp_path / "run" / "rank-0.pt.trace.json"
+
+
+def test_a_kept_summary_misses_after_an_in_place_edit_keeping_size_and_mtime(
+    tmp_path: Path, kept_run: Path
+) -> None:
+    before = kept_run.stat()
+    write_run(tmp_path / "other", {0: [100.0, 300.0]}, world_size=None)
+    edited = (tmp_path / "other" / "rank-0.pt.trace.json").read_bytes()
+    assert len(edited) == before.st_size
+    with kept_run.open("r+b") as handle:
+        handle.write(edited)
+    os.utime(kept_run, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert _arrivals(tmp_path) == [100_000, 300_000]
+
+
+def test_a_damaged_kept_summary_is_a_miss(tmp_path: Path, kept_run: Path) -> None:
+    (entry,) = (tmp_path / "cache" / "rank-summaries").glob("*.json")
+    text = entry.read_text()
+    assert text.count("200000") >= 1
+    entry.write_text(text.replace("200000", "900000"))  # digits overwritten
+    assert _arrivals(tmp_path) == [100_000, 200_000]
+    entry.write_text('{"key": ')  # cut short
+    assert _arrivals(tmp_path) == [100_000, 200_000]

@@ -233,8 +233,11 @@ def summarise_files(
     after ending every worker.
     """
     outcomes: dict[str, RankOutcome] = {}
+    # Each file's key before it is read: a summary is kept only under the key
+    # its file still has once read (never one of a file still being written).
+    keys = {str(path): summary_cache.key_of(path, zones) for path in paths}
     for path in paths:
-        stored = summary_cache.load(path, zones)
+        stored = summary_cache.load(path, zones, keys[str(path)])
         if stored is None:
             continue
         try:
@@ -256,8 +259,13 @@ def summarise_files(
         fresh = []
     for outcome in fresh:
         outcomes[outcome.path] = outcome
-        if outcome.summary is not None:
-            summary_cache.save(outcome.path, zones, outcome.summary.to_json())
+        key = keys[outcome.path]
+        if (
+            outcome.summary is not None
+            and key is not None
+            and summary_cache.key_of(outcome.path, zones) == key
+        ):
+            summary_cache.save(outcome.path, zones, outcome.summary.to_json(), key)
     return [outcomes[str(path)] for path in paths]
 
 

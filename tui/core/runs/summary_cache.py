@@ -1,10 +1,12 @@
 """Rank summaries kept beside the column cache, so reopening a run reads kilobytes, not traces.
 
-An entry is one JSON file keyed by the trace's absolute path, size and
-modification time, the data zone asked for, and a hash of the source of
-every `tui.core` module (loader and figures alike): a changed trace or a
-changed steptrace is a miss, never a stale figure. `STEPTRACE_NO_CACHE=1`
-turns it off with the column cache.
+An entry is one JSON file keyed by the trace file as it was read (its
+identity as the column cache takes it: size, times, inode, a CRC of its
+bytes), the data zone asked for, and a hash of the source of every
+`tui.core` module (loader and figures alike): a changed trace or a changed
+steptrace is a miss, never a stale figure, and so is an entry whose summary
+does not match its CRC. `STEPTRACE_NO_CACHE=1` turns it off with the column
+cache.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 import orjson
 
 from tui.core.ingest.cache import cache_root, source_version
+from tui.core.ingest.cache_files import crc32, file_identity, remove_stale_files
 
 FOLDER = "rank-summaries"
 
@@ -49,47 +52,68 @@ def figures_version() -> str:
         return "unhashable-" + os.urandom(8).hex()
 
 
-def _entry(path: Path, zones: Sequence[str] | None) -> tuple[Path, dict[str, Any]]:
-    resolved = path.resolve()
-    status = resolved.stat()
-    key = {
-        "path": str(resolved),
-        "size": status.st_size,
-        "mtime_ns": status.st_mtime_ns,
-        "zones": list(zones or ()),
-        "code": figures_version(),
-    }
-    digest = hashlib.sha256(orjson.dumps(key)).hexdigest()[:32]
-    return cache_root() / FOLDER / f"{digest}.json", key
+def key_of(path: str | os.PathLike[str], zones: Sequence[str] | None) -> Any:
+    """The key of a trace's summary as the file is now; None when off or unreadable.
 
-
-def load(path: str | os.PathLike[str], zones: Sequence[str] | None) -> Any:
-    """The cached summary JSON of a trace, or None on any miss."""
+    The file's identity as the column cache takes it (size, times, inode, a
+    CRC of its bytes), the data zone asked for and the code's version: taken
+    before the trace is read, and again after, so that a file still being
+    written is never kept.
+    """
     if not enabled():
         return None
     try:
-        entry, key = _entry(Path(path), zones)
-        stored = orjson.loads(entry.read_bytes())
+        identity = file_identity(path)
+    except (OSError, ValueError):
+        return None
+    return {**identity, "zones": list(zones or ()), "code": figures_version()}
+
+
+def _entry(key: dict[str, Any]) -> Path:
+    """One entry per trace and zone: a newer version of the file replaces it."""
+    named = orjson.dumps([key["path"], key["zones"]])
+    return cache_root() / FOLDER / f"{hashlib.sha256(named).hexdigest()[:32]}.json"
+
+
+def load(path: str | os.PathLike[str], zones: Sequence[str] | None, key: Any) -> Any:
+    """The kept summary JSON of a trace under `key` (key_of's), or None on any miss.
+
+    An entry whose summary does not match its CRC (damaged) is a miss too.
+    """
+    if key is None:
+        return None
+    try:
+        stored = orjson.loads(_entry(key).read_bytes())
     except (OSError, ValueError):
         return None
     if not isinstance(stored, dict) or stored.get("key") != key:
         return None
-    return stored.get("summary")
+    summary = stored.get("summary")
+    try:
+        if crc32(orjson.dumps(summary)) != stored.get("crc"):
+            return None
+    except TypeError:
+        return None
+    return summary
 
 
 def save(
-    path: str | os.PathLike[str], zones: Sequence[str] | None, summary: Any
+    path: str | os.PathLike[str], zones: Sequence[str] | None, summary: Any, key: Any
 ) -> None:
-    """Keep a summary for next time; silently nothing when the cache cannot be written."""
-    if not enabled():
+    """Keep a summary read under `key`; silently nothing when the cache cannot be written."""
+    if key is None:
         return
     try:
-        entry, key = _entry(Path(path), zones)
+        entry = _entry(key)
         entry.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_files(entry.parent, "tmp*.tmp")  # writers killed long ago
+        data = orjson.dumps(summary)
         handle, staging = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
         try:
             with os.fdopen(handle, "wb") as stream:
-                stream.write(orjson.dumps({"key": key, "summary": summary}))
+                stream.write(
+                    orjson.dumps({"key": key, "crc": crc32(data), "summary": summary})
+                )
             os.replace(staging, entry)
         except BaseException:
             Path(staging).unlink(missing_ok=True)
