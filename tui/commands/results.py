@@ -22,6 +22,14 @@ from tui.commands._zones import add_zone_option
 
 if TYPE_CHECKING:
     from tui.core.figures.analysis import Analysis
+    from tui.core.results.copies import CopiesResult
+    from tui.core.results.gaps import GapsResult
+    from tui.core.results.kernels import KernelsResult
+    from tui.core.results.memory import MemoryResult
+    from tui.core.results.ops import OpsResult
+    from tui.core.results.summary import SummaryResult
+    from tui.core.results.zones import ZonesResult
+    from tui.report.report import ReportResult
 
 TRACE_HELP = "a .json or .json.gz Kineto/Chrome trace"
 JSON_HELP = "print JSON (see README)"
@@ -35,21 +43,22 @@ class Refused(Exception):
 class ResultCommand:
     """One row: a command computing one result from an opened capture.
 
-    `options` adds the command's own flags (after `--zone`, before `--json`);
-    `output` adds `--json` (and any other output flag); `check` refuses bad
-    flags before the capture is read; `compute` makes the result from the
-    analysis; `show` prints it as text (JSON is always `json_of`).
+    `compute` makes the result from the analysis; `text` is what stdout gets
+    without `--json` (the result's words from tui.report, imported when
+    printed), JSON is the result's own; `options` adds the command's own flags
+    (after `--zone`, before `--json`); `output` adds `--json` (and any other
+    output flag); `check` refuses bad flags before the capture is read.
     """
 
     help: str
     compute: Callable[[Analysis, argparse.Namespace], Any]
+    text: Callable[[Any, argparse.Namespace], str]
     description: str | None = None
     zones: bool = False
     workers: bool = False
     options: Callable[[argparse.ArgumentParser], None] | None = None
     output: Callable[[argparse.ArgumentParser], None] | None = None
     check: Callable[[argparse.Namespace], str | None] | None = None
-    show: Callable[[Any, argparse.Namespace], None] | None = None
 
 
 def register(subparsers: Any, name: str) -> None:
@@ -100,15 +109,9 @@ def run(command: ResultCommand, args: argparse.Namespace) -> int:
         print(f"steptrace: {refused}", file=sys.stderr)
         return 2
     if args.json:
-        from tui.report.render import json_of
-
-        print_json(json_of(result))
-    elif command.show is not None:
-        command.show(result, args)
+        print_json(result.to_json())
     else:
-        from tui.report.render import text_of
-
-        print(text_of(result))
+        sys.stdout.write(command.text(result, args))
     return 0
 
 
@@ -126,10 +129,16 @@ def _no_step(analysis: Analysis, number: int) -> Refused:
     return Refused(f"no step {number} in this trace (steps: {numbers})")
 
 
-def _summary(analysis: Analysis, args: argparse.Namespace) -> Any:
+def _summary(analysis: Analysis, args: argparse.Namespace) -> SummaryResult:
     from tui.core.results import SummaryResult
 
     return SummaryResult.of(analysis)
+
+
+def _summary_text(result: SummaryResult, args: argparse.Namespace) -> str:
+    from tui.report.summary import summary_text
+
+    return summary_text(result) + "\n"
 
 
 def _ops_options(parser: argparse.ArgumentParser) -> None:
@@ -160,7 +169,7 @@ def _ops_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _ops(analysis: Analysis, args: argparse.Namespace) -> Any:
+def _ops(analysis: Analysis, args: argparse.Namespace) -> OpsResult:
     """torch's key_averages() per name (or name and shapes), whole trace or one step."""
     from tui.core.results import OpsResult
 
@@ -192,6 +201,12 @@ def _ops(analysis: Analysis, args: argparse.Namespace) -> Any:
     )
 
 
+def _ops_text(result: OpsResult, args: argparse.Namespace) -> str:
+    from tui.report.ops import ops_text
+
+    return ops_text(result) + "\n"
+
+
 def _kernels_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--step",
@@ -205,7 +220,7 @@ def _kernels_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _kernels(analysis: Analysis, args: argparse.Namespace) -> Any:
+def _kernels(analysis: Analysis, args: argparse.Namespace) -> KernelsResult:
     from tui.core.results.kernels import KernelsResult
 
     try:
@@ -214,38 +229,62 @@ def _kernels(analysis: Analysis, args: argparse.Namespace) -> Any:
         raise _no_step(analysis, args.step) from None
 
 
-def _copies(analysis: Analysis, args: argparse.Namespace) -> Any:
+def _kernels_text(result: KernelsResult, args: argparse.Namespace) -> str:
+    from tui.report.kernels import kernels_text
+
+    return kernels_text(result) + "\n"
+
+
+def _copies(analysis: Analysis, args: argparse.Namespace) -> CopiesResult:
     from tui.core.results.copies import CopiesResult
 
     return CopiesResult.of(analysis)
 
 
-def _memory(analysis: Analysis, args: argparse.Namespace) -> Any:
+def _copies_text(result: CopiesResult, args: argparse.Namespace) -> str:
+    from tui.report.copies import copies_text
+
+    return copies_text(result) + "\n"
+
+
+def _memory(analysis: Analysis, args: argparse.Namespace) -> MemoryResult:
     from tui.core.results.memory import MemoryResult
 
     return MemoryResult.of(analysis)
 
 
-def _gaps(analysis: Analysis, args: argparse.Namespace) -> Any:
+def _memory_text(result: MemoryResult, args: argparse.Namespace) -> str:
+    from tui.report.memory import memory_text
+
+    return memory_text(result) + "\n"
+
+
+def _gaps(analysis: Analysis, args: argparse.Namespace) -> GapsResult:
     from tui.core.results import GapsResult
 
     return GapsResult.of(analysis)
+
+
+def _gaps_text(result: GapsResult, args: argparse.Namespace) -> str:
+    from tui.report.gaps import gaps_text
+
+    return gaps_text(result) + "\n"
 
 
 def _zones_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="list every candidate")
 
 
-def _zones(analysis: Analysis, args: argparse.Namespace) -> Any:
+def _zones(analysis: Analysis, args: argparse.Namespace) -> ZonesResult:
     from tui.core.results.zones import ZonesResult
 
     return ZonesResult.of(analysis)
 
 
-def _zones_show(result: Any, args: argparse.Namespace) -> None:
+def _zones_text(result: ZonesResult, args: argparse.Namespace) -> str:
     from tui.report.zones import zones_text
 
-    print(zones_text(result, None if args.all else 40))
+    return zones_text(result, None if args.all else 40) + "\n"
 
 
 def _report_output(parser: argparse.ArgumentParser) -> None:
@@ -256,7 +295,7 @@ def _report_output(parser: argparse.ArgumentParser) -> None:
     output.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
-def _report(analysis: Analysis, args: argparse.Namespace) -> Any:
+def _report(analysis: Analysis, args: argparse.Namespace) -> ReportResult:
     """The report with the capture's notes; notes that cannot be read are warned
     about, never fatal."""
     from pathlib import Path
@@ -271,29 +310,31 @@ def _report(analysis: Analysis, args: argparse.Namespace) -> Any:
     return ReportResult.of(analysis, store.notes)
 
 
-def _report_show(result: Any, args: argparse.Namespace) -> None:
+def _report_text(result: ReportResult, args: argparse.Namespace) -> str:
+    """The report as text, or as Markdown with `--md`."""
     if args.md:
         from pathlib import Path
 
         from tui.report.report_markdown import report_markdown
 
-        sys.stdout.write(report_markdown(result, Path(args.trace).name))
-        return
-    from tui.report.render import text_of
+        return report_markdown(result, Path(args.trace).name)
+    from tui.report.report_text import report_text
 
-    print(text_of(result))
+    return report_text(result) + "\n"
 
 
 TABLE: dict[str, ResultCommand] = {
     "summary": ResultCommand(
         "steps, zones, device busy and gaps of a capture",
         _summary,
+        _summary_text,
         zones=True,
         workers=True,
     ),
     "ops": ResultCommand(
         "operator table: calls, self/total CPU and GPU time",
         _ops,
+        _ops_text,
         workers=True,
         options=_ops_options,
         check=_limit_checked,
@@ -301,34 +342,39 @@ TABLE: dict[str, ResultCommand] = {
     "kernels": ResultCommand(
         "kernels per name: count, min/median/max, busy share, launch figures",
         _kernels,
+        _kernels_text,
         options=_kernels_options,
         check=_limit_checked,
     ),
     "copies": ResultCommand(
         "host↔device copies and sets: count, bytes, time, per step, repeated",
         _copies,
+        _copies_text,
     ),
     "memory": ResultCommand(
         "profile_memory captures: peak allocated per step, bytes per operator",
         _memory,
+        _memory_text,
     ),
     "gaps": ResultCommand(
         "device idle time inside data zones (lecture_batch_cpu…)",
         _gaps,
+        _gaps_text,
         zones=True,
         workers=True,
     ),
     "zones": ResultCommand(
         "ranges that can be the data zone (annotations, DataLoader, operators)",
         _zones,
+        _zones_text,
         zones=True,
         options=_zones_options,
-        show=_zones_show,
     ),
     "report": ResultCommand(
         "one document in the method's order: question, window, CPU/GPU/waiting, "
         "findings, notes, instrumentation, resources",
         _report,
+        _report_text,
         description="The capture's report, in the method's order: question, "
         "scenario, unit, window and start-up, CPU time / GPU work / waiting kept "
         "apart, findings (possible observation → hypothesis → next check), the "
@@ -337,6 +383,5 @@ TABLE: dict[str, ResultCommand] = {
         zones=True,
         workers=True,
         output=_report_output,
-        show=_report_show,
     ),
 }

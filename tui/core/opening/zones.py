@@ -12,13 +12,17 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tui.core.base.errors import TraceLoadError
 from tui.core.base.vocab import CacheUse, Word, ZoneSource
 from tui.core.figures.analysis import Analysis, ZoneChoice
 from tui.core.figures.zones import zone_group
 from tui.core.model.trace import Trace
-from tui.core.runs.across import RunAnalysis
+
+if TYPE_CHECKING:
+    # A run's reading (worker pools, hashing) is imported only by those who open runs.
+    from tui.core.runs.across import RunAnalysis
 
 CLOSEST_COUNT = 3
 CLOSEST_CUTOFF = 0.5
