@@ -135,6 +135,7 @@ async def test_enter_opens_details_with_launched_gpu_work(cuda_trace: Path) -> N
 
 
 @pilot_test
+@pytest.mark.slow
 async def test_hostile_names_stay_text(tmp_path: Path, isolated_data_dir: Path) -> None:
     path = write_hostile_trace(tmp_path / "hostile.json")
     app = make_app(path)

@@ -72,6 +72,7 @@ async def finish(pilot: Pilot[Any]) -> None:
         await pilot.pause()
 
 
+@pytest.mark.slow
 def test_z_chooses_a_zone_and_everything_follows(cuda_trace: Path) -> None:
     async def scenario() -> None:
         app = make_app(cuda_trace)
@@ -142,6 +143,7 @@ def test_z_chooses_a_zone_and_everything_follows(cuda_trace: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_tab_marks_several_ranges(cuda_trace: Path) -> None:
     async def scenario() -> None:
         app = make_app(cuda_trace)

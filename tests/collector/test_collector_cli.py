@@ -63,6 +63,7 @@ def test_capture_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 @pytest.mark.torch
+@pytest.mark.slow
 def test_demo_command_captures_under_captures_where_torch_can_profile(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -85,6 +85,7 @@ def straggler_run(tmp_path_factory: pytest.TempPathFactory) -> DistributedRun:
     )
 
 
+@pytest.mark.slow
 def test_torchrun_job_passes_through_and_names_its_folder(
     straggler_run: DistributedRun,
 ) -> None:
@@ -98,6 +99,7 @@ def test_torchrun_job_passes_through_and_names_its_folder(
         assert f"steptrace: rank {rank}: step 6/6 (active)" in completed.stderr
 
 
+@pytest.mark.slow
 def test_every_rank_writes_its_own_file_with_exactly_the_active_steps(
     straggler_run: DistributedRun,
 ) -> None:
@@ -116,6 +118,7 @@ def test_every_rank_writes_its_own_file_with_exactly_the_active_steps(
             assert sum(n.startswith("Optimizer.step#") for n in names) == 1
 
 
+@pytest.mark.slow
 def test_each_description_says_where_its_rank_sits(
     straggler_run: DistributedRun,
 ) -> None:
@@ -135,6 +138,7 @@ def test_each_description_says_where_its_rank_sits(
         assert (info["rank"], info["world_size"], info["backend"]) == (rank, 2, "gloo")
 
 
+@pytest.mark.slow
 def test_the_fast_rank_waits_the_injected_delay_in_the_all_reduce(
     straggler_run: DistributedRun,
 ) -> None:
@@ -178,6 +182,7 @@ def module_run(
     return folder / "run", completed
 
 
+@pytest.mark.slow
 def test_module_form_and_torchruns_exit_status(
     module_run: tuple[Path, subprocess.CompletedProcess[str]],
 ) -> None:
@@ -340,6 +345,7 @@ def reports(run: Path) -> dict[int, dict[str, Any]]:
     return {report["rank"]: report for report in found}
 
 
+@pytest.mark.slow
 def test_api_in_a_process_group_writes_one_file_per_rank(
     api_run: tuple[Path, Path, subprocess.CompletedProcess[str]],
 ) -> None:
@@ -367,6 +373,7 @@ def test_api_in_a_process_group_writes_one_file_per_rank(
             assert time_in_step_us(trace, step, "gloo:all_reduce") > 0
 
 
+@pytest.mark.slow
 def test_api_refusals_happen_on_every_rank(
     api_run: tuple[Path, Path, subprocess.CompletedProcess[str]],
 ) -> None:
@@ -522,6 +529,7 @@ def test_launcher_and_rank_from_the_environment() -> None:
         distributed.environment_rank({"RANK": "x"})
 
 
+@pytest.mark.slow
 def test_validate_description_checks_the_distributed_object(
     straggler_run: DistributedRun,
 ) -> None:

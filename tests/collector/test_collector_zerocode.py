@@ -94,6 +94,7 @@ def six_steps(
     return folder, run_capture(folder, TRAIN_SCRIPT, "6", "7")
 
 
+@pytest.mark.slow
 def test_script_status_output_and_argv_pass_through(
     six_steps: tuple[Path, Any],
 ) -> None:
@@ -103,12 +104,14 @@ def test_script_status_output_and_argv_pass_through(
     assert "script done" in completed.stdout
 
 
+@pytest.mark.slow
 def test_progress_lines_for_a_parent(six_steps: tuple[Path, Any]) -> None:
     _folder, completed = six_steps
     lines = re.findall(r"steptrace: step (\d)/4 \((\w+)\)", completed.stderr)
     assert lines == [("1", "wait"), ("2", "warmup"), ("3", "active"), ("4", "active")]
 
 
+@pytest.mark.slow
 def test_steps_follow_optimizer_steps_and_reads_are_zoned(
     six_steps: tuple[Path, Any],
 ) -> None:
@@ -144,6 +147,7 @@ def test_steps_follow_optimizer_steps_and_reads_are_zoned(
             )
 
 
+@pytest.mark.slow
 def test_description_of_a_script_capture(six_steps: tuple[Path, Any]) -> None:
     from collector.schema import validate_description
 
@@ -157,6 +161,7 @@ def test_description_of_a_script_capture(six_steps: tuple[Path, Any]) -> None:
     assert description["startup"]["before_first_step_ms"] > 0
 
 
+@pytest.mark.slow
 def test_no_optimizer_step_fails_with_an_explanation(tmp_path: Path) -> None:
     completed = run_capture(tmp_path, INFERENCE_SCRIPT)
     assert completed.returncode == NO_TRACE_STATUS
@@ -165,6 +170,7 @@ def test_no_optimizer_step_fails_with_an_explanation(tmp_path: Path) -> None:
     assert not (tmp_path / "trace.json").exists()
 
 
+@pytest.mark.slow
 def test_too_few_steps_for_the_window_fails_with_an_explanation(tmp_path: Path) -> None:
     completed = run_capture(tmp_path, TRAIN_SCRIPT, "2", "0")
     assert completed.returncode == NO_TRACE_STATUS

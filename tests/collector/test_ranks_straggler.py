@@ -20,7 +20,8 @@ pytest.importorskip("torch")
 from tests.builders.distributed import DistributedRun, make_straggler_run
 from tui.cli import main
 
-pytestmark = pytest.mark.torch
+# The module runs one real 2-rank torchrun job for all its tests.
+pytestmark = [pytest.mark.torch, pytest.mark.slow]
 ACTIVE_STEPS = [2, 3, 4, 5]
 COLLECTIVE = re.compile(r"^(?:gloo:|c10d::|nccl:)")
 

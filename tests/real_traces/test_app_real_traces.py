@@ -57,6 +57,7 @@ KEYS = [
 
 
 @pytest.mark.parametrize("path", SMALL, ids=[p.name.split(".")[0][:40] for p in SMALL])
+@pytest.mark.slow
 def test_real_trace_survives_the_keys(path: Path, isolated_data_dir: Path) -> None:
     async def run() -> None:
         app = make_app(path)

@@ -53,6 +53,7 @@ def test_the_fixture_covers_every_shared_trace() -> None:
 
 
 @pytest.mark.parametrize("name", GPU_TRACES)
+@pytest.mark.slow
 def test_temporal_breakdown_agrees_with_hta(name: str) -> None:
     expected = the_rank(fixture()["traces"][name]["temporal_breakdown"])
     ours = hta_breakdown(name)

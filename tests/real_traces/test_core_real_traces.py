@@ -62,6 +62,7 @@ def union_us(intervals: list[tuple[Decimal, Decimal]]) -> Decimal:
 @pytest.mark.parametrize(
     "path", ALL, ids=[path.name.split(".")[0][:40] for path in ALL]
 )
+@pytest.mark.slow
 def test_every_shared_trace_loads(path: Path) -> None:
     trace = load_trace(path)
     assert trace.event_count > 0
@@ -76,6 +77,7 @@ def test_every_shared_trace_loads(path: Path) -> None:
 @pytest.mark.parametrize(
     "path", SMALL, ids=[path.name.split(".")[0][:40] for path in SMALL]
 )
+@pytest.mark.slow
 def test_figures_match_an_independent_count(path: Path) -> None:
     reference = read_reference(path)
     complete = [
@@ -218,6 +220,7 @@ def test_json_outputs_have_the_documented_shape(
 
 
 @pytest.mark.parametrize("command", ["summary", "ops", "gaps"])
+@pytest.mark.slow
 def test_text_output_fits_80_columns(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

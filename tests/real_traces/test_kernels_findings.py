@@ -11,6 +11,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests import shared_traces as shared
 from tests.builders.app_traces import write_training_trace
 from tui.core.figures.analysis import Analysis
@@ -39,6 +41,7 @@ def _union_in(spans: list[tuple[int, int]], start: int, end: int) -> int:
     return total
 
 
+@pytest.mark.slow
 def test_figures_match_a_raw_parse() -> None:
     document = json.loads(gzip.decompress(TRACE.read_bytes()), parse_float=Decimal)
     events = [e for e in document["traceEvents"] if e.get("ph") == "X" and "dur" in e]

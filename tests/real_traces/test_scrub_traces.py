@@ -295,6 +295,7 @@ def test_every_shared_trace_has_expectations() -> None:
 
 
 @pytest.mark.parametrize("name", SMALLER)
+@pytest.mark.slow
 def test_known_identifying_items_are_found(name: str, out_dir: Path) -> None:
     assert_expected_found(name, scrubbed(name, out_dir).check)
 
@@ -314,6 +315,7 @@ def test_scrubbed_copy_holds_none_of_the_found_values(name: str, out_dir: Path) 
 
 
 @pytest.mark.parametrize("name", SMALLER)
+@pytest.mark.slow
 def test_scrubbed_copy_keeps_timing_structure_and_numbers(
     name: str, out_dir: Path
 ) -> None:

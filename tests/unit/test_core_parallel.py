@@ -116,6 +116,7 @@ def assert_same(got: Trace, want: Trace) -> None:
 
 @pytest.mark.usefixtures("shared_traces")
 @pytest.mark.parametrize("path", SHARED_TRACES, ids=lambda path: path.name[:40])
+@pytest.mark.slow
 def test_shared_traces_decode_the_same_in_parallel(path: Path) -> None:
     want = sequential(path)
     got = parallel_only(path, workers=3)

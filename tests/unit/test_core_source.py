@@ -24,6 +24,7 @@ def write_bomb(path: Path, inflated_bytes: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_gzip_bomb_stops_by_ratio_before_the_memory_limit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -215,6 +216,7 @@ def load_bytes(data: bytes, suffix: str = ".json") -> Trace | None:
 
 @FUZZ_SETTINGS
 @given(st.lists(events, max_size=25), st.sampled_from(["object", "array"]))
+@pytest.mark.slow
 def test_random_event_fields(event_list: list[dict[str, Any]], form: str) -> None:
     """Random fields of every type: kept events are exactly the well-formed complete ones."""
     document: Any = event_list if form == "array" else {"traceEvents": event_list}
@@ -359,6 +361,7 @@ PLACEHOLDER = "\u2603"  # only ever inside strings, so its bytes can be swapped 
     st.integers(min_value=1, max_value=40),
     st.sampled_from([b"\x01", b"\t", b"\n", b"\x1f", b"\x00", b"\xff", b"\\ud800"]),
 )
+@pytest.mark.slow
 def test_tolerable_damage_keeps_every_event(
     event_list: list[dict[str, Any]], damaged: int, replacement: bytes
 ) -> None:

@@ -301,6 +301,7 @@ def test_truncation_offsets_cover_both_forms_and_gzip() -> None:
         assert sum(name.startswith(prefix) for name in names) >= 5
 
 
+@pytest.mark.slow
 def test_deeply_nested_events_stay_fast(tmp_path: Path) -> None:
     """100k events each inside the previous one (a recursive profile) with one kernel."""
     depth = 100_000

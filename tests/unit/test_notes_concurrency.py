@@ -69,6 +69,7 @@ def _counts_by_tag(path: Path) -> dict[str, list[int]]:
     return numbers
 
 
+@pytest.mark.slow
 def test_sigkill_during_saves_never_leaves_a_torn_file(
     trace: Path, tmp_path: Path
 ) -> None:

@@ -125,7 +125,7 @@ def test_markdown_report() -> None:
             "“not observed”, never 0.",
             "",
             "Warnings:",
-            "- clock \\x1b[2Jskew",
+            "- clock \\x1b\\[2Jskew",
             "",
             "## Notes",
             "",
@@ -139,7 +139,7 @@ def test_markdown_report() -> None:
             "| confirmed "
             "| idle gone; before: 12.3, 12.7 ms (median 12.5, range 12.3–12.7 ms); "
             "after: 9.1, 9.3 ms (median 9.2, range 9.1–9.3 ms) |",
-            "| \\x1b]0;owned\\x07 the same constant copied every step "
+            "| \\x1b\\]0;owned\\x07 the same constant copied every step "
             "| placement is wrong | move it once "
             "| open (conflict copy of cccccccc) |  |",
             "",
@@ -171,7 +171,7 @@ def test_md_cell_cannot_end_the_cell() -> None:
     assert md_cell("a|b") == "a\\|b"
     assert md_cell("a\\|b") == "a\\\\\\|b"
     assert md_cell("one\r\ntwo") == "one<br>two"
-    assert md_cell("\x1b[31mred\u202e") == "\\x1b[31mred\\u202e"
+    assert md_cell("\x1b[31mred\u202e") == "\\x1b\\[31mred\\u202e"
 
 
 def test_text_escapes_and_never_interprets_markup() -> None:
