@@ -210,3 +210,48 @@ def test_a_trace_without_description_or_steps_still_reports(
     )
     assert "Not recorded (no capture description)" in markdown
     assert result.to_json()["resources"]["device_busy_share"] is None
+
+
+HOSTILE = (
+    "![p](http://evil.example/q.png) <script>alert(1)</script> "
+    '<img src="http://evil.example/i.png"> [x](javascript:alert(1)) \\[y\\]'
+)
+
+
+def test_markdown_and_html_from_the_trace_and_notes_load_nothing(
+    tmp_path: Path,
+) -> None:
+    """Untrusted text reads as text once rendered: no image, no HTML, no link made
+    from a trace string or a note (issue 26, item 16)."""
+    hostile_description = dict(DESCRIPTION, question=HOSTILE)
+    hostile_description["scenario"] = dict(
+        DESCRIPTION["scenario"], simplified_note=HOSTILE
+    )
+    events = metadata()
+    for step, read_us in enumerate(READS_US):
+        events += training_step_events(step, step * STEP_AT_US, read_us=read_us)
+    trace = write_trace(
+        tmp_path / "hostile.json", events, extra={"steptrace": hostile_description}
+    )
+    notes = [
+        Note(
+            id="d" * 32,
+            created=WHEN,
+            updated=WHEN,
+            observation=HOSTILE,
+            hypothesis=HOSTILE,
+            next_check=HOSTILE,
+            anchor=Anchor.on_op(HOSTILE),
+        )
+    ]
+    report = markdown_report(
+        Analysis(load_trace(trace)), notes, trace_name=HOSTILE + ".json"
+    )
+    html = MarkdownIt("commonmark").enable("table").render(report)
+    assert "<img" not in html
+    assert "<script" not in html
+    assert 'href="javascript' not in html
+    assert 'href="http://evil' not in html
+    # The text itself is kept, shown as text.
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "![p](http://evil.example/q.png)" in html

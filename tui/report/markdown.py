@@ -24,27 +24,33 @@ FEW_STEPS_MEAN = "A few steps show the mechanism; they do not establish a distri
 
 
 def md_inline(text: str) -> str:
-    """Untrusted text made safe for one Markdown line (line breaks → spaces)."""
-    return printable(" ".join(text.splitlines()))
+    """Untrusted text made safe for one Markdown line (line breaks → spaces).
+
+    Control characters are escaped, and so is what Markdown or HTML acts on
+    (backslash, `[ ] < > & ! |`): a pasted report loads nothing from outside,
+    links nowhere and runs nothing; rendered, the text reads as written.
+    """
+    return printable(_escape_active(" ".join(text.splitlines())))
 
 
 def md_cell(text: str) -> str:
     """Untrusted text made safe for one Markdown table cell.
 
-    Line breaks become `<br>`, `|` becomes `\\|` (backslashes right before it
-    are doubled, so a typed `\\|` cannot end the cell), control characters
-    are escaped; an empty cell stays empty.
+    As `md_inline`, with line breaks as `<br>`; `|` is escaped too, so a
+    string cannot break a row. An empty cell stays empty.
     """
-    lines = [printable(line) for line in text.splitlines()]
-    return _PIPE.sub(_escape_pipe, "<br>".join(lines))
+    return "<br>".join(printable(_escape_active(line)) for line in text.splitlines())
 
 
-_PIPE = re.compile(r"(\\*)\|")
-_LINK_TEXT = re.compile(r"([\\\[\]`*_<>])")
+# Backslashes are escaped with the rest, so a typed `\[` or `\|` cannot undo
+# the escape that follows it. This runs before `printable`, whose escapes
+# (`\x1b`, `\u202e`) are a backslash and a letter: text in Markdown.
+_ACTIVE = re.compile(r"([\\\[\]<>&!|])")
+_LINK_TEXT = re.compile(r"([`*_])")
 
 
-def _escape_pipe(match: re.Match[str]) -> str:
-    return match.group(1) * 2 + "\\|"
+def _escape_active(text: str) -> str:
+    return _ACTIVE.sub(r"\\\1", text)
 
 
 def md_link(text: str, target: str) -> str:
