@@ -192,3 +192,29 @@ def test_open_returns_the_apps_exit_status_not_its_value(
     trace.write_text("{}")
     assert main(["open", str(trace), "--zone", "x"]) == 2
     assert capsys.readouterr().err == "steptrace: no range named 'x' in this capture\n"
+
+
+def test_demo_without_a_terminal_refuses_before_capturing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`steptrace demo < /dev/null` used to run the whole capture, then exit 2
+    'needs a terminal'; it must say so before starting the capture."""
+    import importlib.util
+    import subprocess
+
+    from tui.commands import open as open_command
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: object() if name == "torch" else real_find_spec(name, *a),
+    )
+    monkeypatch.setattr(open_command, "has_terminal", lambda: False)
+    started: list[object] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(a))
+    assert main(["demo"]) == 2
+    error = capsys.readouterr().err
+    assert started == []
+    assert "needs a terminal" in error
+    assert "--no-open" in error

@@ -47,6 +47,17 @@ def run(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("torch") is None:
         print(f"steptrace: the demo needs torch: {INSTALL_HINT}", file=sys.stderr)
         return 2
+    if not args.no_open:
+        # Checked before the capture, which takes a while and is wasted without a screen.
+        from tui.commands.open import NO_TERMINAL, has_terminal
+
+        if not has_terminal():
+            print(
+                f"steptrace: {NO_TERMINAL}; `steptrace demo --no-open` captures"
+                " without opening",
+                file=sys.stderr,
+            )
+            return 2
     argv = [sys.executable, "-m", "tui", "capture", "demo", "-o", args.output]
     argv += ["--device", args.device]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
