@@ -110,3 +110,23 @@ def test_a_malformed_description_reads_as_unknown(raw: object) -> None:
     assert capture.startup.steps == ()
     if isinstance(raw, dict) and "active_steps" in raw:
         assert capture.active_steps == frozenset({2})
+
+
+def test_an_unknown_zone_suggests_only_close_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--zone lecture_batch` on a trace without it suggested 'closest: detach_'
+    (half the letters in common): a name is suggested only when it is close,
+    else the refusal says no range has a close name."""
+    events = [
+        *metadata(),
+        cpu("ProfilerStep#1", 0, 1000, cat="user_annotation"),
+        cpu("detach_", 10, 100, cat="user_annotation"),
+        cpu("forward", 200, 500, cat="user_annotation"),
+    ]
+    path = write_trace(tmp_path / "far.json", events)
+    assert main(["summary", str(path), "--zone", "lecture_batch"]) == 2
+    err = capsys.readouterr().err
+    assert "detach_" not in err
+    assert "no range has a name close to it" in err
+    assert "steptrace zones" in err

@@ -48,7 +48,8 @@ def test_a_refusal_without_close_names_says_where_to_look(capture: Path) -> None
     refused = resolve_zones(load_trace(capture), ["zzz", "enumerate(DataLoader)#1"])
     assert isinstance(refused, ZoneRefusal)
     assert zone_refusal_lines(refused) == [
-        f"no range named 'zzz' in this capture; `steptrace zones {capture}` lists "
+        "no range named 'zzz' in this capture; no range has a name close to it; "
+        f"`steptrace zones {capture}` lists "
         "the ranges that can be a data zone",
         "no range named 'enumerate(DataLoader)#…' in this capture; this capture "
         "has no enumerate(DataLoader)#… range",
@@ -60,6 +61,7 @@ def test_closest_names_by_spelling_then_by_containing() -> None:
     assert closest_names("lecture_bach", present) == ("lecture_batch_cpu",)
     assert closest_names("BATCH", present) == ("lecture_batch_cpu", "x_batch_y")
     assert closest_names("nothing", present) == ()
+    assert closest_names("lecture_batch", ["detach_", "forward"]) == ()
 
 
 def test_remembered_names_that_occur_nowhere_are_left_out_and_said(

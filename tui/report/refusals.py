@@ -33,7 +33,10 @@ def zone_refusal_lines(refusal: ZoneRefusal) -> list[str]:
         elif missing.closest:
             hint = "; closest: " + ", ".join(printable(c) for c in missing.closest)
         else:
-            hint = f"; `steptrace zones {printable(refusal.listed)}` {LISTS_THE_RANGES}"
+            hint = (
+                f"; no range has a name close to it; "
+                f"`steptrace zones {printable(refusal.listed)}` {LISTS_THE_RANGES}"
+            )
         lines.append(f"no range named '{name}' {where}{hint}")
     return lines
 

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from tui.core.runs.across import RunAnalysis
 
 CLOSEST_COUNT = 3
-CLOSEST_CUTOFF = 0.5
+# The similarity floor of a suggestion (difflib's ratio): at 0.5, a name with
+# half its letters in common was "closest" ('detach_' for 'lecture_batch').
+CLOSEST_CUTOFF = 0.6
 
 
 class ZoneScope(Word):
