@@ -317,3 +317,19 @@ def test_a_trace_span_alone_gives_no_warning(tmp_path: Path) -> None:
     ]
     trace = _write(tmp_path, events)
     assert not [warning for warning in trace.warnings if "neither" in warning]
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_stream_labels_name_the_device_and_the_stream_once(
+    tmp_path: Path, style: str
+) -> None:
+    """Issue 23 item 15: PyTorch 1.9 names the GPU process after the program
+    ("python3.8") and its streams only by tid ("stream 7"), which read
+    "python3.8 stream stream 7"; every style reads "GPU 0 stream 7"."""
+    result = generate(tmp_path / "t.json", steps=2, seed=1, style=style)
+    trace = load_trace(result.path)
+    labels = sorted(t.label for t in trace.tracks if t.kind == TrackKind.DEVICE)
+    assert [label for label in labels if "stream" in label] == [
+        "GPU 0 stream 20",
+        "GPU 0 stream 7",
+    ]

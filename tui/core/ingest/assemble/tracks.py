@@ -79,6 +79,23 @@ def _sortable(value: Any) -> tuple[int, Any]:
     return (1, _text(value))
 
 
+def _device_label(
+    process_name: str, device: int | None, pid: Any, thread_name: str, tid: Any
+) -> str:
+    """`GPU 0 stream 7`: the device as its process names it (else by number),
+    then the stream once. PyTorch 1.9 names the process after the program
+    (`python3.8`) and the stream only by its tid (`stream 7`)."""
+    if _DEVICE_PROCESS.match(process_name):
+        where = process_name.strip()
+    else:
+        where = f"GPU {device if device is not None else _text(pid)}"
+    stream = thread_name.strip()
+    if not stream:
+        stream = _text(tid).strip()
+        stream = stream if stream.lower().startswith("stream") else f"stream {stream}"
+    return f"{where} {stream}"
+
+
 def classify_tracks(
     raw_keys: Sequence[tuple[Any, Any]],
     metadata: _TrackMetadata,
@@ -109,8 +126,7 @@ def classify_tracks(
                 if type(pid) is int
                 else (int(device_match.group(2)) if device_match else None)
             )
-            stream = thread_name.strip() or f"stream {_text(tid)}"
-            label = f"{process_name.strip() or f'GPU {_text(pid)}'} {stream}"
+            label = _device_label(process_name, device, pid, thread_name, tid)
             sort_key: tuple[Any, ...] = (
                 1,
                 device if device is not None else 1 << 30,
