@@ -50,3 +50,39 @@ def test_a_folder_of_only_unusable_files_says_why(tmp_path: Path) -> None:
     os.mkfifo(folder / "rank-0.pt.trace.json")
     with pytest.raises(Exception, match="named pipe"):
         discover_run(folder)
+
+
+def test_files_that_are_not_traces_are_set_aside_first_in_one_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `truth.json` beside rank-0..2 of a world of 3 was numbered rank 3 in
+    file order, then said to lie outside the world size, then left out as
+    not a trace: three warnings for one stray file. It is set aside before
+    ranks are given, in one warning, and takes no rank."""
+    folder = write_run(
+        tmp_path / "run", {0: [100.0], 1: [110.0], 2: [90.0]}, world_size=3
+    )
+    (folder / "truth.json").write_text('{"answer": 42, "ranks": [0, 1, 2]}')
+    (folder / "empty.json").write_text("")
+    layout = discover_run(folder)
+    assert [item.rank for item in layout.files] == [0, 1, 2]
+    assert main(["ranks", str(folder), "--workers", "1"]) == 0
+    shown = "".join(capsys.readouterr())
+    assert "→ 3" not in shown and "outside the world size" not in shown
+    assert "rank 3" not in shown
+    mentions = [line for line in shown.splitlines() if "truth.json" in line]
+    assert len(mentions) == 1 and "not a trace" in mentions[0]
+    assert "empty.json" in mentions[0]
+
+
+def test_a_folder_of_only_files_that_are_not_traces_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "truth.json").write_text('{"answer": 42}')
+    assert discover_run(folder).files == ()
+    assert main(["ranks", str(folder), "--workers", "1"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("steptrace: no rank could be read")
+    assert "truth.json (a JSON object without 'traceEvents')" in error

@@ -34,6 +34,7 @@ _NOTES_SIDECAR = re.compile(r"\.notes(?:\.\d+)?\.json$", re.IGNORECASE)
 _RANK_IN_NAME = re.compile(r"(?:^|[^a-z])(?:rank|worker)[-_]?(\d{1,9})(?!\d)", re.I)
 _DISTRIBUTED_KEY = re.compile(r'"distributedInfo"\s*:\s*')
 _TRACE_ID_KEY = re.compile(r'"trace_id"\s*:\s*')
+_BLANK = " \t\r\n"
 
 
 @dataclass(frozen=True)
@@ -94,18 +95,32 @@ def natural_key(name: str) -> list[Any]:
 
 def read_header(path: Path) -> TraceHeader:
     """A trace's run information from its first kilobytes (or its end); empty when unreadable."""
+    return _read_start(path)[0]
+
+
+def _read_start(path: Path) -> tuple[TraceHeader, str | None]:
+    """The file's run information, and why its first kilobytes show it holds no
+    trace (None when it may hold one: loading it tells)."""
     try:
         head, compressed = _read_head(path)
     except (OSError, zlib.error):
-        return TraceHeader()
-    values, complete = _top_level_keys(head)
+        return TraceHeader(), None
+    start = head.lstrip(_BLANK + "\ufeff")  # a byte order mark is not content
+    if not start:
+        return TraceHeader(), "the file is empty"
+    if start[0] not in "{[":
+        return TraceHeader(), "the JSON is not an object or a list"
+    values, complete = _top_level_keys(start)
+    if complete and start[0] == "{" and "traceEvents" not in values:
+        # The whole object was read and `traceEvents` is not among its keys.
+        return TraceHeader(), "a JSON object without 'traceEvents'"
     if "distributedInfo" not in values and not complete:
         try:
             tail = _read_tail(path, compressed)
         except (OSError, zlib.error):
             tail = ""
         values = {**_keys_in_tail(tail), **values}
-    return _header_of(values)
+    return _header_of(values), None
 
 
 def _read_head(path: Path) -> tuple[str, bool]:
@@ -169,7 +184,7 @@ def _top_level_keys(text: str) -> tuple[dict[str, Any], bool]:
 
 
 def _skip(text: str, position: int) -> int:
-    while position < len(text) and text[position] in " \t\r\n":
+    while position < len(text) and text[position] in _BLANK:
         position += 1
     return position
 
@@ -286,7 +301,17 @@ def discover_run(folder: str | Path) -> RunLayout:
     """The run in a folder: one file per rank, with warnings for whatever was guessed or skipped."""
     root = Path(folder)
     paths, skipped = trace_files(root)
-    headers = {path: read_header(path) for path in paths}
+    started = {path: _read_start(path) for path in paths}
+    # Files whose start shows no trace are set aside before ranks are given:
+    # numbered, they took a rank, then fell outside the world size.
+    not_traces = {path: why for path, (_, why) in started.items() if why is not None}
+    if not_traces:
+        shown = "; ".join(
+            f"{printable(path.name)} ({why})" for path, why in not_traces.items()
+        )
+        skipped.append(f"{len(not_traces)} file(s) set aside, not a trace: {shown}")
+    paths = [path for path in paths if path not in not_traces]
+    headers = {path: started[path][0] for path in paths}
     layout = assign_ranks(root, paths, headers)
     return replace(layout, warnings=(*skipped, *layout.warnings))
 
