@@ -33,6 +33,7 @@ from tui.core.model.trace import Trace
 from tui.report.findings import words
 from tui.report.fit import fit_middle
 from tui.view.marking import events_named
+from tui.view.navigation import Picked
 
 if TYPE_CHECKING:
     from tui.notes import Anchor
@@ -107,7 +108,7 @@ def current_anchor(
     current_step: int | None,
 ) -> tuple[Anchor, str, NoteDraft]:
     """The anchor for a new note: the focused finding or operator, else the
-    selected event or range, else the current step, else the view."""
+    event or range selected last, else the current step, else the view."""
     from tui.notes import Anchor
     from tui.notes.model import Status, us_text
 
@@ -125,7 +126,13 @@ def current_anchor(
     if isinstance(focused, OperatorTable) and focused.current_name is not None:
         name = focused.current_name
         return Anchor.on_op(name), f"operator {name}", empty
-    if timeline.selected_event is not None:
+    # The selection made last is the one the screen shows as current (a step
+    # moved to after a search's event is the note's anchor, not that event).
+    range_last = (
+        timeline.selected_range is not None
+        and timeline.selection.latest is Picked.RANGE
+    )
+    if timeline.selected_event is not None and not range_last:
         event = timeline.selected_event
         name = trace.event_name(event)
         track = trace.tracks[int(trace.track[event])].name

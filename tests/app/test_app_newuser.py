@@ -1,0 +1,47 @@
+"""What a new user tripped on in the explorer (issue 23): load warnings kept
+out of sight, a note written on an old selection, keys lost in a burst in the
+note form and the compare prompt, the notes pane without observations, table
+keys that did nothing from the timeline, and room given to blank rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tests.pilot import info, make_app, pilot_test, settle
+from tui.app.screens.main import MainScreen
+
+
+async def main_screen(pilot: Pilot[Any]) -> MainScreen:
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen)
+    return screen
+
+
+@pilot_test
+async def test_a_note_is_anchored_on_the_step_moved_to_after_a_search(
+    cuda_trace: Path,
+) -> None:
+    """Search, then ] ]: the status line names a step, and so does the note."""
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await main_screen(pilot)
+        await pilot.press("slash", *"addmm", "enter")
+        await pilot.pause()
+        assert screen.timeline.selected_event is not None
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        await pilot.pause()
+        assert screen.current_step is not None
+        step = screen.analysis.steps[screen.current_step]
+        assert f"step {step.number}" in info(screen)
+        anchor, label, _ = screen.current_anchor()
+        assert (anchor.kind, anchor.step) == ("step", step.number)
+        assert label == f"step {step.number}"
+        # An event picked after the step is the current one again.
+        await pilot.press("n")
+        await pilot.pause()
+        anchor, label, _ = screen.current_anchor()
+        assert anchor.kind == "event" and label.startswith("event aten::addmm")
