@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from tests.pilot import info, make_app, pilot_test, settle
+from tests.pilot import info, make_app, pilot_test, screen_text, settle, workers_done
 from tui.app.screens.main import MainScreen
 
 
@@ -45,3 +45,20 @@ async def test_a_note_is_anchored_on_the_step_moved_to_after_a_search(
         await pilot.pause()
         anchor, label, _ = screen.current_anchor()
         assert anchor.kind == "event" and label.startswith("event aten::addmm")
+
+
+@pilot_test
+async def test_the_notes_pane_shows_a_notes_observation(cuda_trace: Path) -> None:
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await main_screen(pilot)
+        await pilot.press("right_square_bracket", "m", *"slow read")
+        await pilot.press("tab", *"reads wait on disk", "ctrl+s")
+        await workers_done(pilot)
+        notes = screen.notes_store.notes
+        assert [(n.hypothesis, n.observation) for n in notes] == [
+            ("slow read", "reads wait on disk")
+        ]
+        await pilot.press("3")
+        await workers_done(pilot)
+        assert "observation: reads wait on disk" in screen_text(app)

@@ -1,4 +1,4 @@
-"""The notes pane: the capture's hypotheses with their status and anchor."""
+"""The notes pane: the capture's hypotheses with their status, anchor and observation."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ STATUS_STYLE = {
 
 
 def note_text(note: Note) -> Text:
-    """Status, anchor and hypothesis of one note (user text stays text)."""
+    """Status, anchor and hypothesis of one note, then what was observed, the
+    next check and the result when written (user text stays text)."""
     text = Text()
     text.append(f"[{note.status}]", style=STATUS_STYLE[note.status])
     text.append(" ")
@@ -34,6 +35,9 @@ def note_text(note: Note) -> Text:
         text.append(printable(note.anchor.describe()), style="italic")
         text.append(": ")
     text.append(printable(note.hypothesis or "(no hypothesis)"))
+    if note.observation:
+        text.append("\n  observation: ", style="italic")
+        text.append(printable(note.observation))
     if note.next_check:
         text.append("\n  next check: ", style="italic")
         text.append(printable(note.next_check))
