@@ -12,6 +12,8 @@ from textual.pilot import Pilot
 
 from tests.pilot import info, make_app, pilot_test, screen_text, settle, workers_done
 from tui.app.screens.main import MainScreen
+from tui.app.widgets.op_table import OperatorTable
+from tui.app.widgets.timeline import Timeline
 
 
 async def main_screen(pilot: Pilot[Any]) -> MainScreen:
@@ -62,3 +64,27 @@ async def test_the_notes_pane_shows_a_notes_observation(cuda_trace: Path) -> Non
         await pilot.press("3")
         await workers_done(pilot)
         assert "observation: reads wait on disk" in screen_text(app)
+
+
+@pilot_test
+async def test_o_and_r_sort_the_operator_table_from_the_timeline(
+    cuda_trace: Path,
+) -> None:
+    """o and r name the table's sort: from the timeline they act on it, as t does."""
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await main_screen(pilot)
+        table = screen.query_one(OperatorTable)
+        assert screen.query_one(Timeline).has_focus
+        sort, descending = table.sort, table.descending
+        await pilot.press("o")
+        await pilot.pause()
+        assert table.sort != sort
+        assert screen.query_one(Timeline).has_focus  # the view stays where it was
+        sort, descending = table.sort, table.descending
+        await pilot.press("r")
+        await pilot.pause()
+        assert (table.sort, table.descending) == (sort, not descending)
+        await pilot.press("O")
+        await pilot.pause()
+        assert table.sort != sort

@@ -23,6 +23,7 @@ from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable
+from tui.app.widgets.rows_view import SortableRows
 from tui.core.base.vocab import SortKey
 from tui.core.figures.analysis import Analysis, OpTable
 from tui.core.findings.readings import Finding
@@ -119,6 +120,17 @@ class BottomTabs:
             widget = self.host.query_one(f"#{active}", TabPane).children[0]
             if isinstance(widget, Filterable):
                 return widget
+        return self.host.query_one(OperatorTable)
+
+    def sortable_target(self) -> SortableRows[Any]:
+        """The table o, O and r sort from anywhere: the tab in front when it
+        sorts, else the operators (brought forward)."""
+        active = self.host.query_one(TabbedContent).active
+        if active:
+            widget = self.host.query_one(f"#{active}", TabPane).children[0]
+            if isinstance(widget, SortableRows):
+                return widget
+        self.show("tab-ops")
         return self.host.query_one(OperatorTable)
 
     def follow_analysis(self, analysis: Analysis, findings: list[Finding]) -> None:

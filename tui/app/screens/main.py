@@ -128,6 +128,8 @@ class MainScreen(Screen[None]):
             return bool(self.marks.size)
         if action in RUN_ACTIONS:
             return self.rank_place is not None
+        if action == "reverse_table":  # r is the next rank on a run
+            return self.rank_place is None
         return True
 
     # -- layout -------------------------------------------------------------
@@ -420,6 +422,15 @@ class MainScreen(Screen[None]):
             return
         self.scope = OpScope.STEP if self.scope is OpScope.WINDOW else OpScope.WINDOW
         self._apply_scope()
+
+    def action_sort_table(self, step: int) -> None:
+        """Sort the table in view (the operators unless another sortable tab is
+        in front) by its next or previous column, wherever the focus is."""
+        self.tabs.sortable_target().action_sort_next(step)
+
+    def action_reverse_table(self) -> None:
+        """Reverse the sort of the table in view, wherever the focus is."""
+        self.tabs.sortable_target().action_reverse()
 
     def _apply_scope(self) -> None:
         if self.scope is OpScope.WINDOW:

@@ -43,6 +43,12 @@ MAIN_KEYS: list[BindingType] = [
     Binding("question_mark", "help", "Help"),
     Binding("q", "app.quit", "Quit"),
     Binding("t", "toggle_total", "Self/total"),
+    # The sort keys of a table act on the table in view from anywhere, as t
+    # does (focused, the table takes them itself); on a run r is the next rank.
+    # One help row for o and O: the tables' own sections list O.
+    Binding("o", "sort_table(1)", "Sort the table in view (O: back)", show=False),
+    Binding("O", "sort_table(-1)", "", show=False),
+    Binding("r", "reverse_table", "Reverse the sort of the table in view", show=False),
     Binding("F", "filter_ops", "Filter the table in view", show=False, priority=True),
     Binding("S", "scope", "Scope: window/step", show=False),
     *[
