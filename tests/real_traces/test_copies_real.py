@@ -3,45 +3,35 @@ directions, bytes, memory, unions of time, steps, issuers and repeated copies.""
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections import defaultdict
-from decimal import Decimal
 from functools import cache
 from typing import Any
 
 import numpy as np
 import pytest
 
-from tests import shared_traces as shared
+from tests.builders.raw_copies import (
+    MEMCPY_HEAVY,
+    TRACES,
+    raw_copies,
+    raw_direction,
+    raw_issuers_and_steps,
+    raw_ns,
+    raw_union_ns,
+)
 from tui.cli import main
 from tui.core.base.vocab import CopyDirection, HostMemory
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.copies import CopyReading, parse_copy_name
 from tui.core.ingest.load import load_trace
 
-TRACES = shared.FOLDER
-MEMCPY_HEAVY = "negative_queue_length_values_check-rank0.json.gz"
 GPU_TRACES = [
     MEMCPY_HEAVY,
     "timeline_analysis-sampled_rank-0.json.gz",
     "critical_path-alexnet-benchmark_result_2869224_1695835535_trace.json.gz",
     "trace_compare-base-base.json.gz",
 ]
-# How a reader of Kineto's names spells each direction.
-WORDS = {"HtoD": "htod", "DtoH": "dtoh", "DtoD": "dtod", "PtoP": "dtod", "HtoH": "htoh"}
-
-
-def _ns(value: Any) -> int:
-    return int((Decimal(str(value)) * 1000).to_integral_value())
-
-
-@cache
-def _raw(name: str) -> list[dict[str, Any]]:
-    document = json.loads(
-        gzip.decompress((TRACES / name).read_bytes()), parse_float=Decimal
-    )
-    return [e for e in document["traceEvents"] if e.get("ph") == "X" and "dur" in e]
 
 
 @cache
@@ -50,37 +40,18 @@ def _reading(name: str) -> tuple[Analysis, CopyReading]:
     return analysis, CopyReading.of(analysis)
 
 
-def _union(spans: list[tuple[int, int]]) -> int:
-    total, end = 0, None
-    for start, stop in sorted(spans):
-        if end is None or start > end:
-            total, end = total + stop - start, stop
-        elif stop > end:
-            total, end = total + stop - end, stop
-    return total
-
-
-def _direction(event: dict[str, Any]) -> str:
-    if event["cat"] == "gpu_memset":
-        return "set"
-    word = event["name"].split()[1]
-    return WORDS[word]
-
-
-def _copies(name: str) -> list[dict[str, Any]]:
-    return [e for e in _raw(name) if e.get("cat") in ("gpu_memcpy", "gpu_memset")]
-
-
 @pytest.mark.parametrize("name", GPU_TRACES, ids=lambda n: n.split("-")[0])
 def test_totals_per_direction(name: str) -> None:
     expected: dict[str, dict[str, Any]] = defaultdict(
         lambda: {"count": 0, "bytes": 0, "spans": [], "pageable": 0, "pinned": 0}
     )
-    for event in _copies(name):
-        row = expected[_direction(event)]
+    for event in raw_copies(name):
+        row = expected[raw_direction(event)]
         row["count"] += 1
         row["bytes"] += event["args"]["bytes"]
-        row["spans"].append((_ns(event["ts"]), _ns(event["ts"]) + _ns(event["dur"])))
+        row["spans"].append(
+            (raw_ns(event["ts"]), raw_ns(event["ts"]) + raw_ns(event["dur"]))
+        )
         row["pageable"] += "Pageable" in event["name"]
         row["pinned"] += "Pinned" in event["name"]
     _, reading = _reading(name)
@@ -90,90 +61,12 @@ def test_totals_per_direction(name: str) -> None:
         mine = ours[direction]
         assert mine.count == row["count"]
         assert mine.bytes == row["bytes"] and mine.unknown_size == 0
-        assert mine.time_ns == _union(row["spans"])
+        assert mine.time_ns == raw_union_ns(row["spans"])
         assert (mine.pageable, mine.pinned) == (row["pageable"], row["pinned"])
 
 
-@cache
-def _threads(
-    name: str,
-) -> dict[tuple[Any, Any], tuple[np.ndarray, np.ndarray, list[str]]]:
-    """Per CPU thread: starts, ends and names of its ops and annotations."""
-    rows: dict[tuple[Any, Any], list[tuple[int, int, str]]] = defaultdict(list)
-    for e in _raw(name):
-        if e.get("cat") in ("cpu_op", "user_annotation"):
-            start = _ns(e["ts"])
-            rows[(e["pid"], e["tid"])].append((start, start + _ns(e["dur"]), e["name"]))
-    return {
-        key: (
-            np.array([r[0] for r in items]),
-            np.array([r[1] for r in items]),
-            [r[2] for r in items],
-        )
-        for key, items in rows.items()
-    }
-
-
-def _containing(name: str, event: dict[str, Any]) -> list[str]:
-    """Names of the ops and annotations of the event's thread that contain it
-    (itself included), outermost first."""
-    starts, ends, names = _threads(name)[(event["pid"], event["tid"])]
-    start = _ns(event["ts"])
-    end = start + _ns(event["dur"])
-    hits = np.flatnonzero((starts <= start) & (ends >= end)).tolist()
-    hits.sort(key=lambda i: (int(starts[i]), -int(ends[i])))
-    return [names[i] for i in hits]
-
-
-def _issuers_and_steps(
-    name: str,
-) -> tuple[list[dict[str, Any]], dict[int, tuple[str, ...]], dict[int, int]]:
-    """Raw linking: each copy's issuing path (the op with its External id, ops before
-    annotations; else the innermost op around its runtime call), steps left out;
-    and the step holding its runtime call."""
-    events = _raw(name)
-    by_external: dict[int, dict[str, Any]] = {}
-    for event in events:
-        external = event.get("args", {}).get("External id")
-        if (
-            event.get("cat") in ("cpu_op", "user_annotation")
-            and external is not None
-            and (external not in by_external or event["cat"] == "cpu_op")
-        ):
-            by_external[external] = event
-    runtime = {
-        e["args"]["correlation"]: e
-        for e in events
-        if e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})
-    }
-    steps = sorted(
-        (
-            e
-            for e in events
-            if e["name"].startswith("ProfilerStep#") and e["cat"] == "user_annotation"
-        ),
-        key=lambda e: _ns(e["ts"]),
-    )
-    copies = _copies(name)
-    paths: dict[int, tuple[str, ...]] = {}
-    step_of: dict[int, int] = {}
-    for index, copy in enumerate(copies):
-        op = by_external.get(copy["args"].get("External id"))
-        call = runtime.get(copy["args"].get("correlation"))
-        chain = _containing(name, op) if op else _containing(name, call) if call else []
-        named = tuple(n for n in chain if not n.startswith("ProfilerStep#"))
-        if named:
-            paths[index] = named
-        at = _ns(call["ts"]) if call else _ns(op["ts"]) if op else _ns(copy["ts"])
-        for number, step in enumerate(steps):
-            if _ns(step["ts"]) <= at < _ns(step["ts"]) + _ns(step["dur"]):
-                step_of[index] = number
-                break
-    return copies, paths, step_of
-
-
 def test_steps_issuers_and_repeated_copies_on_the_memcpy_heavy_trace() -> None:
-    copies, paths, step_of = _issuers_and_steps(MEMCPY_HEAVY)
+    copies, paths, step_of = raw_issuers_and_steps(MEMCPY_HEAVY)
     analysis, reading = _reading(MEMCPY_HEAVY)
     steps = len(analysis.steps)
     assert steps == len(reading.window) == 5
@@ -181,7 +74,7 @@ def test_steps_issuers_and_repeated_copies_on_the_memcpy_heavy_trace() -> None:
     expected_steps: dict[tuple[int, str], int] = defaultdict(int)
     for index, copy in enumerate(copies):
         if index in step_of:
-            expected_steps[(step_of[index], _direction(copy))] += 1
+            expected_steps[(step_of[index], raw_direction(copy))] += 1
     ours_steps = {
         (number, row.direction.value): row.count
         for number, totals in enumerate(reading.step_totals)
@@ -192,7 +85,7 @@ def test_steps_issuers_and_repeated_copies_on_the_memcpy_heavy_trace() -> None:
     groups: dict[tuple[str, int, tuple[str, ...]], set[int]] = defaultdict(set)
     for index, copy in enumerate(copies):
         if index in paths and index in step_of:
-            key = (_direction(copy), copy["args"]["bytes"], paths[index])
+            key = (raw_direction(copy), copy["args"]["bytes"], paths[index])
             groups[key].add(step_of[index])
     expected = {
         key for key, seen in groups.items() if len(seen) == steps and key[0] != "set"
@@ -220,7 +113,7 @@ def test_repeated_copy_cost_per_step_is_a_union_per_step() -> None:
         spans = list(
             zip(trace.start_ns[mine].tolist(), trace.end_ns[mine].tolist(), strict=True)
         )
-        assert group.per_step_ns[rank] == _union(spans)
+        assert group.per_step_ns[rank] == raw_union_ns(spans)
         assert group.per_step_count[rank] == mine.size
     assert group.median_ns_per_step == float(np.median(group.per_step_ns))
 

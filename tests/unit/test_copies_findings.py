@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.builders.app_traces import write_training_trace
-from tests.real_traces.test_copies_real import (
+from tests.builders.raw_copies import (
     MEMCPY_HEAVY,
     TRACES,
-    _direction,
-    _issuers_and_steps,
-    _ns,
-    _union,
+    raw_direction,
+    raw_issuers_and_steps,
+    raw_ns,
+    raw_union_ns,
 )
 from tui.core.base.vocab import FindingStatus
 from tui.core.figures.analysis import Analysis
@@ -27,20 +27,23 @@ from tui.report.findings import words
 
 @pytest.mark.usefixtures("shared_traces")
 def test_repeated_host_to_device_copies_match_a_raw_parse() -> None:
-    copies, paths, step_of = _issuers_and_steps(MEMCPY_HEAVY)
+    copies, paths, step_of = raw_issuers_and_steps(MEMCPY_HEAVY)
     steps = 5
     members: dict[tuple[int, tuple[str, ...]], list[int]] = defaultdict(list)
     for index, copy in enumerate(copies):
-        if _direction(copy) == "htod" and index in paths and index in step_of:
+        if raw_direction(copy) == "htod" and index in paths and index in step_of:
             members[(copy["args"]["bytes"], paths[index])].append(index)
     expected: dict[tuple[int, tuple[str, ...]], float] = {}
     for key, indices in members.items():
         if len({step_of[i] for i in indices}) < steps:
             continue
         per_step = [
-            _union(
+            raw_union_ns(
                 [
-                    (_ns(copies[i]["ts"]), _ns(copies[i]["ts"]) + _ns(copies[i]["dur"]))
+                    (
+                        raw_ns(copies[i]["ts"]),
+                        raw_ns(copies[i]["ts"]) + raw_ns(copies[i]["dur"]),
+                    )
                     for i in indices
                     if step_of[i] == step
                 ]
@@ -69,14 +72,14 @@ def test_repeated_host_to_device_copies_match_a_raw_parse() -> None:
         i
         for i in members[(costliest.bytes, costliest.path)]
         if step_of[i] == 0
-        and _ns(copies[i]["ts"])
+        and raw_ns(copies[i]["ts"])
         == min(
-            _ns(copies[j]["ts"])
+            raw_ns(copies[j]["ts"])
             for j in members[(costliest.bytes, costliest.path)]
             if step_of[j] == 0
         )
     ]
-    assert trace.origin_ns + int(trace.start_ns[costliest.event]) == _ns(
+    assert trace.origin_ns + int(trace.start_ns[costliest.event]) == raw_ns(
         copies[first]["ts"]
     )
     said = words(finding).observation
