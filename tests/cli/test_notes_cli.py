@@ -9,7 +9,9 @@ import orjson
 import pytest
 
 from tests import shared_traces as shared
+from tests.builders.traces import metadata, training_step_events, write_trace
 from tui.cli import main
+from tui.notes.model import Anchor
 from tui.notes.paths import sidecar_path
 from tui.notes.store import NotesStore
 
@@ -25,9 +27,11 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def trace(tmp_path: Path) -> Path:
-    path = tmp_path / "run.pt.trace.json"
-    path.write_bytes(b'{"traceEvents": []}')
-    return path
+    """Steps 1-3, each with aten::mm: what the notes' anchors point at."""
+    events = metadata()
+    for step in (1, 2, 3):
+        events += training_step_events(step, (step - 1) * 1000.0)
+    return write_trace(tmp_path / "run.pt.trace.json", events)
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -115,14 +119,14 @@ def test_markdown_export_with_capture_figures(
     run_cli(
         capsys,
         "notes", "add", str(trace), "--hypothesis", "one op | dominates",
-        "--anchor", "op:aten::mm",
+        "--anchor", "op:aten::empty",
     )  # fmt: skip
     status, out, _ = run_cli(capsys, "notes", str(trace), "--md")
     assert status == 0
     assert out.startswith(f"# Notes — {trace.name}\n")
     assert "## Window" in out and "Active window:" in out
     assert "| observation | hypothesis | next check | status | result |" in out
-    assert "| op aten::mm | one op \\| dominates |  | open |  |" in out
+    assert "| op aten::empty | one op \\| dominates |  | open |  |" in out
 
 
 def test_markdown_export_when_the_trace_cannot_be_loaded(
@@ -193,3 +197,50 @@ def test_ambiguous_id_prefix(trace: Path, capsys: pytest.CaptureFixture[str]) ->
     )
     assert status == 2
     assert "ambiguous" in err
+
+
+@pytest.mark.parametrize(
+    ("anchor", "said"),
+    [
+        ("step:999", "no step 999 in this capture (steps 1–3); closest: step:3"),
+        ("op:aten::nonexistent", "no operator named 'aten::nonexistent'"),
+        ("op:aten::m", "closest: op:aten::mm"),
+        ("range:5000000-6000000", "lies outside this capture"),
+        ("finding:gpu_idle", "closest: finding:gpu_idle_data_zone"),
+    ],
+    ids=["step", "op", "op-typo", "range", "finding"],
+)
+@pytest.mark.parametrize("verb", ["add", "set"])
+def test_an_anchor_that_points_at_nothing_is_refused_with_the_closest(
+    trace: Path,
+    capsys: pytest.CaptureFixture[str],
+    anchor: str,
+    said: str,
+    verb: str,
+) -> None:
+    """`notes add --anchor step:999` and `op:aten::nonexistent` were accepted
+    silently: a note pointing at nothing in the capture. Refused with exit 2,
+    naming what is closest; nothing is saved."""
+    store = NotesStore.open(trace)
+    note = store.add("h", anchor=Anchor.at_step(1))
+    store.save()
+    target = [note.id] if verb == "set" else []
+    status, out, err = run_cli(
+        capsys, "notes", verb, str(trace), *target,
+        "--hypothesis", "h2", "--anchor", anchor,
+    )  # fmt: skip
+    assert (status, out) == (2, "")
+    assert err.startswith(f"steptrace: --anchor {anchor}: ") and err.count("\n") == 1
+    assert said in err
+    notes = NotesStore.open(trace).notes
+    assert [(n.hypothesis, n.anchor) for n in notes] == [("h", Anchor.at_step(1))]
+
+
+def test_anchors_that_point_at_something_are_kept(
+    trace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for anchor in ("step:2", "op:aten::mm", "range:0-500", "finding:dominant_op"):
+        status, _, err = run_cli(
+            capsys, "notes", "add", str(trace), "--hypothesis", "h", "--anchor", anchor
+        )
+        assert (status, err) == (0, "")

@@ -254,9 +254,33 @@ def _text(value: str | None, what: str) -> str | None:
     return value
 
 
+def _checked_anchor(trace: Path, text: str) -> Anchor:
+    """The anchor `--anchor` gives, refused when it points at nothing in the trace
+    (with the closest anchors that do); kept with a warning when the trace cannot
+    be read to tell."""
+    from tui.commands._common import load_for_cli
+    from tui.core.base.errors import TraceLoadError
+    from tui.core.figures.analysis import Analysis
+    from tui.notes.anchor_check import anchor_miss
+    from tui.report.refusals import anchor_miss_line
+
+    anchor = Anchor.parse(text)
+    try:
+        analysis = Analysis(load_for_cli(str(trace)))
+    except TraceLoadError as error:
+        _warn(f"--anchor {text} kept unchecked: the trace cannot be read ({error})")
+        return anchor
+    miss = anchor_miss(anchor, analysis)
+    if miss is not None:
+        raise _UsageError(f"--anchor {text}: {anchor_miss_line(miss)}")
+    return anchor
+
+
 def _add(trace: Path, options: argparse.Namespace) -> int:
     hypothesis = _text(options.hypothesis, "--hypothesis") or ""
-    anchor = Anchor.parse(options.anchor) if options.anchor is not None else None
+    anchor = (
+        _checked_anchor(trace, options.anchor) if options.anchor is not None else None
+    )
     store = _open_store(trace)
     note = store.add(
         hypothesis,
@@ -293,7 +317,9 @@ def _set(trace: Path, options: argparse.Namespace) -> int:
     if options.author is not None:
         changes["author"] = options.author or None
     if options.anchor is not None:
-        changes["anchor"] = Anchor.parse(options.anchor) if options.anchor else None
+        changes["anchor"] = (
+            _checked_anchor(trace, options.anchor) if options.anchor else None
+        )
     before = _figures(options.before, "--before")
     after = _figures(options.after, "--after")
     result_given = options.result is not None or options.unit is not None
