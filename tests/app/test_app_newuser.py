@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widgets import Input, Static
 
 from tests.pilot import info, make_app, pilot_test, screen_text, settle, workers_done
 from tui.app.screens.main import MainScreen
@@ -88,3 +89,39 @@ async def test_o_and_r_sort_the_operator_table_from_the_timeline(
         await pilot.press("O")
         await pilot.pause()
         assert table.sort != sort
+
+
+@pilot_test
+async def test_tab_in_the_compare_prompt_takes_the_whole_suggestion(
+    cuda_trace: Path,
+) -> None:
+    """`seed_l` Tab showed `seed_long.pt.trace.json` with only `seed_long.` typed
+    in: Enter then said `seed_long.: no such file`. What Tab shows is the text."""
+    from tests.builders.app_traces import write_training_trace
+    from tui.app.dialogs.compare_with import CompareWithDialog
+
+    write_training_trace(cuda_trace.parent / "seed_long.pt.trace.json", gpu=True)
+    (cuda_trace.parent / "seed_long.log").write_text("a log beside it\n")
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await main_screen(pilot)
+        await pilot.press("D")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, CompareWithDialog)
+        field = dialog.query_one("#compare-path", Input)
+        await pilot.press(*"seed_l")
+        await workers_done(pilot)
+        assert field._suggestion == "seed_long.pt.trace.json"  # what is shown
+        await pilot.press("tab")
+        await pilot.pause()
+        assert field.value == "seed_long.pt.trace.json"
+        # A refusal's line goes as soon as the path is edited.
+        field.value = ""
+        await pilot.press(*"nope", "enter")
+        await pilot.pause()
+        problem = dialog.query_one("#compare-problem", Static)
+        assert "no such file" in str(problem.render())
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert str(problem.render()).strip() == ""

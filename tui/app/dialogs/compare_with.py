@@ -1,7 +1,7 @@
 """Ask for the capture to compare the open one with: a path, completed as typed.
 
 Relative paths start from the open trace's folder; Tab (or →) takes the
-completion. A path that is missing, a folder or unreadable is refused with a
+completion shown, whole; an edit clears the last refusal. A path that is missing, a folder or unreadable is refused with a
 clear line, and the dialog stays open.
 """
 
@@ -85,6 +85,21 @@ def complete_path(folder: Path, typed: str) -> str | None:
     return before + name + ("/" if is_dir else "")
 
 
+def suggest_path(folder: Path, typed: str) -> str | None:
+    """The completion shown and taken by Tab: `complete_path` again until it
+    stops growing or names a folder. A common beginning alone (`seed_long.`)
+    would show the rest as a suggestion that is not text (Enter: no such file)."""
+    suggestion = complete_path(folder, typed)
+    for _ in range(16):
+        if suggestion is None or suggestion.endswith("/"):
+            break
+        longer = complete_path(folder, suggestion)
+        if longer is None or longer == suggestion:
+            break
+        suggestion = longer
+    return suggestion
+
+
 def capture_problem(path: Path) -> str | None:
     """Why `path` cannot be compared with (one line), or None when it can be read."""
     if path.is_dir():
@@ -116,7 +131,7 @@ class PathSuggester(Suggester):
 
     async def get_suggestion(self, value: str) -> str | None:
         """The completion of what is typed, if any entry matches."""
-        return complete_path(self.folder, value) if value else None
+        return suggest_path(self.folder, value) if value else None
 
 
 class CompareWithDialog(ModalScreen[Path | None]):
@@ -164,12 +179,19 @@ class CompareWithDialog(ModalScreen[Path | None]):
         self.query_one(Input).focus()
 
     def action_complete(self) -> None:
-        """Take the completion shown (as → at the end of the path does)."""
+        """Take the completion shown (as → at the end of the path does), whole:
+        computed again, not read from the field (in a burst of keys the
+        suggestion may not be shown yet)."""
         field = self.query_one(Input)
-        completed = complete_path(self.folder, field.value) if field.value else None
+        completed = suggest_path(self.folder, field.value) if field.value else None
         if completed and completed != field.value:
             field.value = completed
             field.cursor_position = len(completed)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """An edited path is a new question: the last refusal goes."""
+        event.stop()
+        self.query_one("#compare-problem", Static).update("")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
