@@ -135,7 +135,7 @@ def check_recovered(case: HostileCase, trace: Trace) -> None:
     assert trace.event_count >= math.floor(MIN_RECOVERED_SHARE * before)
     cut = [warning for warning in trace.warnings if "cut off" in warning]
     assert cut, trace.warnings
-    kept = re.search(r"kept the ([\d,]+) events written before the cut", cut[-1])
+    kept = re.search(r"kept the ([\d,]+) records .* written before the cut", cut[-1])
     assert kept is not None, cut
     assert re.search(r"lost \(\d[\d.]* (bytes|kB|MB|GB), [<\d.]+% ", cut[-1]), cut
 
@@ -395,7 +395,7 @@ def test_real_traces_cut_anywhere(trace: Path, tmp_path: Path) -> None:
                 load_trace(cut)
             continue
         kept = re.search(
-            r"kept the ([\d,]+) events", "\n".join(load_trace(cut).warnings)
+            r"kept the ([\d,]+) records", "\n".join(load_trace(cut).warnings)
         )
         assert kept is not None, offset
         assert int(kept.group(1).replace(",", "")) == expected, offset

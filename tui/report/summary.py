@@ -23,7 +23,10 @@ def summary_text(result: SummaryResult) -> str:
         else f"not observed — {printable(str(result.gpu_missing_reason))}"
     )
     lines += fill(gpu, "GPU       ")
-    lines.append(f"events    {result.events:,}   span {duration_text(result.span_ns)}")
+    lines.append(
+        f"events    {result.events:,} with a duration   "
+        f"span {duration_text(result.span_ns)}"
+    )
     stats = result.stats
     if stats:
         lines += fill(

@@ -77,6 +77,11 @@ def _could_end_element(data: TraceBytes, position: int, end: int) -> bool:
     )
 
 
+# What the kept count counts: every element of `traceEvents`, where the
+# summary's "events" are only those with a duration.
+_RECORDS = "records (events of every kind, metadata included)"
+
+
 def _cut_off_warning(
     kept: int, lost_bytes: int, total: int, data: TraceBytes, damage: int | None
 ) -> str:
@@ -87,14 +92,14 @@ def _cut_off_warning(
     if damage is None:
         return (
             f"the file is cut off (its writer was probably killed): kept the {kept:,} "
-            f"events written before the cut; the incomplete last event and everything "
-            f"after it are lost {lost}"
+            f"{_RECORDS} written before the cut; the incomplete last event and "
+            f"everything after it are lost {lost}"
         )
     line = data.count(b"\n", 0, damage) + 1
     column = damage - data.rfind(b"\n", 0, damage)
     return (
         f"the file is cut off and damaged before the cut (invalid JSON at line {line}, "
-        f"column {column}): kept the {kept:,} events written before the damage; "
+        f"column {column}): kept the {kept:,} {_RECORDS} written before the damage; "
         f"everything after them is lost {lost}"
     )
 
