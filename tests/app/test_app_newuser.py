@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
@@ -125,3 +126,37 @@ async def test_tab_in_the_compare_prompt_takes_the_whole_suggestion(
         await pilot.press("backspace")
         await pilot.pause()
         assert str(problem.render()).strip() == ""
+
+
+@pilot_test
+async def test_the_note_form_keeps_tab_in_a_burst(cuda_trace: Path) -> None:
+    """'abc' Tab 'def' Tab 'ghi' arriving at once (a paste, fast typing over
+    SSH) fills three fields, not 'abcdefghi' in the hypothesis."""
+    from tui.app.dialogs.note_form import NoteForm
+
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await main_screen(pilot)
+        await pilot.press("right_square_bracket", "m")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, NoteForm)
+        burst = [*"abc", "tab", *"def", "tab", *"ghi"]
+        for key in burst:
+            character = key if len(key) == 1 else ("\t" if key == "tab" else None)
+            app.post_message(events.Key(key, character))
+        for _ in range(6):
+            await pilot.pause()
+        fields = ["#note-hypothesis", "#note-observation", "#note-next-check"]
+        values = [form.query_one(name, Input).value for name in fields]
+        assert values == ["abc", "def", "ghi"]
+        # Enter goes on to the next field too, Shift+Tab back, in a burst alike.
+        form.query_one("#note-hypothesis", Input).focus()
+        await pilot.pause()
+        for key, character in [("end", None), ("enter", "\r"), ("shift+tab", None)]:
+            app.post_message(events.Key(key, character))
+        for key in "xy":
+            app.post_message(events.Key(key, key))
+        for _ in range(6):
+            await pilot.pause()
+        assert form.query_one("#note-hypothesis", Input).value.endswith("xy")

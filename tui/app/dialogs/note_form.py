@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from tui.app.widgets.form_field import FormField
 from tui.core.base.textsafe import printable
 from tui.notes.model import STATUSES, Status
 
@@ -28,7 +29,8 @@ class NoteDraft:
 
 
 class NoteForm(ModalScreen[NoteDraft | None]):
-    """Write or edit a note; Ctrl+S saves, Esc cancels."""
+    """Write or edit a note; Tab and Enter go to the next field (in a burst of
+    keys too), Ctrl+S saves, Esc cancels."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save note"),
@@ -47,11 +49,11 @@ class NoteForm(ModalScreen[NoteDraft | None]):
                 markup=False,
             )
             yield Label("Hypothesis")
-            yield Input(self.draft.hypothesis, compact=True, id="note-hypothesis")
+            yield FormField(self.draft.hypothesis, compact=True, id="note-hypothesis")
             yield Label("Observation")
-            yield Input(self.draft.observation, compact=True, id="note-observation")
+            yield FormField(self.draft.observation, compact=True, id="note-observation")
             yield Label("Next check")
-            yield Input(self.draft.next_check, compact=True, id="note-next-check")
+            yield FormField(self.draft.next_check, compact=True, id="note-next-check")
             yield Label("Status")
             yield Select(
                 [(status.value, status) for status in STATUSES],
@@ -65,9 +67,6 @@ class NoteForm(ModalScreen[NoteDraft | None]):
                     "Save (Ctrl+S)", id="note-save", variant="primary", compact=True
                 )
                 yield Button("Cancel (Esc)", id="note-cancel", compact=True)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.focus_next()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "note-save":
