@@ -6,6 +6,7 @@ fixture traces are written with fixed names and contents.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -309,7 +310,7 @@ def test_real_gpu_trace_80x24(
         assert lines[0].rstrip().endswith("GPU observed") and len(lines[0]) <= 80
         timeline = app.screen.query_one("#timeline").region
         rows = lines[timeline.y : timeline.bottom]
-        assert any("stream 7│" in row for row in rows), rows
+        assert any(re.search(r"GPU 0 stream 7 *│", row) for row in rows), rows
 
     assert _shot(snap_compare, NS_TRACE, (80, 24), check=check)
 

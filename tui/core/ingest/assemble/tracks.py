@@ -90,6 +90,8 @@ def _device_label(
     else:
         where = f"GPU {device if device is not None else _text(pid)}"
     stream = thread_name.strip()
+    if _DEVICE_PROCESS.match(stream):  # torch 2.x's "Device 0" lane names itself
+        return stream
     if not stream:
         stream = _text(tid).strip()
         stream = stream if stream.lower().startswith("stream") else f"stream {stream}"
