@@ -1,105 +1,216 @@
 """The explorer's status line in words: the window, a step, an event, a gap, a match.
 
 Durations read with `duration_text`, positions from the trace start in the
-unit of the zoom; a key is offered only where it does something.
+unit of the zoom; a key is offered only where it does something. Each line is
+made of parts ranked by how much they matter: on a narrow terminal the least
+useful are shortened, then dropped, so what is left reads whole (never cut
+in the middle of a word).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from rich.cells import cell_len
 from rich.text import Text
 
 from tui.core.base.textsafe import printable
-from tui.core.base.units import duration_text, size_text
+from tui.core.base.units import NOT_OBSERVED, duration_text, size_text
 from tui.core.base.vocab import GapKind
 from tui.core.figures.analysis import Analysis, Step
 from tui.core.figures.memory import devices_of
 from tui.core.model.trace import Kind
-from tui.report.fit import fit_middle
+from tui.report.fit import ELLIPSIS, fit_middle
 from tui.view.axis import position_text
 
+ALWAYS = 9
+"""The rank of a part that is never dropped (what the line is about)."""
 
-def _hint(text: Text, words: str) -> None:
-    text.append(f"  {words}", style="italic")
+
+@dataclass(frozen=True)
+class Part:
+    """A piece of the line with its own leading spaces; `rank` says how long
+    it is kept (higher: longer), `short` is what it reads as when room runs out."""
+
+    text: Text
+    rank: int
+    short: Text | None = None
 
 
-def window_info(analysis: Analysis) -> Text:
+@dataclass(frozen=True)
+class StatusLine:
+    """A status line's parts in reading order; `fit` writes it in a width."""
+
+    parts: tuple[Part, ...]
+
+    @property
+    def plain(self) -> str:
+        """The whole line's words."""
+        return self.text().plain
+
+    def text(self, parts: tuple[Part, ...] | None = None) -> Text:
+        """The parts (all by default) joined."""
+        line = Text()
+        for part in self.parts if parts is None else parts:
+            line.append_text(part.text)
+        return line
+
+    def fit(self, width: int) -> Text:
+        """The line in at most `width` cells: the lowest-ranked parts (the later
+        of equals first) are shortened, then dropped; what must stay is cut at a
+        word's end with an ellipsis. A width of 0 or less means "unknown": whole."""
+        parts = list(self.parts)
+        if width <= 0 or cell_len(self.text().plain) <= width:
+            return self.text()
+        order = sorted(range(len(parts)), key=lambda index: (parts[index].rank, -index))
+        for index in order:
+            short = parts[index].short
+            if short is not None:
+                parts[index] = Part(short, parts[index].rank)
+                if cell_len(self.text(tuple(parts)).plain) <= width:
+                    return self.text(tuple(parts))
+        kept = [True] * len(parts)
+        for index in order:
+            if parts[index].rank >= ALWAYS:
+                break
+            kept[index] = False
+            line = self.text(
+                tuple(p for p, keep in zip(parts, kept, strict=True) if keep)
+            )
+            if cell_len(line.plain) <= width:
+                return line
+        line = self.text(tuple(p for p, keep in zip(parts, kept, strict=True) if keep))
+        return _cut_at_word(line, width)
+
+
+def _cut_at_word(line: Text, width: int) -> Text:
+    """`line` in `width` cells ending at a word's end, then an ellipsis (a
+    single word longer than the room is cut where it must be)."""
+    plain = line.plain
+    room = width - 1
+    end = room
+    while end > 0 and cell_len(plain[:end]) > room:
+        end -= 1
+    space = plain.rfind(" ", 0, end + 1)
+    if space > 0 and plain[:space].strip():
+        end = len(plain[:space].rstrip())
+    cut = line[:end]
+    cut.append(ELLIPSIS)
+    return cut
+
+
+def _part(words: str, rank: int, style: str = "", short: str | None = None) -> Part:
+    return Part(
+        Text(words, style=style),
+        rank,
+        None if short is None else Text(short, style=style),
+    )
+
+
+def _hint(words: str) -> Part:
+    return _part(f"  {words}", 0, "italic")
+
+
+def window_info(analysis: Analysis) -> StatusLine:
     """Events, span, the data zone's gaps (or how to choose a zone), help."""
     trace = analysis.trace
-    text = Text()
-    text.append(f"{trace.event_count} events", style="bold")
-    text.append(f" over {duration_text(trace.span_ns)}")
+    parts = [
+        _part(f"{trace.event_count} events", ALWAYS, "bold"),
+        _part(f" over {duration_text(trace.span_ns)}", 3),
+    ]
     gaps = analysis.gaps
     if gaps:
         kind = gaps[0].kind.label
-        text.append(f"  {len(gaps):,} gaps ({kind}) in the data zone: g G b")
+        parts.append(
+            _part(
+                f"  {len(gaps):,} gaps ({kind}) in the data zone: g G b",
+                4,
+                short=f"  {len(gaps):,} gaps: g G b",
+            )
+        )
     elif analysis.zone_reading.found:
-        text.append("  no gaps in the data zone")
+        parts.append(_part("  no gaps in the data zone", 4))
     else:
-        text.append("  no data zone")
-        text.append(" (z chooses one)", style="italic")
-    _hint(text, "? help")
-    return text
+        parts.append(_part("  no data zone", 4))
+        parts.append(_part(" (z chooses one)", 2, "italic"))
+    parts.append(_hint("? help"))
+    return StatusLine(tuple(parts))
 
 
-def step_info(analysis: Analysis, step: Step) -> Text:
+def step_info(analysis: Analysis, step: Step) -> StatusLine:
     """A step's duration, device busy time, peak allocated per device (when
-    memory was recorded) and zones."""
-    text = Text()
-    text.append(f"step {step.number}", style="bold")
-    text.append(f" ({step.phase.value})  {duration_text(step.duration_ns)}")
+    memory was recorded) and zones (kept while there is room, the first longest)."""
+    parts = [
+        _part(f"step {step.number}", ALWAYS, "bold"),
+        _part(f" ({step.phase.value})", 6),
+        _part(f"  {duration_text(step.duration_ns)}", 7),
+    ]
     busy = analysis.device_busy_ns(step.start_ns, step.end_ns)
-    text.append(
-        "  GPU busy " + (duration_text(busy) if busy is not None else "not observed")
+    parts.append(
+        _part(
+            "  GPU busy " + (duration_text(busy) if busy is not None else NOT_OBSERVED),
+            5,
+        )
     )
     memory = analysis.trace.memory
     if len(memory):  # profile_memory captures: the step's peaks (as steptrace memory)
         devices = devices_of(memory)
         devices.sort(key=lambda device: device.label == "cpu")  # devices first
-        text.append("  alloc peak")
+        peaks = Text("  alloc peak")
         for device in devices:
             peak = device.peak(step.start_ns, step.end_ns)
             if peak is not None:
-                text.append(f" {printable(device.label)} ")
-                text.append(size_text(peak), style="bold")
+                peaks.append(f" {printable(device.label)} ")
+                peaks.append(size_text(peak), style="bold")
+        parts.append(Part(peaks, 4))
     for zone in analysis.zones_in(step.start_ns, step.end_ns)[:4]:
-        text.append(f"  {printable(zone.name)} ")
-        text.append(duration_text(zone.duration_ns), style="bold")
-    return text
+        line = Text(f"  {printable(zone.name)} ")
+        line.append(duration_text(zone.duration_ns), style="bold")
+        parts.append(Part(line, 3))
+    return StatusLine(tuple(parts))
 
 
-def event_info(analysis: Analysis, event: int, span_ns: int) -> Text:
+def event_info(analysis: Analysis, event: int, span_ns: int) -> StatusLine:
     """An event's name, duration and position; Enter opens its details."""
     trace = analysis.trace
-    text = Text()
-    text.append(printable(trace.event_name(event)), style="bold")
-    text.append(f"  {duration_text(int(trace.duration_ns[event]))}")
-    text.append(f"  at {position_text(int(trace.start_ns[event]), span_ns)}")
+    parts = [
+        _part(printable(trace.event_name(event)), ALWAYS, "bold"),
+        _part(f"  {duration_text(int(trace.duration_ns[event]))}", 6),
+        _part(f"  at {position_text(int(trace.start_ns[event]), span_ns)}", 4),
+    ]
     launcher = launcher_text(analysis, event)
     if launcher:
-        text.append(f"  {launcher}")
-    _hint(text, "Enter: details")
-    return text
+        parts.append(_part(f"  {launcher}", 5))
+    parts.append(_hint("Enter: details"))
+    return StatusLine(tuple(parts))
 
 
-def gap_info(analysis: Analysis, index: int, span_ns: int) -> Text:
+def gap_info(analysis: Analysis, index: int, span_ns: int) -> StatusLine:
     """The figures of one gap, named GPU idle or CPU wait as it is."""
     gaps = analysis.gaps
     gap = gaps[index]
-    text = Text()
-    text.append(f"gap {index + 1}/{len(gaps):,} ", style="bold")
+    parts = [_part(f"gap {index + 1}/{len(gaps):,} ", ALWAYS, "bold")]
     if gap.kind is GapKind.GPU_IDLE:
         several = len(analysis.devices) > 1 and gap.device is not None
         device = f" (device {gap.device})" if several else ""
-        text.append(" GPU idle" + device + " ", style="bold reverse")
+        parts.append(_part(" GPU idle" + device + " ", ALWAYS, "bold reverse"))
     else:
-        text.append(" CPU wait (no GPU events) ", style="bold reverse")
-    text.append(" ")
-    text.append(duration_text(gap.duration_ns), style="bold")
-    text.append(f" at {position_text(gap.start_ns, span_ns)}")
-    text.append("  step " + ("—" if gap.step is None else str(gap.step)))
-    text.append("  zone ")
-    text.append(printable(gap.zone), style="bold")
-    return text
+        parts.append(
+            _part(
+                " CPU wait (no GPU events) ",
+                ALWAYS,
+                "bold reverse",
+                short=" CPU wait ",
+            )
+        )
+    parts.append(_part(" ", ALWAYS))
+    parts.append(_part(duration_text(gap.duration_ns), ALWAYS, "bold"))
+    parts.append(_part(f" at {position_text(gap.start_ns, span_ns)}", 4))
+    parts.append(_part("  step " + ("—" if gap.step is None else str(gap.step)), 5))
+    zone = Text("  zone ")
+    zone.append(printable(gap.zone), style="bold")
+    parts.append(Part(zone, 3))
+    return StatusLine(tuple(parts))
 
 
 def launcher_text(analysis: Analysis, event: int) -> str:
@@ -118,43 +229,51 @@ def launcher_text(analysis: Analysis, event: int) -> str:
 
 def mark_info(
     analysis: Analysis, label: str, position: int, count: int, event: int, span_ns: int
-) -> Text:
+) -> StatusLine:
     """Which match (or operator occurrence) is selected, of how many, and where;
     device work names its operator before its own (long) name."""
     trace = analysis.trace
-    text = Text()
-    text.append(f"{label} ", style="bold")
-    text.append(f"{position + 1}/{count:,}  ")
+    parts = [
+        _part(f"{label} ", ALWAYS, "bold"),
+        _part(f"{position + 1}/{count:,}", ALWAYS),
+    ]
     launcher = launcher_text(analysis, event)
+    name = printable(trace.event_name(event))
     if launcher:
-        text.append(launcher + "  ", style="bold")
+        parts.append(_part(f"  {launcher}", 6, "bold"))
     else:
-        text.append(printable(trace.event_name(event)) + "  ")
-    text.append(duration_text(int(trace.duration_ns[event])))
-    text.append(f" at {position_text(int(trace.start_ns[event]), span_ns)}")
-    _hint(text, "n/N next  Enter details")
+        parts.append(_part(f"  {name}", 6))
+    parts.append(_part(f"  {duration_text(int(trace.duration_ns[event]))}", 7))
+    parts.append(_part(f" at {position_text(int(trace.start_ns[event]), span_ns)}", 4))
+    parts.append(_hint("n/N next  Enter details"))
     if launcher:
-        text.append("  " + printable(trace.event_name(event)))
-    return text
+        parts.append(_part(f"  {name}", 1))
+    return StatusLine(tuple(parts))
 
 
-def zone_info(analysis: Analysis) -> Text:
+def zone_info(analysis: Analysis) -> StatusLine:
     """What choosing a data zone changed, in one line."""
     choice = analysis.zone_choice
-    text = Text()
-    text.append("zone ", style="bold")
     names = printable(choice.label()) if choice.names else "none found"
-    text.append(fit_middle(names, 30, head=14))
+    parts = [
+        _part("zone ", ALWAYS, "bold"),
+        _part(fit_middle(names, 30, head=14), ALWAYS),
+    ]
     gaps = analysis.gaps
     if gaps:
-        text.append(
-            f": {len(gaps):,} gaps ({gaps[0].kind.label}), "
-            f"{duration_text(analysis.total_gap_ns)} of "
-            f"{duration_text(analysis.total_zone_ns)}"
+        parts.append(
+            _part(
+                f": {len(gaps):,} gaps ({gaps[0].kind.label}), "
+                f"{duration_text(analysis.total_gap_ns)} of "
+                f"{duration_text(analysis.total_zone_ns)}",
+                ALWAYS,
+            )
         )
-        _hint(text, "g G b")
+        parts.append(_hint("g G b"))
     elif analysis.zone_reading.found:
-        text.append(f": no gaps in {duration_text(analysis.total_zone_ns)}")
+        parts.append(
+            _part(f": no gaps in {duration_text(analysis.total_zone_ns)}", ALWAYS)
+        )
     else:
-        text.append(": occurs nowhere in this capture")
-    return text
+        parts.append(_part(": occurs nowhere in this capture", ALWAYS))
+    return StatusLine(tuple(parts))

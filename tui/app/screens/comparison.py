@@ -49,6 +49,7 @@ from tui.app.screens.details import DetailsScreen
 from tui.app.screens.help import HelpScreen, KeySection, timeline_keys
 from tui.app.screens.notes_keeper import NotesKeeper
 from tui.app.widgets.diff_table import DiffOpTable
+from tui.app.widgets.info_line import InfoLine
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.steps_strip import StepChosen, StepsStrip
 from tui.app.widgets.timeline import Timeline
@@ -60,6 +61,7 @@ from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import LoadProgress
 from tui.report.progress import load_status
 from tui.view import status
+from tui.view.status import StatusLine
 from tui.view.timeline_index import TimelineIndex
 
 
@@ -240,9 +242,9 @@ class ComparisonScreen(Screen[None]):
         """The operator changes."""
         return self.query_one(DiffOpTable)
 
-    def show_info(self, text: Text) -> None:
+    def show_info(self, text: Text | StatusLine) -> None:
         """Say something on the status line."""
-        self.query_one("#cmp-info", Static).update(text)
+        self.query_one("#cmp-info", InfoLine).show(text)
 
     def _say_table(self) -> None:
         text = Text()

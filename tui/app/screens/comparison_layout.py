@@ -12,6 +12,7 @@ from textual.widgets import ContentSwitcher, ProgressBar, Static
 
 from tui.app.screens.comparison_data import CompareRequest, Comparison
 from tui.app.widgets.diff_table import DiffOpTable
+from tui.app.widgets.info_line import InfoLine
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.core.base.textsafe import printable
@@ -92,4 +93,4 @@ def comparison(
                     zone_view=side.zone_view,
                     id=f"cmp-timeline-{word}",
                 )
-    yield Static("", id="cmp-info", markup=False)
+    yield InfoLine(id="cmp-info")

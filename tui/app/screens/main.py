@@ -24,7 +24,7 @@ from textual import on
 from textual.app import ComposeResult, ScreenStackError
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from tui.app import heap
 from tui.app.dialogs.note_form import NoteDraft
@@ -61,6 +61,7 @@ from tui.app.screens.zone_switch import ZoneApplied, ZoneSwitch
 from tui.app.vocab import OpScope, PromptPurpose
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.header_line import HeaderLine
+from tui.app.widgets.info_line import InfoLine
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.notes_pane import NoteAction, NoteCommand, NotesPane
 from tui.app.widgets.op_table import OperatorTable, default_mode
@@ -73,6 +74,7 @@ from tui.core.base.vocab import SortKey, ZoneSource
 from tui.core.figures.analysis import Analysis, OpTable, Step
 from tui.core.findings.readings import Finding
 from tui.view import status
+from tui.view.status import StatusLine
 
 if TYPE_CHECKING:
     from tui.notes import Anchor
@@ -138,7 +140,7 @@ class MainScreen(Screen[None]):
         yield HeaderLine(self.analysis, id="header-line")
         yield StepsStrip(self.analysis, id="steps")
         yield self.timeline
-        yield Static("", id="info-line", markup=False)
+        yield InfoLine(id="info-line")
         shown = TabInputs(self.analysis, self.window_table, self.mode, self.findings)
         yield from self.tabs.compose(shown)
         yield PromptInput(id="prompt")
@@ -205,9 +207,9 @@ class MainScreen(Screen[None]):
         """Every key of the explorer, by where it works."""
         return main_dialogs.key_sections(self.BINDINGS, self.rank_place is not None)
 
-    def show_info(self, text: Text) -> None:
-        """Say something on the status line."""
-        self.query_one("#info-line", Static).update(text)
+    def show_info(self, text: Text | StatusLine) -> None:
+        """Say something on the status line (fitted to its width)."""
+        self.query_one("#info-line", InfoLine).show(text)
 
     def view_span(self) -> int:
         """How long the timeline's view is (positions are written to its scale)."""

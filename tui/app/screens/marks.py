@@ -30,6 +30,7 @@ from tui.view.marking import (
     name_matches,
     named_like,
 )
+from tui.view.status import StatusLine
 
 SEARCH_IN_WORKER_AT = 500_000
 """Captures of at least this many events are searched in a worker: matching and
@@ -55,7 +56,7 @@ class Marks:
         trace: Trace,
         analysis: Analysis,
         timeline: Timeline,
-        say: Callable[[Text], None],
+        say: Callable[[Text | StatusLine], None],
     ) -> None:
         """`host`: the screen whose workers search and whose keys follow the
         marks; `say`: puts words on its status line."""

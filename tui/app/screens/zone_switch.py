@@ -20,6 +20,7 @@ from tui.core.figures.analysis import Analysis
 from tui.core.figures.zones import ZoneCandidate
 from tui.core.findings.readings import Finding
 from tui.view.layout import ZoneView
+from tui.view.status import StatusLine
 from tui.view.timeline_index import TimelineIndex
 
 
@@ -36,7 +37,10 @@ class ZoneSwitch:
     """The data zone of one main screen: its picker's lines, its recomputation."""
 
     def __init__(
-        self, host: Screen[Any], index: TimelineIndex, say: Callable[[Text], None]
+        self,
+        host: Screen[Any],
+        index: TimelineIndex,
+        say: Callable[[Text | StatusLine], None],
     ) -> None:
         """`index`: the timeline's rows, for the new zone's marks; `say`: puts
         words on the host's status line."""
