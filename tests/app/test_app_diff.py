@@ -101,6 +101,23 @@ def cpu_totals(path: Path) -> dict[str, tuple[int, float]]:
     return {name: (int(calls), dur) for name, (calls, dur) in totals.items()}
 
 
+def window_cpu_totals(path: Path) -> dict[str, tuple[int, float]]:
+    """Calls and total CPU time (µs) per operator row over the window's steps (all
+    kept: no warm-up, no outlier), from the raw CPU events: the per-step order's
+    oracle, both sides having the same number of steps."""
+    steps = raw_steps_us(path)
+    spans = [steps[number] for number in ACTIVE]
+    totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
+    for event in raw_events(path):
+        start = float(event["ts"])
+        if event["pid"] == 0 or not any(low <= start < high for low, high in spans):
+            continue
+        row = totals[group(str(event["name"]))]
+        row[0] += 1
+        row[1] += float(event["dur"])
+    return {name: (int(calls), dur) for name, (calls, dur) in totals.items()}
+
+
 @pytest.fixture
 def pair(tmp_path: Path, isolated_data_dir: Path) -> tuple[Path, Path]:
     return write_pair(tmp_path)
@@ -179,9 +196,14 @@ async def test_rows_follow_the_largest_change_and_t_toggles_self_total(
     before, after = pair
     first, second = cpu_totals(before), cpu_totals(after)
     names = sorted(set(first) | set(second))
+    # Rows sort by the change per kept step (issue 20), not over the whole trace.
+    kept_first, kept_second = window_cpu_totals(before), window_cpu_totals(after)
 
     def change(name: str, column: int) -> float:
-        return second.get(name, (0, 0.0))[column] - first.get(name, (0, 0.0))[column]
+        return (
+            kept_second.get(name, (0, 0.0))[column]
+            - kept_first.get(name, (0, 0.0))[column]
+        )
 
     by_total = sorted(names, key=lambda name: -abs(change(name, 1)))
     by_calls = sorted(names, key=lambda name: -abs(change(name, 0)))

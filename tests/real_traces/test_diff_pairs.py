@@ -257,3 +257,39 @@ def test_cli_errors_are_one_line(
     err = capsys.readouterr().err
     assert "no_such_zone" in err and "either capture" in err
     assert main(["diff", str(BASE), str(TEST), "--limit", "-1"]) == 2
+
+
+def test_trace_compare_pair_lists_its_checks_with_both_values() -> None:
+    """Issue 20: the checks read from the traces themselves, with both sides' values;
+    the pair records its rank (1 on both) and no device, so those say null."""
+    payload = DiffResult.of(
+        Analysis(load_trace(BASE)), Analysis(load_trace(TEST))
+    ).to_json()
+    checks = {entry["check"]: entry for entry in payload["comparability"]}
+    assert checks["rank"] == {"check": "rank", "before": 1, "after": 1, "same": True}
+    assert checks["device model"] == {
+        "check": "device model",
+        "before": None,
+        "after": None,
+        "same": None,
+    }
+    assert checks["world size"]["same"] is None
+    assert checks["GPU observed"]["same"] is True
+    assert checks["CUDA graphs"] == {
+        "check": "CUDA graphs",
+        "before": False,
+        "after": False,
+        "same": True,
+    }
+    assert set(checks) >= {
+        "device count",
+        "device memory",
+        "compute capability",
+        "backend",
+        "CUDA runtime version",
+        "torch.compile",
+        "steps recorded",
+    }
+    assert all(
+        set(entry) == {"check", "before", "after", "same"} for entry in checks.values()
+    )

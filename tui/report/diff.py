@@ -5,7 +5,8 @@ from __future__ import annotations
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.base.vocab import GapKind, OpPresence, SortKey, Verdict
-from tui.core.diff import Rate, StepsDiff
+from tui.core.diff import Rate, StepsDiff, TraceDiff
+from tui.core.diff.kept import KeptSteps
 from tui.core.diff.steps import SAMPLES_PER_S
 from tui.core.results.diff import DiffResult, Int64Array
 from tui.report.fit import pad_end
@@ -20,15 +21,52 @@ VERDICT_WORDS = {
     Verdict.FASTER: "faster: every step after is quicker than every step before",
     Verdict.SLOWER: "slower: every step after is slower than every step before",
     Verdict.INCONCLUSIVE: "inconclusive: the ranges of step times overlap",
+    Verdict.NOT_COMPARABLE: "not comparable: the captures ran on different machines",
 }
 NO_STEP_WORDS = "inconclusive: a side has no step in its window"
+NOT_RECORDED = "not recorded"
 
 
 def verdict_words(steps: StepsDiff) -> str:
-    """The verdict and what it rests on."""
+    """The verdict and what it rests on (the reason the kept steps give)."""
     if steps.before.stats is None or steps.after.stats is None:
         return NO_STEP_WORDS
+    if steps.reason:
+        head = VERDICT_WORDS[steps.verdict].split(":", 1)[0]
+        return f"{head}: {steps.reason}"
     return VERDICT_WORDS[steps.verdict]
+
+
+def check_value(value: object) -> str:
+    """One side's value of a check, as words."""
+    if value is None:
+        return NOT_RECORDED
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return printable(str(value))
+
+
+def comparability_lines(diff: TraceDiff) -> list[str]:
+    """Each check made with both values and whether they agree; then, in one line,
+    what could not be checked (not recorded on a side)."""
+    made = [check for check in diff.checks if check.same is not None]
+    unknown = [check.check for check in diff.checks if check.same is None]
+    lines = ["comparability (read from both traces)"]
+    for check in made:
+        agree = "same" if check.same else "DIFFERS"
+        lines += fill(
+            f"{check.check}: {check_value(check.before)} before, "
+            f"{check_value(check.after)} after — {agree}",
+            "  ",
+            "    ",
+        )
+    if unknown:
+        lines += fill(
+            f"{NOT_RECORDED} on a side, so not checked: {', '.join(unknown)}",
+            "  ",
+            "    ",
+        )
+    return lines
 
 
 _PRESENCE_MARK = {OpPresence.BOTH: " ", OpPresence.ADDED: "+", OpPresence.REMOVED: "-"}
@@ -49,10 +87,12 @@ def diff_text(result: DiffResult) -> str:
     lines += fill(printable(diff.before.path), "before    ")
     lines += fill(printable(diff.after.path), "after     ")
     lines.append(
-        "comparable yes"
+        "comparable yes, on the checks below that both traces record"
         if diff.comparable
-        else "comparable NO — see the warnings below"
+        else "comparable NO — not comparable, see the warnings below"
     )
+    if diff.checks:
+        lines += ["", *comparability_lines(diff)]
     lines += ["", *_steps_text(result), "", *_zone_text(result)]
     lines += ["", *_ops_text(result)]
     if diff.before.gpu_observed or diff.after.gpu_observed:
@@ -89,12 +129,26 @@ def _steps_text(result: DiffResult) -> list[str]:
             f"  {word:<8} {stats.count:>4} {cells[0]:>12} {cells[1]:>12} {cells[2]:>12}"
         )
     change = "–" if steps.change_pct is None else f"{steps.change_pct:+.1f}%"
+    for word, kept in (("before", steps.kept_before), ("after", steps.kept_after)):
+        lines += _set_aside_text(word, kept)
     lines += fill(
         f"median step time {change}; verdict {verdict_words(steps)}",
         "  ",
         "  ",
     )
+    if steps.test is not None and steps.verdict is not Verdict.NOT_COMPARABLE:
+        lines += fill(f"{steps.test.name}: p = {steps.test.p:.3g}", "  ", "  ")
     lines += _startup_text(result)
+    return lines
+
+
+def _set_aside_text(word: str, kept: KeptSteps) -> list[str]:
+    """The steps one side sets aside from the verdict, with durations and why."""
+    if not kept.set_aside:
+        return []
+    lines = [f"  {word}: {len(kept.kept)} steps kept; set aside:"]
+    for entry in kept.set_aside:
+        lines += fill(f"step {entry.step} — {entry.why}", "    ", "      ")
     return lines
 
 
@@ -164,19 +218,31 @@ def _ops_text(result: DiffResult) -> list[str]:
         if key is SortKey.CALLS
         else f"{key.value} {result.device.value.upper()} time"
     )
-    order = "by name, change of" if result.sort is SortKey.NAME else "by change of"
+    order = (
+        "by name, change of"
+        if result.sort is SortKey.NAME
+        else "by change per kept step of"
+        if ops.per_step
+        else "by change of"
+    )
+    per_step = ops.per_step and key is not SortKey.CALLS
     header = (
         f"  {'name':<{_NAME}} {'calls':>9} {'before':>{_CELL}} "
-        f"{'after':>{_CELL}} {'change':>{_CELL + 1}}"
+        f"{'after':>{_CELL}} {'Δ/step' if per_step else 'change':>{_CELL + 1}}"
     )
-    lines = [
+    lines = fill(
         f"operators{' and input shapes' if ops.by_shape else ''} {order} {column} "
-        "(whole trace; + added, - removed)",
-        header,
-        "  " + "-" * (len(header) - 2),
-    ]
+        "(before, after: whole trace"
+        + ("; Δ/step: change of the mean per kept step" if per_step else "")
+        + "; + added, - removed)",
+        "",
+        "  ",
+    )
+    lines += [header, "  " + "-" * (len(header) - 2)]
     before = ops.before.column(key, result.device)
     after = ops.after.column(key, result.device)
+    step_before = ops.per_step_column("before", key, result.device)
+    step_after = ops.per_step_column("after", key, result.device)
     shown = [printable(ops.names[row]) for row in rows]
     if ops.input_shapes is not None:
         shown = [
@@ -193,10 +259,13 @@ def _ops_text(result: DiffResult) -> list[str]:
                 _count_delta(int(after[row]) - int(before[row])),
             ]
         else:
+            change = int(after[row]) - int(before[row])
+            if per_step and step_before is not None and step_after is not None:
+                change = round(float(step_after[row]) - float(step_before[row]))
             cells = [
                 duration_text(int(before[row])),
                 duration_text(int(after[row])),
-                _signed(int(after[row]) - int(before[row])),
+                _signed(change),
             ]
         lines.append(
             f"{_PRESENCE_MARK[ops.presence[row]]} {pad_end(name, _NAME)} {calls:>9} "
@@ -220,13 +289,20 @@ def _kernels_text(result: DiffResult) -> list[str]:
     rows = _text_rows(result, result.kernel_rows)
     header = (
         f"  {'kernel':<{_NAME}} {'count':>9} {'before':>{_CELL}} "
-        f"{'after':>{_CELL}} {'change':>{_CELL + 1}}"
+        f"{'after':>{_CELL}} {'Δ/step' if kernels.per_step else 'change':>{_CELL + 1}}"
     )
-    lines = [
-        "kernels by change of total time (whole trace)",
-        header,
-        "  " + "-" * (len(header) - 2),
-    ]
+    lines = fill(
+        (
+            "kernels by change of time per kept step (before, after: whole trace; "
+            "Δ/step: change of the mean per kept step"
+            if kernels.per_step
+            else "kernels by change of total time (whole trace"
+        )
+        + "; ~ matched by family)",
+        "",
+        "  ",
+    )
+    lines += [header, "  " + "-" * (len(header) - 2)]
 
     def count(values: Int64Array | None, row: int) -> str:
         return "n/o" if values is None else str(int(values[row]))
@@ -244,8 +320,23 @@ def _kernels_text(result: DiffResult) -> list[str]:
                 int(kernels.total_after_ns[row]) - int(kernels.total_before_ns[row])
             )
         )
+        if (
+            kernels.per_step_total_before_ns is not None
+            and kernels.per_step_total_after_ns is not None
+        ):
+            change = _signed(
+                round(
+                    float(kernels.per_step_total_after_ns[row])
+                    - float(kernels.per_step_total_before_ns[row])
+                )
+            )
+        mark = (
+            "~"
+            if kernels.matched_by[row] == "family"
+            else _PRESENCE_MARK[kernels.presence[row]]
+        )
         lines.append(
-            f"{_PRESENCE_MARK[kernels.presence[row]]} {pad_end(name, _NAME)} "
+            f"{mark} {pad_end(name, _NAME)} "
             f"{counts:>9} {total(kernels.total_before_ns, row):>{_CELL}} "
             f"{total(kernels.total_after_ns, row):>{_CELL}} {change:>{_CELL + 1}}"
         )

@@ -1,9 +1,10 @@
 """The comparison screen in words: the verdict, the comparability warnings and
 the operator-change cells, from one `DiffResult` (Textual-free).
 
-The verdict reads faster or slower only when the two ranges of window step
-times do not overlap; the change of the median is shown only then, so an
-inconclusive pair never reads as a speed-up. GPU cells of a side without GPU
+The verdict reads faster or slower only when the kept steps support it (ranges
+apart, or the rank test); the change of the median is shown only then, so an
+inconclusive or not comparable pair never reads as a speed-up. The steps set
+aside are listed, and the checks say only what both traces recorded. GPU cells of a side without GPU
 events read `n/o` (not observed), never 0.
 """
 
@@ -24,6 +25,7 @@ VERDICT_STYLE = {
     Verdict.FASTER: "bold reverse",
     Verdict.SLOWER: "bold reverse",
     Verdict.INCONCLUSIVE: "bold",
+    Verdict.NOT_COMPARABLE: "bold",
 }
 
 
@@ -46,15 +48,49 @@ def verdict_text(result: DiffResult) -> Text:
     text = Text()
     text.append(f" {head.upper()} ", style=VERDICT_STYLE[steps.verdict])
     text.append(f" {rest}")
-    if steps.verdict is not Verdict.INCONCLUSIVE and steps.change_pct is not None:
+    if (
+        steps.verdict in (Verdict.FASTER, Verdict.SLOWER)
+        and steps.change_pct is not None
+    ):
         text.append(f"; median step time {steps.change_pct:+.1f}%", style="bold")
     elif steps.before.stats is not None and steps.after.stats is not None:
         text.append("; no change can be claimed", style="italic")
+    aside = [
+        f"{word} #{entry.step} {duration_text(entry.duration_ns)} "
+        f"({entry.why.split(':', 1)[0]})"
+        for word, kept in (("before", steps.kept_before), ("after", steps.kept_after))
+        for entry in kept.set_aside
+    ]
+    if aside:
+        text.append("\n  set aside: ", style="italic")
+        text.append(", ".join(aside))
     return text
 
 
+# The checks' short names on the screen (the CLI and JSON say them whole).
+SHORT_CHECKS = {
+    "device model": "device",
+    "device count": "count",
+    "device memory": "memory",
+    "compute capability": "capability",
+    "torch version": "torch",
+    "CUDA runtime version": "CUDA",
+    "CUDA driver version": "driver",
+    "trace schema version": "schema",
+    "CUDA graphs": "graphs",
+    "torch.compile": "compile",
+    "GPU observed": "GPU",
+    "steps recorded": "steps",
+}
+
+
+def _short(check: str) -> str:
+    return SHORT_CHECKS.get(check, check)
+
+
 def comparability_text(result: DiffResult) -> Text:
-    """Whether the captures compare, each warning that says why not, then the caveats."""
+    """Whether the captures compare, each warning that says why not (else the checks
+    that agree), what could not be checked, then the caveats: never a check not made."""
     diff = result.diff
     text = Text()
     breaking = [w.message for w in diff.warnings if w.breaks_comparability]
@@ -66,8 +102,15 @@ def comparability_text(result: DiffResult) -> Text:
             text.append("\n  - ")
             text.append(printable(message))
     else:
+        same = [_short(check.check) for check in diff.checks if check.same]
         text.append("comparable", style="bold")
-        text.append(" (same environment, window, options, question, batch, zone)")
+        text.append(
+            f": same {', '.join(same)}" if same else ": nothing both record to check"
+        )
+    unknown = [_short(check.check) for check in diff.checks if check.same is None]
+    if unknown:
+        text.append("; not recorded: " if not breaking else "\n  not recorded: ")
+        text.append(", ".join(unknown))
     for message in caveats:
         text.append("\n  caveat: ", style="italic")
         text.append(printable(message))
@@ -84,6 +127,8 @@ def ops_title(result: DiffResult, mode: SortKey, device: TimeDevice) -> str:
         if result.sort is SortKey.CALLS
         else f"by change of {mode.value} {device.value.upper()} time"
     )
+    if ops.per_step and result.sort is not SortKey.NAME:
+        order += " per kept step"
     shapes = " and input shapes" if ops.by_shape else ""
     return f"Operators{shapes} ({len(ops)}) {order}; whole trace; + added, - removed"
 

@@ -98,11 +98,13 @@ class FindingStatus(Word):
 
 
 class Verdict(Word):
-    """What a diff of two captures may say: an order only when the step-time ranges do not overlap."""
+    """What a diff of two captures may say: an order only when the kept steps support it,
+    nothing when the captures ran on different hardware."""
 
     FASTER = "faster"
     SLOWER = "slower"
     INCONCLUSIVE = "inconclusive"
+    NOT_COMPARABLE = "not_comparable"
 
 
 class DiffCheck(Word):
@@ -119,6 +121,8 @@ class DiffCheck(Word):
     FEW_STEPS = "few_steps"
     NO_STEPS = "no_steps"
     SHAPES = "shapes"
+    DEVICE = "device"
+    WORLD_SIZE = "world_size"
 
     @property
     def breaks_comparability(self) -> bool:

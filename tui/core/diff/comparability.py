@@ -3,8 +3,10 @@
 Two captures compare only when they ran in the same environment, recorded
 the same window with the same instrumentation, asked the same question on
 the same batch size and read the same data zone — and when both, or
-neither, hold GPU events. Caveats (no description, few steps) are warned
-about without making the pair incomparable.
+neither, hold GPU events. The trace's own metadata is read too: a different
+device model or count (`deviceProperties`) or world size (`distributedInfo`)
+sets one machine against another. Caveats (no description, few steps) are
+warned about without making the pair incomparable.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tui.core.base.vocab import DiffCheck, ZoneSource
+from tui.core.diff.facts import HARDWARE_CHECKS, checks
 from tui.core.diff.side import CaptureSide
 from tui.core.diff.steps import FEW_STEPS
 from tui.core.model.description import CaptureDescription, Window
@@ -204,9 +207,29 @@ def _steps(before: CaptureSide, after: CaptureSide) -> list[DiffWarning]:
     return warnings
 
 
+def _hardware(before: CaptureSide, after: CaptureSide) -> list[DiffWarning]:
+    """Devices and world size as the traces record them (`deviceProperties`, `distributedInfo`)."""
+    warnings = []
+    for check in checks(before.facts, after.facts):
+        if check.check in HARDWARE_CHECKS and check.same is False:
+            kind = (
+                DiffCheck.WORLD_SIZE
+                if check.check == "world size"
+                else DiffCheck.DEVICE
+            )
+            warnings.append(
+                DiffWarning(
+                    kind,
+                    f"{check.check} differs: {_pair(check.before, check.after)}; "
+                    "a trace on one machine does not rank another",
+                )
+            )
+    return warnings
+
+
 def comparability(before: CaptureSide, after: CaptureSide) -> list[DiffWarning]:
     """Every difference that makes the two captures not comparable, then the caveats."""
-    warnings: list[DiffWarning] = []
+    warnings: list[DiffWarning] = _hardware(before, after)
     described = [side.capture.present for side in (before, after)]
     if all(described):
         warnings += _descriptions(before.capture, after.capture)

@@ -1,7 +1,9 @@
 """One capture reduced to what a diff compares: a small summary, computed once per capture.
 
 `CaptureSide.of(analysis)` holds aggregates only (step times, operator and
-kernel tables, data-zone totals, the description), so a diff of two sides is
+kernel tables over the whole trace and summed over the kept steps, data-zone
+totals, the description, the facts the trace records about where it ran), so a
+diff of two sides is
 cheap, and a run of many ranks can summarise each rank where it is and diff
 the summaries.
 """
@@ -11,6 +13,9 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+import numpy as np
+
+from tui.core.diff.facts import TraceFacts
 from tui.core.diff.steps import StepFigures
 from tui.core.diff.tables import KernelTotals
 from tui.core.figures.analysis import Analysis
@@ -35,9 +40,11 @@ class ZoneFigures:
     names_present: frozenset[str]
     default_names: tuple[str, ...]
     """The data zone this capture would read on its own (description, default, DataLoader)."""
+    kept: frozenset[int] = frozenset()
+    """The window steps the per-step means read (warm-up and outliers set aside)."""
 
     @classmethod
-    def of(cls, analysis: Analysis) -> ZoneFigures:
+    def of(cls, analysis: Analysis, kept: tuple[int, ...] = ()) -> ZoneFigures:
         """The zone figures of an analysed capture (its zone choice as it is)."""
         reading = analysis.zone_reading
         window = [reading.step_zone(step.number) for step in analysis.active_steps]
@@ -46,7 +53,26 @@ class ZoneFigures:
             tuple(figure for figure in window if figure is not None),
             analysis.zone_names_present,
             default_zone_choice(analysis.trace, analysis.zone_names_present).names,
+            frozenset(kept),
         )
+
+    @property
+    def _kept_figures(self) -> list[StepZone]:
+        return [figure for figure in self.steps if figure.step in self.kept]
+
+    @property
+    def mean_kept_zone_ns(self) -> float | None:
+        """Mean zone time per kept step; None without kept steps."""
+        values = [figure.zone_ns for figure in self._kept_figures]
+        return float(statistics.fmean(values)) if values else None
+
+    @property
+    def mean_kept_gap_ns(self) -> float | None:
+        """Mean gap time per kept step; None when the zone is not found."""
+        if not self.found:
+            return None
+        values = [figure.gap_ns or 0 for figure in self._kept_figures]
+        return float(statistics.fmean(values)) if values else None
 
     @property
     def found(self) -> bool:
@@ -80,6 +106,16 @@ class CaptureSide:
     ops: OpTable
     kernels: KernelTotals | None
     zone: ZoneFigures
+    facts: TraceFacts
+    ops_kept: OpTable
+    """Operators by name, summed over the kept steps (divide by `kept_count` for a mean)."""
+    kernels_kept: KernelTotals | None
+    """Kernels starting in the kept steps, summed (None: no GPU events)."""
+
+    @property
+    def kept_count(self) -> int:
+        """How many steps the per-step figures average over."""
+        return len(self.steps.kept.kept)
 
     @classmethod
     def of(cls, analysis: Analysis, *, by_shape: bool = False) -> CaptureSide:
@@ -94,15 +130,34 @@ class CaptureSide:
             if trace.gpu_observed
             else None
         )
+        steps = StepFigures.of(analysis)
+        kept = set(steps.kept.kept)
+        spans = [
+            (step.start_ns, step.end_ns)
+            for step in analysis.active_steps
+            if step.number in kept
+        ]
+        kernels_kept = None
+        if trace.gpu_observed:
+            kept_kernels = [kernel_events(trace, start, end) for start, end in spans]
+            kernels_kept = KernelTotals.of(
+                kernel_table(
+                    trace,
+                    np.concatenate([np.zeros(0, dtype=np.int64), *kept_kernels]),
+                )
+            )
         return cls(
             str(trace.path),
             trace.capture,
             trace.gpu_observed,
             gpu_missing_reason(trace),
-            StepFigures.of(analysis),
+            steps,
             shape_op_table(analysis)
             if by_shape and shapes_in_trace(trace)
             else analysis.op_table(),
             kernels,
-            ZoneFigures.of(analysis),
+            ZoneFigures.of(analysis, steps.kept.kept),
+            TraceFacts.of(trace, tuple(step.number for step in analysis.window_steps)),
+            analysis.op_table_in(spans),
+            kernels_kept,
         )

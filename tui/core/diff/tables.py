@@ -7,18 +7,22 @@ no GPU events stays None — never 0 against a measured value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from tui.core.base.vocab import OpPresence, SortKey, TimeDevice
+from tui.core.diff.families import kernel_family
 from tui.core.figures.kernels import KernelTable
 from tui.core.figures.optable import OpTable
 from tui.core.figures.shapes import ShapeOpTable
 from tui.core.model.nesting import sum_by_index
 
 Int64Array = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+# Prefix of a match key that is a kernel family, not a name (never in a name).
+FAMILY_KEY = "\x00family\x00"
 
 
 def union_names(before: list[str], after: list[str]) -> list[str]:
@@ -102,6 +106,33 @@ class OpsDiff:
     before: OpTable
     after: OpTable
     input_shapes: list[list[list[int]]] | None = None
+    kept_before: OpTable | None = None
+    """Each row's figures summed over the before side's kept steps (rows by name only)."""
+    kept_after: OpTable | None = None
+    kept_steps: tuple[int, int] = (0, 0)
+
+    @property
+    def per_step(self) -> bool:
+        """Whether both sides have kept steps, so rows compare (and sort) per step."""
+        return (
+            self.kept_before is not None
+            and self.kept_after is not None
+            and min(self.kept_steps) > 0
+        )
+
+    def per_step_column(
+        self, side: str, key: SortKey | str, device: TimeDevice | str
+    ) -> FloatArray | None:
+        """A column as a mean per kept step of one side (None: no kept step, or a
+        GPU column that side did not observe)."""
+        table = self.kept_before if side == "before" else self.kept_after
+        steps = self.kept_steps[0 if side == "before" else 1]
+        if table is None or steps <= 0:
+            return None
+        clock = TimeDevice(device)
+        if clock is TimeDevice.GPU and table.self_gpu_ns is None:
+            return None
+        return table.column(key, clock).astype(np.float64) / steps
 
     @property
     def by_shape(self) -> bool:
@@ -109,8 +140,16 @@ class OpsDiff:
         return self.input_shapes is not None
 
     @classmethod
-    def of(cls, before: OpTable, after: OpTable) -> OpsDiff:
-        """Align two operator tables by name (by name and shapes when both have them)."""
+    def of(
+        cls,
+        before: OpTable,
+        after: OpTable,
+        kept_before: OpTable | None = None,
+        kept_after: OpTable | None = None,
+        kept_steps: tuple[int, int] = (0, 0),
+    ) -> OpsDiff:
+        """Align two operator tables by name (by name and shapes when both have them);
+        `kept_*` are tables by name summed over `kept_steps` steps of each side."""
         by_shape = isinstance(before, ShapeOpTable) and isinstance(after, ShapeOpTable)
         if not by_shape:
             before, after = _by_name(before), _by_name(after)
@@ -140,12 +179,21 @@ class OpsDiff:
                 _aligned(table.total_gpu_ns, take),
             )
 
+        kept = [
+            None
+            if table is None or input_shapes is not None
+            else aligned(_by_name(table), list(_by_name(table).names))
+            for table in (kept_before, kept_after)
+        ]
         return cls(
             names,
             _presence(keys, set(keys_before), set(keys_after)),
             aligned(before, keys_before),
             aligned(after, keys_after),
             input_shapes,
+            kept[0],
+            kept[1],
+            kept_steps,
         )
 
     def __len__(self) -> int:
@@ -184,6 +232,23 @@ class OpsDiff:
             )
         return _order_by_change(self.names, self.delta(sort, device))
 
+    def order_per_step(
+        self, sort: SortKey | str = SortKey.SELF, device: TimeDevice | str | None = None
+    ) -> Int64Array:
+        """Rows by largest absolute change per kept step (the whole-trace order when a
+        side has no kept step, or rows are matched by shape)."""
+        key = SortKey(sort)
+        if key is SortKey.NAME or not self.per_step:
+            return self.order(sort, device)
+        clock = self.device_for(device)
+        first = self.per_step_column("before", key, clock)
+        second = self.per_step_column("after", key, clock)
+        if first is None or second is None:
+            return self.order(sort, device)
+        # Compared in hundredths of the column's unit, so 2 calls against 2.004 tie.
+        delta = np.rint((second - first) * 100).astype(np.int64)
+        return _order_by_change(self.names, delta)
+
 
 @dataclass(frozen=True)
 class KernelTotals:
@@ -199,9 +264,62 @@ class KernelTotals:
         return cls(list(table.names), table.count.copy(), table.total_ns.copy())
 
 
+def _per_step(values: Int64Array | None, steps: int) -> FloatArray | None:
+    """Sums over the kept steps as a mean per kept step (None without steps)."""
+    if values is None or steps <= 0:
+        return None
+    return values.astype(np.float64) / steps
+
+
+def _kernel_keys(before: list[str], after: list[str]) -> dict[str, str]:
+    """What matches a kernel across sides: its name when both sides hold it, else its
+    family when a name of that family is unmatched on each side (else its name)."""
+    shared = set(before) & set(after)
+    families = {
+        side: {kernel_family(name) for name in names if name not in shared}
+        for side, names in (("before", before), ("after", after))
+    }
+    both = families["before"] & families["after"]
+    keys = {}
+    for name in (*before, *after):
+        family = kernel_family(name)
+        keys[name] = (
+            FAMILY_KEY + family if name not in shared and family in both else name
+        )
+    return keys
+
+
+def _grouped(
+    totals: KernelTotals | None, keys: dict[str, str]
+) -> tuple[KernelTotals | None, dict[str, list[str]]]:
+    """A side's kernel totals summed by match key, and the names behind each key."""
+    if totals is None:
+        return None, {}
+    order = list(dict.fromkeys(keys[name] for name in totals.names))
+    rows = {key: index for index, key in enumerate(order)}
+    group = np.array([rows[keys[name]] for name in totals.names], dtype=np.int64)
+    names: dict[str, list[str]] = {}
+    for name in totals.names:
+        names.setdefault(keys[name], []).append(name)
+    return (
+        KernelTotals(
+            order,
+            sum_by_index(len(order), group, totals.count),
+            sum_by_index(len(order), group, totals.total_ns),
+        ),
+        names,
+    )
+
+
 @dataclass(frozen=True)
 class KernelsDiff:
-    """Kernels of both sides on one list of names; a side without GPU events reads None."""
+    """Kernels of both sides on one list of rows; a side without GPU events reads None.
+
+    A row matches by name, or by family (`matched_by`) when names differ only
+    by what the architecture chose (`volta_sgemm_128x32_nt` against
+    `ampere_sgemm_128x64_nn`); `names_before`/`names_after` say which names a
+    row holds. The per-step columns are means over each side's kept steps.
+    """
 
     names: list[str]
     presence: list[OpPresence]
@@ -209,28 +327,50 @@ class KernelsDiff:
     count_after: Int64Array | None
     total_before_ns: Int64Array | None
     total_after_ns: Int64Array | None
+    matched_by: list[str] = field(default_factory=list)
+    names_before: list[list[str]] = field(default_factory=list)
+    names_after: list[list[str]] = field(default_factory=list)
+    per_step_count_before: FloatArray | None = None
+    per_step_count_after: FloatArray | None = None
+    per_step_total_before_ns: FloatArray | None = None
+    per_step_total_after_ns: FloatArray | None = None
 
     @classmethod
-    def of(cls, before: KernelTotals | None, after: KernelTotals | None) -> KernelsDiff:
-        """Align two sides' kernel totals by name (None: the side observed no GPU work)."""
-        names = union_names(
+    def of(
+        cls,
+        before: KernelTotals | None,
+        after: KernelTotals | None,
+        before_kept: KernelTotals | None = None,
+        after_kept: KernelTotals | None = None,
+        kept_steps: tuple[int, int] = (0, 0),
+    ) -> KernelsDiff:
+        """Align two sides' kernel totals by name, then by family (None: no GPU work);
+        `*_kept` are the sums over `kept_steps` steps of each side."""
+        keys = _kernel_keys(
             before.names if before else [], after.names if after else []
         )
+        before, names_before = _grouped(before, keys)
+        after, names_after = _grouped(after, keys)
+        before_kept, _ = _grouped(before_kept, keys)
+        after_kept, _ = _grouped(after_kept, keys)
+        rows = union_names(before.names if before else [], after.names if after else [])
 
         def columns(
             side: KernelTotals | None,
         ) -> tuple[Int64Array | None, Int64Array | None]:
             if side is None:
                 return None, None
-            take = _rows_of(names, side.names)
+            take = _rows_of(rows, side.names)
             return _aligned(side.count, take), _aligned(side.total_ns, take)
 
         count_before, total_before = columns(before)
         count_after, total_after = columns(after)
+        kept_count_before, kept_total_before = columns(before_kept)
+        kept_count_after, kept_total_after = columns(after_kept)
         return cls(
-            names,
+            [row.removeprefix(FAMILY_KEY) for row in rows],
             _presence(
-                names,
+                rows,
                 set(before.names if before else ()),
                 set(after.names if after else ()),
             ),
@@ -238,13 +378,37 @@ class KernelsDiff:
             count_after,
             total_before,
             total_after,
+            ["family" if row.startswith(FAMILY_KEY) else "name" for row in rows],
+            [names_before.get(row, []) for row in rows],
+            [names_after.get(row, []) for row in rows],
+            _per_step(kept_count_before, kept_steps[0]),
+            _per_step(kept_count_after, kept_steps[1]),
+            _per_step(kept_total_before, kept_steps[0]),
+            _per_step(kept_total_after, kept_steps[1]),
         )
 
     def __len__(self) -> int:
         return len(self.names)
 
+    @property
+    def per_step(self) -> bool:
+        """Whether both sides hold per-step kernel figures, so rows sort per step."""
+        return (
+            self.per_step_total_before_ns is not None
+            and self.per_step_total_after_ns is not None
+        )
+
     def order(self) -> Int64Array:
-        """Rows by largest absolute change of total time (a side not observed counts 0)."""
+        """Rows by largest absolute change of time per kept step (of total time when a
+        side has no kept step); a side not observed counts 0."""
+        if (
+            self.per_step_total_before_ns is not None
+            and self.per_step_total_after_ns is not None
+        ):
+            delta = np.rint(
+                self.per_step_total_after_ns - self.per_step_total_before_ns
+            ).astype(np.int64)
+            return _order_by_change(self.names, delta)
         zeros = np.zeros(len(self.names), dtype=np.int64)
         before = self.total_before_ns if self.total_before_ns is not None else zeros
         after = self.total_after_ns if self.total_after_ns is not None else zeros

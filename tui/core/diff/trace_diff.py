@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from tui.core.base.vocab import DiffCheck, ZoneSource
+from tui.core.base.vocab import DiffCheck, Verdict, ZoneSource
 from tui.core.diff.comparability import DiffWarning, comparability
+from tui.core.diff.facts import Check, checks
 from tui.core.diff.side import CaptureSide, ZoneFigures
 from tui.core.diff.steps import StepsDiff
 from tui.core.diff.tables import KernelsDiff, OpsDiff
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.shapes import shapes_in_trace
 from tui.core.figures.zones import ZoneChoice
+
+# Differences that set one machine against another: the verdict is not_comparable.
+MACHINE_CHECKS = frozenset({DiffCheck.DEVICE, DiffCheck.WORLD_SIZE})
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,8 @@ class TraceDiff:
     zone: ZoneDiff
     kernels: KernelsDiff
     warnings: tuple[DiffWarning, ...]
+    checks: tuple[Check, ...] = ()
+    """Each fact both traces were read for, with both values (None: not recorded)."""
 
     @property
     def comparable(self) -> bool:
@@ -48,7 +54,13 @@ class TraceDiff:
         With `by_shape`, operators are matched by name and input shapes when
         both sides recorded shapes, else by name with a caveat saying so.
         """
-        ops = OpsDiff.of(before.ops, after.ops)
+        ops = OpsDiff.of(
+            before.ops,
+            after.ops,
+            before.ops_kept,
+            after.ops_kept,
+            (before.kept_count, after.kept_count),
+        )
         warnings = comparability(before, after)
         if by_shape and not ops.by_shape:
             warnings.append(
@@ -58,14 +70,29 @@ class TraceDiff:
                     "(record_shapes): operators are matched by name",
                 )
             )
+        steps = StepsDiff.between(before.steps, after.steps)
+        machines = [w for w in warnings if w.check in MACHINE_CHECKS]
+        if machines:
+            steps = replace(
+                steps,
+                verdict=Verdict.NOT_COMPARABLE,
+                reason="; ".join(warning.message for warning in machines),
+            )
         return cls(
             before,
             after,
-            StepsDiff.between(before.steps, after.steps),
+            steps,
             ops,
             ZoneDiff(before.zone, after.zone),
-            KernelsDiff.of(before.kernels, after.kernels),
+            KernelsDiff.of(
+                before.kernels,
+                after.kernels,
+                before.kernels_kept,
+                after.kernels_kept,
+                (before.kept_count, after.kept_count),
+            ),
             tuple(warnings),
+            tuple(checks(before.facts, after.facts)),
         )
 
     @classmethod

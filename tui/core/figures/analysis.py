@@ -307,6 +307,25 @@ class Analysis:
             self.total_gpu_ns if gpu else None,
         )
 
+    def op_table_in(self, spans: Sequence[tuple[int, int]]) -> OpTable:
+        """key_averages() per name over events starting in any of the [start, end) spans
+        (a diff's kept steps)."""
+        trace = self.trace
+        pieces = [np.zeros(0, dtype=np.int64)]
+        pieces += [self._starting_in(start, end) for start, end in spans]
+        events = np.unique(np.concatenate(pieces))
+        events = events[self._participants[events]]
+        gpu = trace.gpu_observed
+        return build_op_table(
+            trace.names,
+            trace.name_id,
+            events,
+            self.self_cpu_ns,
+            trace.duration_ns,
+            self.self_gpu_ns if gpu else None,
+            self.total_gpu_ns if gpu else None,
+        )
+
     def _starting_in(self, start_ns: int | None, end_ns: int | None) -> Int64Array:
         """Events of CPU threads starting in [start, end), in event order (each thread's are sorted)."""
         trace = self.trace

@@ -1,9 +1,11 @@
-"""`steptrace diff`: two captures compared — steps and verdict, operators, data zone, kernels.
+"""`steptrace diff`: two captures compared — comparability, steps and verdict, operators,
+data zone, kernels.
 
 The rows of each table are read by position from the core's aligned columns
 (`OpsDiff`, `KernelsDiff`), so a comparison screen can show the same rows in
-the same order. GPU figures of a side without GPU events are None (JSON
-null), never 0. Its text is the report floor's (`report/diff.py`).
+the same order: by change per kept step when both sides have kept steps, else
+by change over the whole trace. GPU figures of a side without GPU events are
+None (JSON null), never 0. Its text is the report floor's (`report/diff.py`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,35 @@ import numpy.typing as npt
 from tui.core.base.units import us
 from tui.core.base.vocab import SortKey, TimeDevice
 from tui.core.diff import Rate, StartupFigures, StepFigures, TraceDiff
+from tui.core.diff.facts import Check
 from tui.core.diff.side import ZoneFigures
 from tui.core.figures.analysis import Analysis
 
 Int64Array = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+# The per-step operator columns of the JSON: name, sort key, clock.
+PER_STEP_COLUMNS = (
+    ("self_cpu", SortKey.SELF, TimeDevice.CPU),
+    ("total_cpu", SortKey.TOTAL, TimeDevice.CPU),
+    ("self_gpu", SortKey.SELF, TimeDevice.GPU),
+    ("total_gpu", SortKey.TOTAL, TimeDevice.GPU),
+)
+
+
+def _cell(values: FloatArray | None, row: int) -> float | None:
+    return None if values is None else float(values[row])
+
+
+def _check_json(check: Check) -> dict[str, Any]:
+    """One comparability check: both values and whether they agree (null: not recorded)."""
+    return {
+        "check": check.check,
+        "before": list(check.before)
+        if isinstance(check.before, tuple)
+        else check.before,
+        "after": list(check.after) if isinstance(check.after, tuple) else check.after,
+        "same": check.same,
+    }
 
 
 def _us_or_none(value: float | int | None) -> float | None:
@@ -69,13 +96,13 @@ class DiffResult:
 
     @property
     def op_rows(self) -> Int64Array:
-        """Operator rows in order (largest absolute change first), cut at the limit."""
-        order = self.diff.ops.order(self.sort, self.device)
+        """Operator rows in order (largest absolute change per kept step first), cut at the limit."""
+        order = self.diff.ops.order_per_step(self.sort, self.device)
         return order if self.limit is None else order[: self.limit]
 
     @property
     def kernel_rows(self) -> Int64Array:
-        """Kernel rows in order (largest absolute change of total time first), cut at the limit."""
+        """Kernel rows in order (largest absolute change of time per kept step first), cut at the limit."""
         order = self.diff.kernels.order()
         return order if self.limit is None else order[: self.limit]
 
@@ -96,6 +123,7 @@ class DiffResult:
                 }
                 for warning in diff.warnings
             ],
+            "comparability": [_check_json(check) for check in diff.checks],
             "traces": {"before": diff.before.path, "after": diff.after.path},
             "gpu_observed": {
                 "before": diff.before.gpu_observed,
@@ -106,6 +134,10 @@ class DiffResult:
                 "after": _steps_json(steps.after),
                 "change_pct": steps.change_pct,
                 "verdict": steps.verdict.value,
+                "reason": steps.reason,
+                "test": None
+                if steps.test is None
+                else {"name": steps.test.name, "p": steps.test.p},
                 "unit": steps.unit,
                 "startup": {
                     "before": _startup_json(steps.before.startup),
@@ -140,6 +172,16 @@ class DiffResult:
                     entry[f"{column}_us_{word}"] = (
                         None if values is None else us(int(values[row]))
                     )
+            for word in ("before", "after"):
+                entry[f"calls_per_step_{word}"] = _cell(
+                    ops.per_step_column(word, SortKey.CALLS, TimeDevice.CPU), row
+                )
+            for column, key, clock in PER_STEP_COLUMNS:
+                for word in ("before", "after"):
+                    values = ops.per_step_column(word, key, clock)
+                    entry[f"{column}_us_per_step_{word}"] = (
+                        None if values is None else us(float(values[row]))
+                    )
             rows.append(entry)
         return rows
 
@@ -151,14 +193,34 @@ class DiffResult:
                 return None
             return us(int(values[row])) if time else int(values[row])
 
+        def per_step(values: FloatArray | None, row: int, time: bool) -> Any:
+            if values is None:
+                return None
+            return us(float(values[row])) if time else float(values[row])
+
         return [
             {
                 "name": kernels.names[row],
                 "status": kernels.presence[row].value,
+                "matched_by": kernels.matched_by[row],
+                "names_before": kernels.names_before[row],
+                "names_after": kernels.names_after[row],
                 "count_before": cell(kernels.count_before, row, False),
                 "count_after": cell(kernels.count_after, row, False),
                 "total_us_before": cell(kernels.total_before_ns, row, True),
                 "total_us_after": cell(kernels.total_after_ns, row, True),
+                "count_per_step_before": per_step(
+                    kernels.per_step_count_before, row, False
+                ),
+                "count_per_step_after": per_step(
+                    kernels.per_step_count_after, row, False
+                ),
+                "total_us_per_step_before": per_step(
+                    kernels.per_step_total_before_ns, row, True
+                ),
+                "total_us_per_step_after": per_step(
+                    kernels.per_step_total_after_ns, row, True
+                ),
             }
             for row in self.kernel_rows.tolist()
         ]
@@ -167,7 +229,13 @@ class DiffResult:
 def _steps_json(side: StepFigures) -> dict[str, Any]:
     stats = side.stats
     rate = Rate.of(side.samples_per_s())
+    kept = side.kept
     return {
+        "kept": list(kept.kept),
+        "set_aside": [
+            {"step": entry.step, "duration_us": us(entry.duration_ns), "why": entry.why}
+            for entry in kept.set_aside
+        ],
         "n": side.count,
         "median_us": None if stats is None else us(stats.median_ns),
         "min_us": None if stats is None else us(stats.min_ns),
@@ -206,6 +274,8 @@ def _zone_json(side: ZoneFigures) -> dict[str, Any]:
         "source": summary.source.value,
         "median_zone_us_per_step": _us_or_none(side.median_zone_ns),
         "median_gap_us_per_step": _us_or_none(side.median_gap_ns),
+        "mean_zone_us_per_kept_step": _us_or_none(side.mean_kept_zone_ns),
+        "mean_gap_us_per_kept_step": _us_or_none(side.mean_kept_gap_ns),
         "steps": [
             {
                 "step": figure.step,

@@ -1,0 +1,226 @@
+"""A verdict that holds (issue 20): comparability read from the traces' own
+metadata, warm-up and outlier steps set aside by a documented rule, an exact
+Mann–Whitney U test, per-step deltas and kernels matched by family across
+GPU architectures. Traces are built here, so every figure is known."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.builders.traces import cpu, gpu, write_trace
+from tui.core.diff.families import kernel_family
+from tui.core.diff.kept import kept_steps, mann_whitney_p
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
+from tui.core.results.diff import DiffResult
+from tui.report.diff import diff_text
+
+STEPS_US = [10_000.0, 10_400.0, 10_200.0, 10_100.0, 10_300.0, 10_250.0]
+
+
+def device(name: str, major: int = 8) -> dict[str, Any]:
+    return {
+        "id": 0,
+        "name": name,
+        "totalGlobalMem": 42_297_524_224,
+        "computeMajor": major,
+        "computeMinor": 0,
+    }
+
+
+def build(
+    path: Path,
+    durations_us: list[float] = STEPS_US,
+    *,
+    extra: dict[str, Any] | None = None,
+    kernel: str | None = None,
+    mm_per_step: int = 1,
+) -> Path:
+    events = []
+    at = 0.0
+    for number, duration in enumerate(durations_us, start=2):
+        events.append(
+            cpu(f"ProfilerStep#{number}", at, duration, cat="user_annotation")
+        )
+        events.append(cpu("lecture_batch_cpu", at + 10, 100, cat="user_annotation"))
+        for call in range(mm_per_step):
+            events.append(cpu("aten::mm", at + 200 + call * 60, 50))
+        if kernel is not None:
+            events.append(gpu(kernel, at + 300, 40))
+        at += duration + 10
+    return write_trace(path, events, extra=extra)
+
+
+def result(before: Path, after: Path) -> DiffResult:
+    return DiffResult.of(Analysis(load_trace(before)), Analysis(load_trace(after)))
+
+
+def test_the_exact_mann_whitney_p_of_two_separated_samples() -> None:
+    # All 5 after above all 5 before: U = 0, P(U <= 0) = 1 / C(10, 5) = 1/252.
+    assert mann_whitney_p([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]) == pytest.approx(2 / 252)
+    assert mann_whitney_p([1, 2, 3], [1, 2, 3]) == pytest.approx(1.0)
+
+
+def test_a_first_step_far_above_the_median_is_set_aside_as_warm_up() -> None:
+    durations = [30_000, 10_000, 10_400, 10_200, 10_100, 10_300]
+    kept = kept_steps(tuple(range(2, 8)), tuple(durations))
+    assert kept.kept == (3, 4, 5, 6, 7)
+    assert [(entry.step, entry.why.split(":")[0]) for entry in kept.set_aside] == [
+        (2, "warm-up")
+    ]
+
+
+def test_a_step_outside_tukeys_far_fences_is_set_aside_as_an_outlier() -> None:
+    durations = [10_000, 10_400, 10_200, 50_000, 10_100, 10_300, 10_250]
+    kept = kept_steps(tuple(range(7)), tuple(durations))
+    assert [entry.step for entry in kept.set_aside] == [3]
+    assert kept.set_aside[0].why.startswith("outlier")
+
+
+def test_same_trace_against_itself_says_no_change(tmp_path: Path) -> None:
+    path = build(tmp_path / "one.json")
+    payload = result(path, path).to_json()
+    assert payload["steps"]["verdict"] == "inconclusive"
+    assert payload["steps"]["reason"].startswith("no change")
+    assert payload["comparable"] is True
+
+
+def test_a_warm_up_step_no_longer_hides_a_faster_capture(tmp_path: Path) -> None:
+    # The after side's first step is slowed 3x: the raw ranges overlap.
+    after_steps = [value / 2 for value in STEPS_US]
+    after_steps[0] = STEPS_US[0] * 1.5
+    before = build(tmp_path / "before.json")
+    after = build(tmp_path / "after.json", after_steps)
+    payload = result(before, after).to_json()
+    steps = payload["steps"]
+    assert steps["verdict"] == "faster"
+    assert steps["after"]["kept"] == [3, 4, 5, 6, 7]
+    assert steps["after"]["set_aside"] == [
+        {
+            "step": 2,
+            "duration_us": 15_000.0,
+            "why": steps["after"]["set_aside"][0]["why"],
+        }
+    ]
+    assert steps["test"]["name"].startswith("Mann")
+
+
+def test_overlapping_ranges_with_a_significant_rank_test_give_an_order(
+    tmp_path: Path,
+) -> None:
+    before_steps = [10_000.0, 10_100.0, 10_200.0, 10_300.0, 10_400.0, 10_550.0]
+    after_steps = [10_500.0, 10_600.0, 10_700.0, 10_800.0, 10_900.0, 11_000.0]
+    payload = result(
+        build(tmp_path / "b.json", before_steps),
+        build(tmp_path / "a.json", after_steps),
+    ).to_json()
+    assert payload["steps"]["verdict"] == "slower"
+    assert payload["steps"]["test"]["p"] < 0.05
+    assert "rank test" in payload["steps"]["reason"]
+
+
+def test_three_steps_a_side_with_overlap_is_inconclusive_with_its_reason(
+    tmp_path: Path,
+) -> None:
+    payload = result(
+        build(tmp_path / "b.json", [10_000.0, 10_200.0, 10_400.0]),
+        build(tmp_path / "a.json", [10_300.0, 10_500.0, 10_700.0]),
+    ).to_json()
+    assert payload["steps"]["verdict"] == "inconclusive"
+    assert "3 steps" in payload["steps"]["reason"]
+
+
+def test_a_different_device_makes_the_pair_not_comparable(tmp_path: Path) -> None:
+    before = build(
+        tmp_path / "b.json",
+        extra={
+            "deviceProperties": [device("NVIDIA A100-SXM4-40GB")] * 8,
+            "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8},
+        },
+    )
+    after = build(
+        tmp_path / "a.json",
+        [value * 2 for value in STEPS_US],
+        extra={
+            "deviceProperties": [device("Tesla V100-SXM2-16GB", 7)] * 2,
+            "distributedInfo": {"backend": "nccl", "rank": 1, "world_size": 2},
+        },
+    )
+    outcome = result(before, after)
+    payload = outcome.to_json()
+    assert payload["comparable"] is False
+    assert payload["steps"]["verdict"] == "not_comparable"
+    checks = {entry["check"]: entry for entry in payload["comparability"]}
+    assert checks["device model"] == {
+        "check": "device model",
+        "before": "NVIDIA A100-SXM4-40GB",
+        "after": "Tesla V100-SXM2-16GB",
+        "same": False,
+    }
+    assert checks["device count"]["same"] is False
+    assert checks["world size"] == {
+        "check": "world size",
+        "before": 8,
+        "after": 2,
+        "same": False,
+    }
+    assert checks["rank"]["same"] is False
+    assert checks["torch version"]["same"] is None
+    reasons = " ".join(payload["warnings"])
+    assert "device model" in reasons and "world size" in reasons
+    # The deltas are still shown.
+    assert payload["steps"]["change_pct"] == pytest.approx(100.0)
+    assert payload["ops"]
+    text = diff_text(outcome)
+    assert "not comparable" in text.lower()
+    assert "not recorded" in text
+
+
+def test_per_step_operator_figures_are_means_of_the_kept_steps(tmp_path: Path) -> None:
+    # Two steps against eight of the same code: the whole-trace totals differ
+    # fourfold, the per-step figures not at all.
+    before = build(tmp_path / "b.json", STEPS_US[:2], mm_per_step=2)
+    after = build(tmp_path / "a.json", STEPS_US + STEPS_US[:2], mm_per_step=2)
+    payload = result(before, after).to_json()
+    mm = next(row for row in payload["ops"] if row["name"] == "aten::mm")
+    assert mm["self_cpu_us_before"] == 200.0
+    assert mm["self_cpu_us_after"] == 800.0
+    assert mm["self_cpu_us_per_step_before"] == pytest.approx(100.0)
+    assert mm["self_cpu_us_per_step_after"] == pytest.approx(100.0)
+    assert mm["calls_per_step_before"] == pytest.approx(2.0)
+    assert payload["ops"][0]["name"] != "aten::mm" or all(
+        row["self_cpu_us_per_step_after"] == row["self_cpu_us_per_step_before"]
+        for row in payload["ops"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "family"),
+    [
+        ("volta_sgemm_128x32_nt", "sgemm"),
+        ("ampere_sgemm_128x64_nn", "sgemm"),
+        ("sm80_xmma_gemm_f32f32_tn_n", "xmma_gemm_f32f32"),
+        (
+            "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)",
+            "at::native::vectorized_elementwise_kernel",
+        ),
+    ],
+)
+def test_kernel_names_reduce_to_a_family(name: str, family: str) -> None:
+    assert kernel_family(name) == family
+
+
+def test_kernels_of_two_architectures_compare_as_one_row(tmp_path: Path) -> None:
+    before = build(tmp_path / "b.json", kernel="volta_sgemm_128x32_nt")
+    after = build(tmp_path / "a.json", kernel="ampere_sgemm_128x64_nn")
+    payload = result(before, after).to_json()
+    rows = payload["kernels"]
+    assert len(rows) == 1
+    assert rows[0]["status"] == "both"
+    assert rows[0]["matched_by"] == "family"
+    assert rows[0]["names_before"] == ["volta_sgemm_128x32_nt"]
+    assert rows[0]["names_after"] == ["ampere_sgemm_128x64_nn"]
+    assert rows[0]["total_us_per_step_before"] == pytest.approx(40.0)
