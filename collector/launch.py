@@ -54,6 +54,8 @@ class ScriptCommand:
     original: list[str] = field(default_factory=list)
     # "torchrun" when the target is torchrun's own arguments (its options, then the script).
     launcher: str | None = None
+    # The interpreter the command named, when steptrace's own runs the script instead.
+    replaced: str | None = None
 
 
 def _shebang_interpreter(script: Path) -> str | None:
@@ -143,7 +145,44 @@ def split_script_command(command: Sequence[str]) -> ScriptCommand:
         )
     if target[0] != "-m" and not Path(target[0]).is_file():
         raise InvalidSettingError(f"script {target[0]} not found")
+    if _own_interpreter_instead(first, interpreter):
+        return ScriptCommand(sys.executable, flags, target, words, replaced=interpreter)
     return ScriptCommand(interpreter, flags, target, words)
+
+
+def _own_interpreter_instead(named: str, interpreter: str) -> bool:
+    """Whether a bare `python`/`python3` (found on PATH) should be run by steptrace's
+    own interpreter: the one on PATH cannot import torch and this one can, as when
+    steptrace is run from a virtualenv that is not activated."""
+    bare = os.sep not in named and (os.altsep is None or os.altsep not in named)
+    # Paths, not files, are compared: a virtualenv's python is a link to the
+    # system's, yet another interpreter with other packages.
+    if not bare or os.path.abspath(interpreter) == os.path.abspath(sys.executable):
+        return False
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None and not _imports_torch(
+        interpreter
+    )
+
+
+_FINDS_TORCH = (
+    "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)"
+)
+
+
+def _imports_torch(interpreter: str) -> bool:
+    """Whether `interpreter` finds torch (looked up, not imported: quick)."""
+    try:
+        completed = subprocess.run(
+            [interpreter, "-c", _FINDS_TORCH],
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return completed.returncode == 0
 
 
 def _same_interpreter(interpreter: str) -> bool:

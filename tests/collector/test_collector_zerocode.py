@@ -209,3 +209,45 @@ def test_command_must_start_with_python(tmp_path: Path) -> None:
         )
         == 2
     )
+
+
+def test_a_bare_python_without_torch_runs_under_steptraces_own_interpreter(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`capture -- python train.py` from a virtualenv that is not activated failed
+    'torch is not importable in /usr/bin/python': the `python` on PATH lacks
+    torch while steptrace's own interpreter has it. A bare python/python3 is
+    then run by steptrace's interpreter, and the capture says so."""
+    import collector.launch
+    from tui.cli import main
+
+    base = Path(getattr(sys, "_base_executable", "") or "/usr/bin/python3")
+    probe = subprocess.run(
+        [str(base), "-c", "import torch"], capture_output=True, check=False
+    )
+    if not base.is_file() or probe.returncode == 0:
+        pytest.skip("no interpreter without torch to stand for the PATH python")
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "python").symlink_to(base)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN_SCRIPT)
+    ran: list[Any] = []
+
+    def run_zero_code(command: Any, settings: Any) -> int:
+        ran.append(command)
+        return 0
+
+    monkeypatch.setattr(collector.launch, "run_zero_code", run_zero_code)
+    output = tmp_path / "t.json"
+    argv = ["capture", "-o", str(output), "--", "python", str(script), "6", "0"]
+    assert main(argv) == 0
+    (command,) = ran
+    assert command.interpreter == sys.executable
+    assert command.target == [str(script), "6", "0"]
+    error = capsys.readouterr().err
+    assert f"python on PATH ({folder / 'python'}) cannot import torch" in error
+    assert f"running it with steptrace's own interpreter, {sys.executable}" in error

@@ -221,6 +221,12 @@ def _run_script(args: argparse.Namespace, command: list[str]) -> int:
         and importlib.util.find_spec("torch") is None
     ):
         return _error(f"torch is not installed here: {TORCH_MISSING}")
+    if script.replaced is not None:
+        print(
+            f"steptrace: the python on PATH ({script.replaced}) cannot import torch; "
+            f"running it with steptrace's own interpreter, {sys.executable}",
+            file=sys.stderr,
+        )
     status = run_zero_code(script, settings)
     written = written_output(settings)
     if written is not None:
