@@ -247,7 +247,7 @@ def mark_info(
     parts.append(_part(f" at {position_text(int(trace.start_ns[event]), span_ns)}", 4))
     parts.append(_hint("n/N next  Enter details"))
     if launcher:
-        parts.append(_part(f"  {name}", 1))
+        parts.append(_part(f"  {name}", 0))
     return StatusLine(tuple(parts))
 
 
