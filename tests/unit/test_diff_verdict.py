@@ -205,8 +205,13 @@ def test_per_step_operator_figures_are_means_of_the_kept_steps(tmp_path: Path) -
         ("sm80_xmma_gemm_f32f32_tn_n", "xmma_gemm_f32f32"),
         (
             "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)",
-            "at::native::vectorized_elementwise_kernel",
+            "at::native::vectorized_elementwise_kernel<at::native::FillFunctor<float>>",
         ),
+        (
+            "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_16x3_tn_align4>(Params)",
+            "cutlass::Kernel<tensorop_s1688gemm>",
+        ),
+        ("Memcpy HtoD (Pageable -> Device)", "Memcpy HtoD (Pageable -> Device)"),
     ],
 )
 def test_kernel_names_reduce_to_a_family(name: str, family: str) -> None:
@@ -224,3 +229,39 @@ def test_kernels_of_two_architectures_compare_as_one_row(tmp_path: Path) -> None
     assert rows[0]["names_before"] == ["volta_sgemm_128x32_nt"]
     assert rows[0]["names_after"] == ["ampere_sgemm_128x64_nn"]
     assert rows[0]["total_us_per_step_before"] == pytest.approx(40.0)
+
+
+def test_two_different_functors_never_merge_and_unmatched_kernels_are_listed(
+    tmp_path: Path,
+) -> None:
+    fill = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)"
+    add = "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>(int)"
+    payload = result(
+        build(tmp_path / "b.json", kernel=fill), build(tmp_path / "a.json", kernel=add)
+    ).to_json()
+    assert sorted((row["status"], row["matched_by"]) for row in payload["kernels"]) == [
+        ("added", "name"),
+        ("removed", "name"),
+    ]
+
+
+def test_the_screen_names_only_the_checks_it_made_and_the_steps_set_aside(
+    tmp_path: Path,
+) -> None:
+    """Issue 20: no 'comparable (same environment, …)' above 'no capture
+    description'; the checks made, those not recorded, and the warm-up step."""
+    from tui.view.comparison import comparability_text, verdict_text
+
+    after_steps = [value / 2 for value in STEPS_US]
+    after_steps[0] = STEPS_US[0] * 1.5
+    outcome = result(
+        build(tmp_path / "b.json"), build(tmp_path / "a.json", after_steps)
+    )
+    checks = comparability_text(outcome).plain
+    assert "same environment" not in checks
+    assert "comparable: same" in checks and "GPU" in checks
+    assert "not recorded: device" in checks
+    assert "neither capture has a capture description" in checks  # the caveat
+    verdict = verdict_text(outcome).plain
+    assert "FASTER" in verdict
+    assert "set aside: after #2 15.000 ms (warm-up)" in verdict
