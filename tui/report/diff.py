@@ -10,6 +10,7 @@ from tui.core.diff.kept import KeptSteps
 from tui.core.diff.steps import SAMPLES_PER_S
 from tui.core.results.diff import DiffResult, Int64Array
 from tui.report.fit import pad_end
+from tui.report.kernel_names import kernel_labels
 from tui.report.text import distinct_cuts, fill, startup_parts
 
 # Rows the text shows when no limit is given (JSON lists every row).
@@ -310,7 +311,7 @@ def _kernels_text(result: DiffResult) -> list[str]:
     def total(values: Int64Array | None, row: int) -> str:
         return "n/o" if values is None else duration_text(int(values[row]))
 
-    names = distinct_cuts([printable(kernels.names[row]) for row in rows], _NAME)
+    names = kernel_labels([kernels.names[row] for row in rows], _NAME)
     for name, row in zip(names, rows, strict=True):
         counts = f"{count(kernels.count_before, row)}→{count(kernels.count_after, row)}"
         change = (

@@ -12,7 +12,6 @@ from typing import Any
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text, size_text
 from tui.core.base.vocab import CollectiveSide, FindingId, FindingStatus, GapKind
-from tui.core.figures.kernels import readable_kernel_name
 from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
 from tui.core.findings.readings import (
     CopyFigures,
@@ -23,7 +22,7 @@ from tui.core.findings.readings import (
     LaunchFigures,
     MissingReason,
 )
-from tui.report.text import cut_middle
+from tui.report.kernel_names import kernel_label
 
 
 @dataclass(frozen=True)
@@ -171,8 +170,7 @@ def _launch_text(figures: LaunchFigures) -> str:
     if figures.launch_share is not None:
         text += f", launch calls {_percent(figures.launch_share)} of its host time"
     if figures.kernel is not None:
-        name = cut_middle(readable_kernel_name(figures.kernel), 60)
-        text += f"; most launched: {printable(name)}"
+        text += f"; most launched: {kernel_label(figures.kernel, 60)}"
     return text
 
 

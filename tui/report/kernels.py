@@ -6,11 +6,11 @@ import math
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
-from tui.core.figures.kernels import readable_kernel_name, short_kernel_name
 from tui.core.figures.launches import LATE_START_NS, SHORT_KERNEL_NS, SLOW_LAUNCH_NS
 from tui.core.results.kernels import KernelsResult
 from tui.report.fit import pad_end
-from tui.report.text import TEXT_WIDTH, distinct_cuts, fill
+from tui.report.kernel_names import kernel_labels
+from tui.report.text import TEXT_WIDTH, fill
 
 _SHORT_WIDTH = 22
 
@@ -29,12 +29,9 @@ def kernels_text(result: KernelsResult) -> str:
         )
     table = stats.table
     rows = result.rows()
-    full = [printable(readable_kernel_name(table.names[row])) for row in rows]
-    names = distinct_cuts(full, TEXT_WIDTH - 6)
-    short = distinct_cuts(
-        [printable(short_kernel_name(table.names[row])) for row in rows],
-        _SHORT_WIDTH,
-    )
+    raw = [table.names[row] for row in rows]
+    names = kernel_labels(raw, TEXT_WIDTH - 6)
+    short = kernel_labels(raw, _SHORT_WIDTH)
     count = int(table.count.sum())
     lines = fill(
         f"{len(table)} kernel names, {count:,} kernels ({scope}); device busy "

@@ -23,7 +23,7 @@ from tui.core.figures.kernels import (
 )
 from tui.core.figures.launches import LATE_START_NS, SHORT_KERNEL_NS, SLOW_LAUNCH_NS
 from tui.core.results.kernels import KernelsResult
-from tui.view.labels import distinct_labels
+from tui.report.kernel_names import kernel_labels
 
 Int64Array = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -125,10 +125,10 @@ class KernelRows:
         return rows[np.argsort(-key if descending else key, kind="stable")]
 
     def labels(self, width: int) -> list[str]:
-        """Every name fitted to `width` cells, never two alike."""
+        """Every name fitted to `width` cells by the kernel-name rule, never two alike."""
         cached = self._labels.get(width)
         if cached is None:
-            cached = distinct_labels(self.readable, max(width, 1))
+            cached = kernel_labels(self.stats.table.names, width)
             self._labels[width] = cached
         return cached
 

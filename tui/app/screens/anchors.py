@@ -20,7 +20,6 @@ from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.timeline import Timeline
 from tui.core.base.textsafe import printable
 from tui.core.figures.analysis import Analysis, Step
-from tui.core.figures.kernels import readable_kernel_name
 from tui.core.findings.readings import (
     Finding,
     ShowEvents,
@@ -31,7 +30,7 @@ from tui.core.findings.readings import (
 )
 from tui.core.model.trace import Trace
 from tui.report.findings import words
-from tui.report.fit import fit_middle
+from tui.report.kernel_names import kernel_label
 from tui.view.marking import events_named
 from tui.view.navigation import Picked
 
@@ -210,9 +209,7 @@ def finding_target(finding: Finding, trace: Trace, analysis: Analysis) -> Target
             starts = trace.start_ns[events]
             at = min(int(np.searchsorted(starts, step.start_ns)), events.size - 1)
             first = int(events[at])
-        label = (
-            f"kernel {fit_middle(printable(readable_kernel_name(anchor.name)), 24)}:"
-        )
+        label = f"kernel {kernel_label(anchor.name, 24)}:"
         return Visit(events, label, first, kernel=anchor.name)
     if isinstance(anchor, ShowStep):
         for index, step in enumerate(analysis.steps):

@@ -28,7 +28,7 @@ from tui.app.widgets.rows_view import (
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import KernelSort
 from tui.core.figures.analysis import Analysis
-from tui.report.fit import fit_middle
+from tui.report.kernel_names import kernel_label
 from tui.view.kernel_rows import (
     COLUMNS,
     SORTS,
@@ -209,7 +209,8 @@ class KernelTable(ReadOnce, SortableRows[KernelSort]):
             return
         self.post_message(
             MarkEvents(
-                rows.events(row), f"kernel {fit_middle(rows.readable[row], 24)}:"
+                rows.events(row),
+                f"kernel {kernel_label(rows.stats.table.names[row], 24)}:",
             )
         )
 
