@@ -265,3 +265,25 @@ def test_the_screen_names_only_the_checks_it_made_and_the_steps_set_aside(
     verdict = verdict_text(outcome).plain
     assert "FASTER" in verdict
     assert "set aside: after #2 15.000 ms (warm-up)" in verdict
+
+
+def test_a_not_comparable_tested_by_never_reads_as_a_change() -> None:
+    """A note's tested-by line keeps the diff's not_comparable verdict without
+    the median change (it would read as a speed-up of another machine)."""
+    from tui.core.base.vocab import Verdict
+    from tui.notes.link import TestedBy
+    from tui.report.notes import tested_by_text
+
+    tested = TestedBy(
+        "after.json",
+        "after.json",
+        Verdict.NOT_COMPARABLE,
+        comparable=False,
+        before_ms=(10.0, 10.2),
+        after_ms=(20.0, 20.4),
+        change_pct=100.0,
+        warnings=("world size differs: 8 before, 2 after",),
+    )
+    text = tested_by_text(tested)
+    assert text.startswith("not_comparable")
+    assert "+100.0%" not in text and "world size differs" in text
