@@ -20,8 +20,11 @@ def register(subparsers: Any) -> None:
         help="compare two traces: steps and verdict, operators, data zone, kernels "
         "(two bench results: compare)",
         description="Compare two captures (trace files) of the same window: step "
-        "times and a verdict (faster/slower only when the ranges do not overlap), "
-        "operators, data zone and kernels, and whether the two are comparable. "
+        "times and a verdict on the kept steps (warm-up and outliers set aside; "
+        "faster/slower only when their ranges do not overlap or an exact "
+        "Mann-Whitney U test gives p < 0.05 with 5 steps a side; not_comparable "
+        "across devices or world sizes), operators, data zone and kernels per "
+        "step and over the whole trace, and what the traces record to compare. "
         "For two `steptrace bench` results, use `steptrace compare`.",
     )
     parser.add_argument("before", help="the trace before the change")

@@ -1,8 +1,10 @@
 """The comparison screen: two captures of the same window, before and after.
 
-The verdict (faster / slower only when the step-time ranges do not overlap,
-with both ranges and every comparability warning), both steps strips one
-above the other, the operator changes (`DiffOpTable`), and — Enter on an
+The verdict (on the kept steps, with the steps set aside; faster / slower
+only when their ranges do not overlap or the rank test says so), the checks
+both traces record and those they do not, every comparability warning, both
+steps strips one above the other, the operator changes (`DiffOpTable`, rows by
+change per kept step), and — Enter on an
 operator — its occurrences on both timelines, one above the other, each fitted
 to the same step. Loading the other capture and comparing run in a worker
 (`comparison_data.compare`); the open capture's main screen stays beneath,
