@@ -264,7 +264,7 @@ def test_the_screen_names_only_the_checks_it_made_and_the_steps_set_aside(
     assert "neither capture has a capture description" in checks  # the caveat
     verdict = verdict_text(outcome).plain
     assert "FASTER" in verdict
-    assert "set aside: after #2 15.000 ms (warm-up)" in verdict
+    assert "set aside: after #2 15" in verdict and "ms (warm-up)" in verdict
 
 
 def test_a_not_comparable_tested_by_never_reads_as_a_change() -> None:

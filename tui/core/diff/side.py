@@ -14,6 +14,7 @@ import statistics
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from tui.core.diff.facts import TraceFacts
 from tui.core.diff.steps import StepFigures
@@ -29,6 +30,8 @@ from tui.core.figures.zones import (
 )
 from tui.core.model.description import CaptureDescription
 from tui.core.model.observed import gpu_missing_reason
+
+BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True)
@@ -139,12 +142,9 @@ class CaptureSide:
         ]
         kernels_kept = None
         if trace.gpu_observed:
-            kept_kernels = [kernel_events(trace, start, end) for start, end in spans]
+            every = kernel_events(trace)
             kernels_kept = KernelTotals.of(
-                kernel_table(
-                    trace,
-                    np.concatenate([np.zeros(0, dtype=np.int64), *kept_kernels]),
-                )
+                kernel_table(trace, every[_inside(trace.start_ns[every], spans)])
             )
         return cls(
             str(trace.path),
@@ -161,3 +161,13 @@ class CaptureSide:
             analysis.op_table_in(spans),
             kernels_kept,
         )
+
+
+def _inside(starts: npt.NDArray[np.int64], spans: list[tuple[int, int]]) -> BoolArray:
+    """Which of `starts` fall in one of `spans` (disjoint [start, end), in time order)."""
+    if not spans:
+        return np.zeros(starts.size, dtype=np.bool_)
+    lows = np.array([start for start, _ in spans], dtype=np.int64)
+    highs = np.array([end for _, end in spans], dtype=np.int64)
+    index = np.searchsorted(lows, starts, side="right") - 1
+    return (index >= 0) & (starts < highs[np.maximum(index, 0)])
