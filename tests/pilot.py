@@ -16,6 +16,7 @@ from typing import Any
 
 from textual.app import App
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from tui.app.app import StepTraceApp
 from tui.app.screens.load_error import LoadErrorScreen
@@ -76,3 +77,12 @@ def screen_text(app: App[Any]) -> str:
     """What the screen on top draws, line by line, as plain text: the words a
     snapshot's picture shows, for asserting its claims beside it."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def shown_keys(screen: Screen[Any]) -> set[str]:
+    """The keys the footer offers now (enabled and shown)."""
+    return {
+        key
+        for key, active in screen.active_bindings.items()
+        if active.enabled and active.binding.show
+    }

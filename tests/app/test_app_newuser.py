@@ -160,3 +160,58 @@ async def test_the_note_form_keeps_tab_in_a_burst(cuda_trace: Path) -> None:
         for _ in range(6):
             await pilot.pause()
         assert form.query_one("#note-hypothesis", Input).value.endswith("xy")
+
+
+def cut_off_trace(folder: Path) -> Path:
+    """A .json.gz whose writer was killed: its last third is missing."""
+    from tests.builders.app_traces import write_training_trace
+
+    path = write_training_trace(folder / "cut.pt.trace.json.gz", steps=6)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) * 2 // 3])
+    return path
+
+
+@pilot_test
+async def test_load_warnings_show_in_the_header_and_behind_w(
+    tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    """A cut-off capture opens with what `summary` warns of: a badge in the
+    header names the key, the footer and the help offer it, W lists them."""
+    from tests.pilot import shown_keys
+    from tui.app.screens.figures import FiguresScreen
+
+    app = make_app(cut_off_trace(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await main_screen(pilot)
+        assert screen.trace.warnings
+        header = str(screen.query_one("#header-line").render())
+        assert "2 load warnings (W)" in header
+        assert "W" in shown_keys(screen)
+        main_rows = screen.key_sections()[0][1]
+        assert any(
+            getattr(binding, "key", "") == "W" and binding.description
+            for binding in main_rows
+        )
+        await pilot.press("W")
+        await pilot.pause()
+        listed = app.screen
+        assert isinstance(listed, FiguresScreen)
+        text = " ".join(
+            line.strip("│ ") for line in screen_text(app).splitlines() if line.strip()
+        )
+        assert "- the gzip stream ends early" in text
+        assert "kept the 195 records" in text
+
+
+@pilot_test
+async def test_a_capture_without_warnings_has_no_badge_nor_key(
+    cuda_trace: Path,
+) -> None:
+    from tests.pilot import shown_keys
+
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await main_screen(pilot)
+        assert "load warning" not in str(screen.query_one("#header-line").render())
+        assert "W" not in shown_keys(screen)

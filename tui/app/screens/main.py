@@ -73,6 +73,7 @@ from tui.core.base.textsafe import printable
 from tui.core.base.vocab import SortKey, ZoneSource
 from tui.core.figures.analysis import Analysis, OpTable, Step
 from tui.core.findings.readings import Finding
+from tui.core.results.summary import capture_warnings
 from tui.view import status
 from tui.view.status import StatusLine
 
@@ -132,6 +133,8 @@ class MainScreen(Screen[None]):
             return self.rank_place is not None
         if action == "reverse_table":  # r is the next rank on a run
             return self.rank_place is None
+        if action == "warnings":
+            return bool(capture_warnings(self.analysis))
         return True
 
     # -- layout -------------------------------------------------------------
@@ -492,6 +495,10 @@ class MainScreen(Screen[None]):
         main_dialogs.show_help(
             self.app, self.help_name, self.key_sections(), self.trace
         )
+
+    def action_warnings(self) -> None:
+        """List what reading the capture warned of (as `steptrace summary` does)."""
+        main_dialogs.show_warnings(self.app, capture_warnings(self.analysis))
 
     def action_capture(self) -> None:
         """Open the new-capture dialog (not in a served app unless allowed)."""

@@ -1,5 +1,6 @@
 """What the main screen opens over itself: the help (built once), the new-capture
-dialog, the comparison with another capture, and the list of keys the help shows.
+dialog, the comparison with another capture, the load warnings, and the list of
+keys the help shows.
 
 A served app (a browser's) launches no capture unless allowed to, and compares
 only captures beside the open trace.
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual.app import App
 from textual.binding import Binding, BindingType
 
@@ -21,6 +23,7 @@ from tui.app.dialogs.scrub import ScrubDialog
 from tui.app.dialogs.zone_picker import ZonePicker
 from tui.app.screens import rank_switch
 from tui.app.screens.details import DetailsScreen
+from tui.app.screens.figures import FiguresScreen
 from tui.app.screens.help import HelpScreen, KeySection, timeline_keys
 from tui.app.screens.loading import LoadingScreen
 from tui.app.widgets.copies_view import CopiesView
@@ -29,6 +32,7 @@ from tui.app.widgets.kernel_table import KernelTable
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.timeline import Timeline
+from tui.core.base.textsafe import printable
 from tui.core.base.vocab import SortKey
 from tui.core.model.trace import Trace
 
@@ -69,6 +73,17 @@ def show_help(
         help_screen = HelpScreen(sections, notes=[memory_help(trace)])
         app.install_screen(help_screen, name)
     app.push_screen(name)
+
+
+def show_warnings(app: App[Any], warnings: list[str]) -> None:
+    """List the warnings reading the capture gave, one paragraph each."""
+    listed = Text()
+    for number, warning in enumerate(warnings):
+        if number:
+            listed.append("\n\n")
+        listed.append("- ")
+        listed.append(printable(warning))
+    app.push_screen(FiguresScreen("Load warnings (as steptrace summary says)", listed))
 
 
 def new_capture(app: App[Any]) -> None:

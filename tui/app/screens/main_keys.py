@@ -23,6 +23,8 @@ MAIN_KEYS: list[BindingType] = [
         show=False,
     ),
     Binding("right_square_bracket", "step(1)", "Next step", priority=True),
+    # Offered only when reading the capture warned (the header's badge names it).
+    Binding("W", "warnings", "Load warnings"),
     # A rank of a run (opened from the ranks screen): next/previous rank, back.
     Binding("r", "rank(1)", "Next rank, same step"),
     Binding("R", "rank(-1)", "Previous rank, same step", show=False),

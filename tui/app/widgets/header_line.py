@@ -1,4 +1,5 @@
-"""The header: which capture, which question, unit, window, data zone, and what was observed."""
+"""The header: which capture, which question, unit, window, data zone, what was
+observed, and how many warnings reading it gave."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from tui.core.base.textsafe import printable
 from tui.core.base.vocab import ZoneSource
 from tui.core.figures.analysis import Analysis
 from tui.core.model.observed import gpu_missing_reason
+from tui.core.results.summary import capture_warnings
 from tui.report.fit import fit_end, fit_middle
 
 GPU_OBSERVED = " GPU observed "
@@ -30,6 +32,13 @@ def zone_words(analysis: Analysis) -> str:
     return f"{_text(choice.label())} ({choice.source.label})"
 
 
+def warnings_badge(count: int) -> str:
+    """The header's mark of load warnings and the key that lists them ("": none)."""
+    if not count:
+        return ""
+    return f" {count} load warning{'' if count == 1 else 's'} (W) "
+
+
 def header_lines(
     analysis: Analysis,
     width: int,
@@ -37,9 +46,11 @@ def header_lines(
     served: bool = False,
     capture_allowed: bool = True,
     run_label: str | None = None,
+    warnings: int = 0,
 ) -> Text:
     """The header fitted to `width`: names and the question are shortened, the
-    GPU state and its reason are wrapped, never cut."""
+    GPU state and its reason are wrapped, never cut; `warnings` reading the
+    capture gave are counted in a badge that names their key (W)."""
     width = max(width, 20)
     trace = analysis.trace
     capture = trace.capture
@@ -53,9 +64,13 @@ def header_lines(
         first.append(" ")
     gpu = trace.gpu_observed
     state = GPU_OBSERVED if gpu else GPU_NOT_OBSERVED
-    room = width - first.cell_len - len(state) - 2
+    badge = warnings_badge(warnings)
+    room = width - first.cell_len - len(state) - 2 - (len(badge) + 1 if badge else 0)
     name = fit_middle(_text(trace.path.name), max(min(room, width * 2 // 3), 12))
     first.append(name, style="bold")
+    if badge:
+        first.append(" ")
+        first.append(badge, style="bold reverse")
     if capture.question:
         room = width - first.cell_len - len(state) - 6
         if room >= 12:
@@ -128,4 +143,5 @@ class HeaderLine(Widget):
             served=bool(getattr(self.app, "served", False)),
             capture_allowed=bool(getattr(self.app, "capture_allowed", True)),
             run_label=getattr(self.screen, "run_label", None),
+            warnings=len(capture_warnings(self.analysis)),
         )

@@ -14,6 +14,19 @@ from tui.core.model.observed import gpu_missing_reason
 from tui.core.model.steps import StepStats
 
 
+def capture_warnings(analysis: Analysis) -> list[str]:
+    """What reading the capture warns of (a cut-off file, device events tied to
+    no operator): the lines `summary` prints and the explorer lists."""
+    trace = analysis.trace
+    warnings = list(trace.warnings)
+    if trace.gpu_observed and analysis.unlinked_device_events:
+        warnings.append(
+            f"{analysis.unlinked_device_events} device events could not be tied "
+            "to a CPU operator"
+        )
+    return warnings
+
+
 @dataclass(frozen=True)
 class StepRow:
     """One step's figures."""
@@ -75,12 +88,7 @@ class SummaryResult:
                     figure.gap_ns if figure else None,
                 )
             )
-        warnings = list(trace.warnings)
-        if trace.gpu_observed and analysis.unlinked_device_events:
-            warnings.append(
-                f"{analysis.unlinked_device_events} device events could not be tied "
-                "to a CPU operator"
-            )
+        warnings = capture_warnings(analysis)
         return cls(
             trace_path=str(trace.path),
             capture=capture,
