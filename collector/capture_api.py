@@ -40,6 +40,7 @@ from collector.errors import (
     InvalidSettingError,
 )
 from collector.labels import label_problems
+from collector.native_log import NativeLog
 from collector.schema import (
     DATA_ZONE,
     KINDS,
@@ -258,6 +259,8 @@ class Capture:
         self._created_utc = utc_now()
         self._environment: dict[str, Any] = {}
         self._ended_by: str | None = None
+        # torch's own log lines, kept out of the terminal and written into the trace.
+        self._native_log = NativeLog()
 
     # -- reporting -------------------------------------------------------
 
@@ -360,7 +363,8 @@ class Capture:
         began = time.perf_counter()
         if self._startup_began is not None:
             self._before_first_step_ms = (began - self._startup_began) * 1000.0
-        profiler.__enter__()  # type: ignore[no-untyped-call]
+        with self._native_log.catching():
+            profiler.__enter__()  # type: ignore[no-untyped-call]
         self._profiler = profiler
         self._state = "running"
         self._step_index = 0
@@ -393,7 +397,8 @@ class Capture:
         if self.progress and index < self.total_steps:
             self._print(f"step {index + 1}/{self.total_steps} ({phase})")
         if self._profiler is not None:
-            self._profiler.step()
+            with self._native_log.catching():
+                self._profiler.step()
         self._step_index = index + 1
         self._step_started = time.perf_counter()
         if self._step_index >= self.total_steps:
@@ -456,7 +461,8 @@ class Capture:
     def _close_profiler(self) -> None:
         profiler, self._profiler = self._profiler, None
         if profiler is not None:
-            profiler.__exit__(None, None, None)  # type: ignore[no-untyped-call]
+            with self._native_log.catching():
+                profiler.__exit__(None, None, None)  # type: ignore[no-untyped-call]
 
     def _after_step_began(self) -> None:
         """At the first active step of a cycle, put the description into the trace being recorded."""
@@ -505,6 +511,9 @@ class Capture:
             return paths.write_new_file(final, gzip.compress(raw) if compress else raw)
         description = self._describe(cycle, trace_events(data))
         data[METADATA_KEY] = description
+        for level, lines in self._native_log.take().items():
+            if level not in data:  # what torch's export holds stays as it is
+                data[level] = lines
         run = description["distributed"]
         if run is not None and not isinstance(data.get("distributedInfo"), dict):
             # torch writes it only when the process group existed as recording began.

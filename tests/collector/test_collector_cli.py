@@ -63,6 +63,29 @@ def test_capture_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 @pytest.mark.torch
+def test_torchs_native_log_lines_stay_out_of_the_terminal(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """torch's "USDT: … profiler_start" lines (its profiler library's log,
+    written straight to file descriptor 2) leaked onto stderr during every
+    capture. They are kept out of the terminal and in the trace, under their
+    level as the profiler library keeps its own log."""
+    path = tmp_path / "demo.json"
+    argv = ["capture", "demo", "-o", str(path), "--window", "0,1,1"]
+    assert main([*argv, "--read-delay-ms", "0"]) == 0
+    err = capfd.readouterr().err
+    assert "steptrace: step 2/2 (active)" in err and f"wrote {path}" in err
+    assert "profiler_start" not in err and "USDT:" not in err, err
+    trace = orjson.loads(path.read_bytes())
+    logged = [
+        line for level in ("USDT", "STAGE", "INFO") for line in trace.get(level, [])
+    ]
+    assert all("] " in line for line in logged)
+    if logged:  # torch versions differ in what they log
+        assert not any(line.endswith("\n") for line in logged)
+
+
+@pytest.mark.torch
 @pytest.mark.slow
 def test_demo_command_captures_under_captures_where_torch_can_profile(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

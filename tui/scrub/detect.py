@@ -94,7 +94,13 @@ SAFE_TOP_LEVEL = frozenset(
 STEPTRACE_KEY = "steptrace"
 
 # Kineto's own log, one line per entry; carries pids, dates, hosts and paths.
-LOG_KEYS = frozenset({"INFO", "WARNING", "WARN", "ERROR", "DEBUG", "CRITICAL", "FATAL"})
+# USDT, STAGE and VERBOSE lines are what the collector keeps out of the terminal.
+LOG_KEYS = frozenset(
+    {
+        *("INFO", "WARNING", "WARN", "ERROR", "DEBUG", "CRITICAL", "FATAL"),
+        *("USDT", "STAGE", "VERBOSE"),
+    }
+)
 
 _USER_KEYS = frozenset(
     {
