@@ -29,7 +29,7 @@ pytestmark = [
 ]
 
 BASE_MS = 40.0
-JITTER_MS = (0.0, 3.0, 1.0, 4.0, 2.0, 5.0, 1.5, 3.5)
+JITTER_MS = (0.0, 9.0, 3.0, 12.0, 6.0, 15.0, 4.5, 10.5)
 DATA_ZONE = "lecture_batch_cpu"
 
 
