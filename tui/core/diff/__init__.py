@@ -9,11 +9,13 @@ from tui.core.diff.comparability import DiffWarning, comparability
 from tui.core.diff.side import CaptureSide, ZoneFigures
 from tui.core.diff.steps import (
     FEW_STEPS,
+    KeptVerdict,
+    RankTest,
     Rate,
     StartupFigures,
     StepFigures,
     StepsDiff,
-    verdict_of,
+    kept_verdict,
 )
 from tui.core.diff.tables import KernelsDiff, KernelTotals, OpsDiff
 from tui.core.diff.trace_diff import TraceDiff, ZoneDiff, shared_zone
@@ -22,9 +24,11 @@ __all__ = [
     "FEW_STEPS",
     "CaptureSide",
     "DiffWarning",
+    "KeptVerdict",
     "KernelTotals",
     "KernelsDiff",
     "OpsDiff",
+    "RankTest",
     "Rate",
     "StartupFigures",
     "StepFigures",
@@ -33,6 +37,6 @@ __all__ = [
     "ZoneDiff",
     "ZoneFigures",
     "comparability",
+    "kept_verdict",
     "shared_zone",
-    "verdict_of",
 ]

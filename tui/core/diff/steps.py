@@ -124,17 +124,6 @@ class Rate:
         return cls(float(statistics.median(values)), min(values), max(values))
 
 
-def verdict_of(before: StepStats | None, after: StepStats | None) -> Verdict:
-    """Faster or slower only when the two ranges of step times do not overlap."""
-    if before is None or after is None:
-        return Verdict.INCONCLUSIVE
-    if after.max_ns < before.min_ns:
-        return Verdict.FASTER
-    if after.min_ns > before.max_ns:
-        return Verdict.SLOWER
-    return Verdict.INCONCLUSIVE
-
-
 @dataclass(frozen=True)
 class RankTest:
     """The rank test a verdict read: its name and two-sided p."""
