@@ -215,3 +215,38 @@ async def test_a_capture_without_warnings_has_no_badge_nor_key(
         screen = await main_screen(pilot)
         assert "load warning" not in str(screen.query_one("#header-line").render())
         assert "W" not in shown_keys(screen)
+
+
+@pilot_test
+async def test_at_200x60_the_tables_get_the_rows_the_timeline_leaves(
+    cuda_trace: Path,
+) -> None:
+    """A timeline with few tracks took 1fr and drew blank rows while the
+    operator table was cut at 40%; the operator names took 170 columns with
+    their numbers far right."""
+    import re
+
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(200, 60)) as pilot:
+        screen = await main_screen(pilot)
+        timeline = screen.timeline
+        rows = len(timeline.rows_layout.rows)
+        assert rows < 30
+        assert timeline.region.height == rows  # no blank rows under the tracks
+        info_line = screen.query_one("#info-line")
+        assert info_line.region.y == timeline.region.bottom
+        bottom = screen.query_one("#bottom")
+        assert bottom.region.height > 60 * 40 // 100
+        # The numbers sit near the names.
+        line = next(
+            line for line in screen_text(app).splitlines() if "aten::addmm " in line
+        )
+        first_number = re.search(r"aten::addmm\s+\d", line)
+        assert first_number is not None and first_number.end() < 60, line
+    # At 80 columns the table is as wide as it was.
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await main_screen(pilot)
+        table = screen.query_one(OperatorTable)
+        assert table.header_text().rstrip().endswith("Self GPU ▼")
+        assert len(table.header_text()) == table.scrollable_content_region.width

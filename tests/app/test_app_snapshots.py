@@ -222,7 +222,8 @@ def test_findings(snap_compare: Callable[..., bool], cuda_trace: Path) -> None:
         possible = [f for f in findings if f.status is FindingStatus.POSSIBLE]
         assert possible
         text = screen_text(app)
-        assert text.count("● possible") == min(len(possible), 2)
+        # As many as the bottom pane's rows hold: two at least.
+        assert text.count("● possible") >= min(len(possible), 2)
         assert text.count("next check:") >= 2 and "cause" not in text
 
     assert _shot(snap_compare, cuda_trace, (120, 40), press=["2"], check=check)

@@ -13,6 +13,7 @@ messages the screen hands back: the marks (`Marks`), the data zone
 
 from __future__ import annotations
 
+import math
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -24,7 +25,7 @@ from textual import on
 from textual.app import ComposeResult, ScreenStackError
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widgets import Input
+from textual.widgets import Input, TabbedContent
 
 from tui.app import heap
 from tui.app.dialogs.note_form import NoteDraft
@@ -68,7 +69,7 @@ from tui.app.widgets.op_table import OperatorTable, default_mode
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.rows_view import FiguresAsked
 from tui.app.widgets.steps_strip import StepChosen, StepsStrip
-from tui.app.widgets.timeline import Timeline
+from tui.app.widgets.timeline import RowsCounted, Timeline
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import SortKey, ZoneSource
 from tui.core.figures.analysis import Analysis, OpTable, Step
@@ -79,6 +80,10 @@ from tui.view.status import StatusLine
 
 if TYPE_CHECKING:
     from tui.notes import Anchor
+
+
+BOTTOM_SHARE = 0.4
+"""The bottom tabs' share of the screen's height (steptrace.tcss: #bottom)."""
 
 
 class MainScreen(Screen[None]):
@@ -172,6 +177,22 @@ class MainScreen(Screen[None]):
             self.call_after_refresh(findings_later.start, self, self.analysis)
         self.call_after_refresh(heap.settle)
         self.call_after_refresh(self.zone.prefetch, self.analysis)
+
+    def on_rows_counted(self, message: RowsCounted) -> None:
+        self.call_after_refresh(self._share_rows)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._share_rows)
+
+    def _share_rows(self) -> None:
+        """Give the bottom tabs the rows the timeline would leave blank under
+        its tracks (few tracks, a tall terminal); else the tabs take 40%."""
+        timeline, bottom = self.timeline, self.query_one("#bottom", TabbedContent)
+        rows = len(timeline.rows_layout.rows)
+        shared = timeline.outer_size.height + bottom.outer_size.height
+        fitted = rows < shared - math.ceil(self.size.height * BOTTOM_SHARE)
+        timeline.styles.height = rows if fitted else None
+        bottom.styles.height = "1fr" if fitted else None
 
     def on_unmount(self) -> None:
         heap.release()

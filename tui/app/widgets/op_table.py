@@ -13,6 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
+from rich.cells import cell_len
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
@@ -28,6 +29,12 @@ from tui.core.results.ops import DEFAULT_SORT, SHAPES_OFF, default_device
 SORT_COLUMNS = ("name", "calls", "cpu", "gpu")
 CALLS_WIDTH = 8
 TIME_WIDTH = 11
+NAME_LEAST = 48
+"""The name column's least width when there is room: the title reads whole,
+and at 80 columns the names keep all the room the numbers leave."""
+NAME_MOST = 96
+"""The name column's most width: longer names are shortened, not the numbers
+pushed to a wide terminal's far edge."""
 
 
 @dataclass
@@ -113,6 +120,7 @@ class OperatorTable(SortableRows[str]):
         else:
             self._shown = [printable(name) for name in table.names]
         self._lower = [shown.lower() for shown in self._shown]
+        self._longest = max((cell_len(shown) for shown in self._shown), default=0)
         keys = table.names
         if isinstance(table, ShapeOpTable):
             keys = [
@@ -317,9 +325,13 @@ class OperatorTable(SortableRows[str]):
     # -- rendering --------------------------------------------------------
 
     def _widths(self) -> tuple[int, int, int, int]:
+        """The columns' widths: the names take the room the numbers leave, up
+        to the longest name (at least the title's room, at most NAME_MOST), so
+        on a wide terminal the numbers sit beside the names."""
         width = self.scrollable_content_region.width
-        name_width = max(width - CALLS_WIDTH - 2 * TIME_WIDTH - 3, 8)
-        return name_width, CALLS_WIDTH, TIME_WIDTH, TIME_WIDTH
+        room = max(width - CALLS_WIDTH - 2 * TIME_WIDTH - 3, 8)
+        wanted = min(max(self._longest, NAME_LEAST), NAME_MOST)
+        return min(room, wanted), CALLS_WIDTH, TIME_WIDTH, TIME_WIDTH
 
     def _column_at(self, x: int) -> str | None:
         name_w, calls_w, cpu_w, _ = self._widths()

@@ -12,6 +12,7 @@ actions are the `TimelineKeys` mixin's (`timeline_actions`), and the
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -19,6 +20,7 @@ import numpy.typing as npt
 from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -50,6 +52,14 @@ from tui.view.navigation import Picked, Selection, row_of
 from tui.view.timeline_index import DEFAULT_DEPTH_CAP, TimelineIndex
 
 __all__ = ["GAP_GLYPH", "Timeline"]
+
+
+@dataclass
+class RowsCounted(Message):
+    """The timeline's rows changed in number (tracks folded or expanded, another
+    zone): a screen may give the rows it leaves blank to its other parts."""
+
+    rows: int
 
 
 class Timeline(TimelineKeys, ScrollView, can_focus=True):
@@ -99,6 +109,8 @@ class Timeline(TimelineKeys, ScrollView, can_focus=True):
         self._generation = 0
         self._line_cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
         self.rows_layout: TimelineLayout = build_layout(self.index, self.zone_view)
+        self._rows_told = 0
+        """How many rows the last RowsCounted said."""
         self._cursor_row = self.rows_layout.first_track_row()
         self.set_reactive(Timeline.view_start_ns, 0)
         self.set_reactive(Timeline.view_end_ns, self.total_ns)
@@ -323,6 +335,9 @@ class Timeline(TimelineKeys, ScrollView, can_focus=True):
 
     def _update_virtual_size(self) -> None:
         self.virtual_size = Size(self._total_width(), len(self._rows))
+        if len(self._rows) != self._rows_told:
+            self._rows_told = len(self._rows)
+            self.post_message(RowsCounted(self._rows_told))
 
     def on_mount(self) -> None:
         self.painter.set_base(self.rich_style)
