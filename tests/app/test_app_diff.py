@@ -43,6 +43,7 @@ from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.cli import main
+from tui.core.base.units import duration_text
 from tui.notes.paths import sidecar_path
 from tui.notes.store import NotesStore
 
@@ -148,8 +149,8 @@ async def test_faster_only_because_the_ranges_do_not_overlap(
         assert [strip.id for strip in strips] == ["cmp-steps-before", "cmp-steps-after"]
         for strip, values in zip(strips, (slow, fast), strict=True):
             text = str(strip.render())
-            assert f"min {min(values):.3f} ms" in text
-            assert f"max {max(values):.3f} ms" in text
+            assert f"min {duration_text(min(values) * 1e6)}" in text
+            assert f"max {duration_text(max(values) * 1e6)}" in text
 
 
 @pilot_test

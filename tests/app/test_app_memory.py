@@ -126,7 +126,7 @@ def test_memory_lane_picture(
         cells = set("".join(lane.split("│", 1)[1] for lane in lanes))
         assert cells <= set(" ▁▂▃▄▅▆▇█")  # eighths of the view's peak
         status = next(line for line in lines if line.startswith(" step 2 (active)"))
-        assert "alloc peak cuda:0 13 MB cpu 2097 kB" in status
+        assert "alloc peak cuda:0 12 MiB cpu 2 MiB" in status
 
     assert snap_compare(
         make_app(memory_trace), terminal_size=(120, 36), run_before=before

@@ -127,8 +127,8 @@ def test_tested_by_records_the_verdict_and_raw_ranges(
     status, out, _ = cli(capsys, "notes", str(before))
     words = " ".join(out.split())
     assert "tested by after.json: faster" in words
-    assert "before median 10.200 ms per step, range 10.000 ms–10.400 ms" in words
-    assert "after median 5.200 ms per step, range 5.000 ms–5.400 ms" in words
+    assert "before median 10.2 ms per step, range 10 ms–10.4 ms" in words
+    assert "after median 5.2 ms per step, range 5 ms–5.4 ms" in words
     assert "tested by:   runs/after.json" in out
     assert max(len(line) for line in out.splitlines()[1:]) <= 80
 

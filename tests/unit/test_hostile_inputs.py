@@ -137,7 +137,7 @@ def check_recovered(case: HostileCase, trace: Trace) -> None:
     assert cut, trace.warnings
     kept = re.search(r"kept the ([\d,]+) records .* written before the cut", cut[-1])
     assert kept is not None, cut
-    assert re.search(r"lost \(\d[\d.]* (bytes|kB|MB|GB), [<\d.]+% ", cut[-1]), cut
+    assert re.search(r"lost \(\d[\d.]* (bytes?|KiB|MiB|GiB), [<\d.]+% ", cut[-1]), cut
 
 
 @pytest.mark.parametrize("case", _cases())

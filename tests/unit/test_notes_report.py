@@ -112,13 +112,13 @@ def test_markdown_report() -> None:
             "",
             "## Window",
             "",
-            "| step | phase | time (ms) |",
+            "| step | phase | time |",
             "|---:|---|---:|",
-            "| 0 | startup | 812.40 |",
-            "| 2 | active | 12.30 |",
-            "| 3 | active | 12.71 |",
+            "| 0 | startup | 812.4 ms |",
+            "| 2 | active | 12.3 ms |",
+            "| 3 | active | 12.71 ms |",
             "",
-            "Active window: 2 steps, median 12.51 ms/step, range 12.30–12.71 ms. "
+            "Active window: 2 steps, median 12.51 ms per step, range 12.3 ms–12.71 ms. "
             "A few steps show the mechanism; they do not establish a distribution.",
             "Start-up steps are kept apart and are not in these figures.",
             "GPU activity: not observed — CPU-only capture. GPU figures read "

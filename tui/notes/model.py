@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from tui.core.base.numbers import us_text_to_ns
+from tui.core.base.units import duration_text
 from tui.core.base.vocab import Word
 from tui.notes.errors import (
     AmbiguousNoteError,
@@ -308,7 +309,8 @@ class Anchor:
             return f"op {self.name}"
         if self.kind is AnchorKind.EVENT:
             assert self.start_ns is not None
-            return f"event {self.name} @ {us_text(self.start_ns)} µs on {self.track}"
+            at = duration_text(self.start_ns)
+            return f"event {self.name} @ {at} on {self.track}"
         return f"finding {self.finding_id}"
 
     def to_dict(self) -> dict[str, Any]:

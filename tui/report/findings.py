@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.core.base.textsafe import printable
-from tui.core.base.units import duration_text, size_text
+from tui.core.base.units import duration_text, plural, size_text
 from tui.core.base.vocab import CollectiveSide, FindingId, FindingStatus, GapKind
 from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
 from tui.core.findings.readings import (
@@ -183,7 +183,7 @@ def _dominant_text(figures: DominantFigures) -> str:
     text = (
         f"{printable(figures.operator)} holds {figures.share:.0%} of the self"
         f" {figures.unit} time of operators ({duration_text(figures.self_ns)} of"
-        f" {duration_text(figures.total_ns)}, {figures.calls} calls)"
+        f" {duration_text(figures.total_ns)}, {plural(figures.calls, 'call')})"
     )
     if figures.input_shapes is not None and figures.shape_share is not None:
         others = (figures.shape_count or 1) - 1
@@ -194,7 +194,8 @@ def _dominant_text(figures: DominantFigures) -> str:
         )
         text += (
             f"; input shapes {printable(figures.input_shapes)} in"
-            f" {figures.shape_calls} calls hold {figures.shape_share:.0%} of it"
+            f" {plural(figures.shape_calls or 0, 'call')} hold"
+            f" {figures.shape_share:.0%} of it"
             f" ({rest})"
         )
     elif not figures.shapes_recorded:
@@ -212,7 +213,7 @@ def _idle_text(figures: IdleFigures, observed: bool) -> str:
     text = (
         f"the device was idle {duration_text(figures.idle_ns)} of the"
         f" {duration_text(figures.zone_ns)} spent in the data zone"
-        f" ({figures.share:.0%}), in {figures.gaps} gap(s)"
+        f" ({figures.share:.0%}), in {plural(figures.gaps, 'gap')}"
     )
     if not observed:
         text += "; the device was mostly busy while data was read"

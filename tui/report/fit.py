@@ -23,6 +23,18 @@ def fit_end(text: str, width: int) -> str:
     return set_cell_size(text, width - 1) + ELLIPSIS
 
 
+def fit_words(text: str, width: int) -> str:
+    """`text` in at most `width` cells, cut after a whole word with an ellipsis
+    (a first word longer than the room is cut where it must be)."""
+    if cell_len(text) <= width:
+        return text
+    head = fit_end(text, width)[:-1]
+    space = head.rfind(" ")
+    if space > 0 and text[len(head)] != " ":
+        head = head[:space]
+    return head.rstrip(" ,;:—–-") + ELLIPSIS
+
+
 def tail_cells(text: str, width: int) -> str:
     """The last `width` cells of `text` (padded when a wide glyph does not fit)."""
     taken: list[str] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.results.gaps import GapsResult
+from tui.report.fit import fit_end
 from tui.report.summary import zone_lines
 
 
@@ -19,7 +20,7 @@ def gaps_text(result: GapsResult) -> str:
         device = "–" if gap.device is None else str(gap.device)
         lines.append(
             f"{step:>6} {device:>6} {duration_text(gap.start_ns):>12} "
-            f"{duration_text(gap.duration_ns):>12}  {printable(gap.zone)[:38]}"
+            f"{duration_text(gap.duration_ns):>12}  {fit_end(printable(gap.zone), 38)}"
         )
     if not result.gaps:
         lines.append("  (the zone never waited: no gap)")

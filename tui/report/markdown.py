@@ -12,7 +12,7 @@ import re
 from urllib.parse import quote
 
 from tui.core.base.textsafe import printable
-from tui.core.base.units import ms
+from tui.core.base.units import duration_text
 from tui.core.base.vocab import StepPhase
 from tui.core.model.description import CaptureDescription, Scenario
 from tui.core.results.summary import SummaryResult
@@ -128,10 +128,10 @@ def steps_table(summary: SummaryResult) -> list[str]:
     """Every step with its phase and time: start-up steps stay listed, apart from the window."""
     if not summary.steps:
         return []
-    lines = ["| step | phase | time (ms) |", "|---:|---|---:|"]
+    lines = ["| step | phase | time |", "|---:|---|---:|"]
     for row in summary.steps:
         lines.append(
-            f"| {row.number} | {row.phase.value} | {ms(row.duration_ns):.2f} |"
+            f"| {row.number} | {row.phase.value} | {duration_text(row.duration_ns)} |"
         )
     return [*lines, ""]
 
@@ -144,8 +144,8 @@ def window_sentence(summary: SummaryResult) -> str:
     plural = "s" if stats.count != 1 else ""
     return (
         f"Active window: {stats.count} step{plural}, "
-        f"median {ms(stats.median_ns):.2f} ms/step, "
-        f"range {ms(stats.min_ns):.2f}–{ms(stats.max_ns):.2f} ms. {FEW_STEPS_MEAN}"
+        f"median {duration_text(stats.median_ns)} per step, range "
+        f"{duration_text(stats.min_ns)}–{duration_text(stats.max_ns)}. {FEW_STEPS_MEAN}"
     )
 
 
@@ -163,10 +163,12 @@ def startup_lines(summary: SummaryResult) -> list[str]:
         ]
         if startup.before_first_step_ms is not None:
             lines.append(
-                f"- before the first step: {startup.before_first_step_ms:.2f} ms"
+                "- before the first step: "
+                + duration_text(startup.before_first_step_ms * 1e6)
             )
         lines += [
-            f"- step {entry.step} ({md_inline(entry.phase)}): {entry.ms:.2f} ms"
+            f"- step {entry.step} ({md_inline(entry.phase)}): "
+            + duration_text(entry.ms * 1e6)
             for entry in startup.steps
         ]
     return lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tui.core.base.textsafe import printable
 from tui.core.base.units import size_text
 from tui.core.results.memory import MemoryResult
-from tui.report.fit import pad_end
+from tui.report.fit import fit_end, pad_end
 from tui.report.text import TEXT_WIDTH, distinct_cuts, fill
 
 _CELL = 11
@@ -37,7 +37,7 @@ def memory_text(result: MemoryResult) -> str:
     lines = fill(f"peak allocated over {scope}: {peaks}", "memory    ")
     if reading.steps:
         header = f"{'step':>8} {'phase':<8} " + " ".join(
-            f"{label[:12]:>12}" for label in labels
+            f"{fit_end(label, 12):>12}" for label in labels
         )
         lines += ["", "peak allocated per step (counting the level it starts at)"]
         lines.append(header)

@@ -6,7 +6,7 @@ from tui.core.base.textsafe import printable
 from tui.core.base.units import NOT_OBSERVED, duration_text
 from tui.core.base.vocab import FindingStatus
 from tui.report.findings import words
-from tui.report.fit import fit_end, pad_end
+from tui.report.fit import fit_words, pad_end
 from tui.report.markdown import SIMPLIFIED_MEANS, scenario_parts
 from tui.report.notes import render_text
 from tui.report.report import UNIT_RULE, ReportResult, share_text
@@ -41,7 +41,7 @@ def report_text(result: ReportResult) -> str:
         missing = "n/o" if row.missing == NOT_OBSERVED else "–"
         median = missing if row.total_ns is None else duration_text(row.median_ns)
         total = missing if row.total_ns is None else duration_text(row.total_ns)
-        label = printable(fit_end(row.label, 38))
+        label = fit_words(printable(row.label), 38)
         lines.append(
             f"  {pad_end(label, 38)} {median:>11} {total:>11} "
             f"{share_text(row.share):>6}"

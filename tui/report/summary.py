@@ -41,7 +41,7 @@ def summary_text(result: SummaryResult) -> str:
         lines.append("steps     none found (no ProfilerStep#N ranges)")
     if result.device_busy_ns is not None:
         lines += fill(
-            f"device busy {duration_text(result.device_busy_ns)} "
+            f"{duration_text(result.device_busy_ns)} on the device "
             "(union of kernels, copies, sets)",
             "busy      ",
         )

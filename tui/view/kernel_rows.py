@@ -13,7 +13,7 @@ import numpy.typing as npt
 from rich.text import Text
 
 from tui.core.base.textsafe import printable
-from tui.core.base.units import duration_text
+from tui.core.base.units import duration_text, plural
 from tui.core.base.vocab import KernelSort
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.kernels import (
@@ -210,15 +210,15 @@ def kernel_details(rows: KernelRows, row: int, analysis: Analysis) -> Text:
     line("delay median", _median(float(stats.delay_median_ns[row])))
     line(
         f"< {SHORT_KERNEL_NS // 1000} µs",
-        f"{int(stats.short_count[row]):,} kernels shorter",
+        plural(int(stats.short_count[row]), "kernel") + " shorter",
     )
     line(
         f"call > {SLOW_LAUNCH_NS // 1000} µs",
-        f"{int(stats.slow_launches[row]):,} calls",
+        plural(int(stats.slow_launches[row]), "call"),
     )
     line(
         f"delay > {LATE_START_NS // 1000} µs",
-        f"{int(stats.late_starts[row]):,} kernels",
+        plural(int(stats.late_starts[row]), "kernel"),
     )
     text.append("\nlaunched by\n", style="bold underline")
     found = launchers(analysis, rows.events(row))

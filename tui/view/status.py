@@ -15,7 +15,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from tui.core.base.textsafe import printable
-from tui.core.base.units import NOT_OBSERVED, duration_text, size_text
+from tui.core.base.units import NOT_OBSERVED, duration_text, plural, size_text
 from tui.core.base.vocab import GapKind
 from tui.core.figures.analysis import Analysis, Step
 from tui.core.figures.memory import devices_of
@@ -115,7 +115,7 @@ def window_info(analysis: Analysis) -> StatusLine:
     """Events, span, the data zone's gaps (or how to choose a zone), help."""
     trace = analysis.trace
     parts = [
-        _part(f"{trace.event_count} events", ALWAYS, "bold"),
+        _part(plural(trace.event_count, "event"), ALWAYS, "bold"),
         _part(f" over {duration_text(trace.span_ns)}", 3),
     ]
     gaps = analysis.gaps
@@ -123,9 +123,9 @@ def window_info(analysis: Analysis) -> StatusLine:
         kind = gaps[0].kind.label
         parts.append(
             _part(
-                f"  {len(gaps):,} gaps ({kind}) in the data zone: g G b",
+                f"  {plural(len(gaps), 'gap')} ({kind}) in the data zone: g G b",
                 4,
-                short=f"  {len(gaps):,} gaps: g G b",
+                short=f"  {plural(len(gaps), 'gap')}: g G b",
             )
         )
     elif analysis.zone_reading.found:
@@ -263,7 +263,7 @@ def zone_info(analysis: Analysis) -> StatusLine:
     if gaps:
         parts.append(
             _part(
-                f": {len(gaps):,} gaps ({gaps[0].kind.label}), "
+                f": {plural(len(gaps), 'gap')} ({gaps[0].kind.label}), "
                 f"{duration_text(analysis.total_gap_ns)} of "
                 f"{duration_text(analysis.total_zone_ns)}",
                 ALWAYS,

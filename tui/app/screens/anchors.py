@@ -19,6 +19,7 @@ from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.timeline import Timeline
 from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text
 from tui.core.figures.analysis import Analysis, Step
 from tui.core.findings.readings import (
     Finding,
@@ -137,7 +138,7 @@ def current_anchor(
         track = trace.tracks[int(trace.track[event])].name
         start_ns = int(trace.start_ns[event])
         anchor = Anchor.on_event(name, start_ns, track)
-        return anchor, f"event {name} @ {us_text(start_ns)} µs", empty
+        return anchor, f"event {name} @ {duration_text(start_ns)}", empty
     if timeline.selected_range is not None:
         start, end = timeline.selected_range
         if current_step is not None:

@@ -2,33 +2,52 @@
 
 from __future__ import annotations
 
+_SIZE_UNITS = (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
+
 
 def size_text(count: int) -> str:
-    """A byte count people read at a glance."""
-    if count < 10_000:
-        return f"{count} bytes"
-    if count < 10_000_000:
-        return f"{count / 1e3:.0f} kB"
-    if count < 10_000_000_000:
-        return f"{count / 1e6:.0f} MB"
-    return f"{count / 1e9:.1f} GB"
+    """A byte count in one system (binary units, 3 significant digits):
+    `512 bytes`, `1.27 KiB`, `4 MiB`, `2.5 GiB`."""
+    for unit, scale in _SIZE_UNITS:
+        if abs(count) >= scale * 0.9995:
+            return f"{_significant(count / scale, 3)} {unit}"
+    return plural(count, "byte")
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 call`, `2 calls`, `1,234 occurrences` (`many`: an irregular plural)."""
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
+def _significant(value: float, digits: int) -> str:
+    """`value` with at most `digits` significant digits, no trailing zeros."""
+    if value == 0:
+        return "0"
+    whole = len(str(int(abs(round(value, digits)))))
+    decimals = max(digits - whole, 0)
+    text = f"{value:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
 
 
 NOT_OBSERVED = "not observed"
 
 
+_DURATION_UNITS = (("s", 1e9), ("ms", 1e6), ("µs", 1e3))
+
+
 def duration_text(nanoseconds: float | None) -> str:
-    """A duration with a unit that keeps 3-4 significant digits: `13.336 s`, `35.116 ms`, `850 ns`."""
+    """A duration with the unit its size calls for and at most 4 significant
+    digits, no trailing zeros: `13.34 s`, `182.1 ms`, `230 µs`, `850 ns`."""
     if nanoseconds is None:
         return NOT_OBSERVED
     value = float(nanoseconds)
-    if abs(value) >= 1e9:
-        return f"{value / 1e9:.3f} s"
-    if abs(value) >= 1e6:
-        return f"{value / 1e6:.3f} ms"
-    if abs(value) >= 1e3:
-        return f"{value / 1e3:.3f} µs"
-    return f"{value:.0f} ns"
+    for unit, scale in _DURATION_UNITS:
+        # 999.96 µs rounds to 1000 µs: it reads 1 ms
+        if abs(value) >= scale * 0.99995:
+            return f"{_significant(value / scale, 4)} {unit}"
+    return f"{_significant(value, 4) if abs(value) < 1 else f'{value:.0f}'} ns"
 
 
 def us(nanoseconds: int | float) -> float:

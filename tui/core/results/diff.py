@@ -132,7 +132,9 @@ class DiffResult:
             "steps": {
                 "before": _steps_json(steps.before),
                 "after": _steps_json(steps.after),
-                "change_pct": steps.change_pct,
+                "change_pct": None
+                if steps.change_pct is None
+                else round(steps.change_pct, 1),  # as the text shows it
                 "verdict": steps.verdict.value,
                 "reason": steps.reason,
                 "test": None
