@@ -120,7 +120,7 @@ def test_gap_selected(snap_compare: Callable[..., bool], cuda_trace: Path) -> No
         biggest = max(gap.duration_ns for gap in screen.analysis.gaps)
         assert biggest == 3_700_000  # the fixture's longest data-zone gap
         assert info(screen).startswith(
-            "gap 3/3  GPU idle  3.700 ms at 20.100 ms  step 3"
+            "gap 3/3  GPU idle  3.7 ms at 20.100 ms  step 3"
         )
 
     assert _shot(snap_compare, cuda_trace, (120, 36), press=["b"], check=check)
@@ -353,7 +353,7 @@ def test_loading(
             await pilot.pause()
         text = screen_text(pilot.app)
         assert "Loading train-cuda.json" in text
-        assert "reading: 40 MB of 85 MB" in text and "Esc cancels" in text
+        assert "reading: 38.1 MiB of 81.1 MiB" in text and "Esc cancels" in text
 
     app = make_app(cuda_trace.name)
     assert snap_compare(app, terminal_size=(80, 24), run_before=before)
