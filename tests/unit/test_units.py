@@ -56,3 +56,14 @@ def test_labels_are_cut_after_a_whole_word() -> None:
     cut = fit_words("CPU time: some thread runs an operator or runtime call", 38)
     assert cut == "CPU time: some thread runs an…"
     assert fit_words("waiting: GPU idle", 38) == "waiting: GPU idle"
+
+
+def test_the_verdicts_reasons_spell_durations_alike() -> None:
+    from tui.core.diff.kept import kept_steps
+    from tui.core.diff.steps import kept_verdict
+
+    before = kept_steps((1, 2, 3, 4), (30_000_000, 10_000_000, 10_400_000, 10_200_000))
+    assert before.set_aside[0].why.startswith("warm-up: first step 30 ms, over ")
+    after = kept_steps((1, 2, 3), (10_100_000, 10_300_000, 10_500_000))
+    reason = kept_verdict(before, after).reason
+    assert "ranges overlap: 10 ms–10.4 ms before, 10.1 ms–10.5 ms after" in reason

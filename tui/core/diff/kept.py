@@ -21,6 +21,8 @@ import math
 import statistics
 from dataclasses import dataclass
 
+from tui.core.base.units import duration_text
+
 WARM_UP_FACTOR = 1.5
 TUKEY_FAR = 3.0
 EXACT_LIMIT = 10_000
@@ -47,7 +49,7 @@ class KeptSteps:
 
 
 def _ms(value: float) -> str:
-    return f"{value / 1e6:.1f} ms"
+    return duration_text(value)
 
 
 def kept_steps(numbers: tuple[int, ...], durations_ns: tuple[int, ...]) -> KeptSteps:

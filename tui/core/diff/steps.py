@@ -13,6 +13,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from tui.core.base.units import duration_text
 from tui.core.base.vocab import StepPhase, Verdict
 from tui.core.diff.kept import KeptSteps, kept_steps, mann_whitney_p, rank_test_name
 from tui.core.figures.analysis import Analysis
@@ -142,7 +143,7 @@ class KeptVerdict:
 
 
 def _ms(value: float) -> str:
-    return f"{value / 1e6:.1f}"
+    return duration_text(value)
 
 
 def kept_verdict(before: KeptSteps, after: KeptSteps) -> KeptVerdict:
@@ -173,8 +174,8 @@ def kept_verdict(before: KeptSteps, after: KeptSteps) -> KeptVerdict:
             test,
         )
     overlap = (
-        f"ranges overlap: {_ms(min(first))}–{_ms(max(first))} ms before, "
-        f"{_ms(min(second))}–{_ms(max(second))} ms after"
+        f"ranges overlap: {_ms(min(first))}–{_ms(max(first))} before, "
+        f"{_ms(min(second))}–{_ms(max(second))} after"
     )
     few = min(len(first), len(second))
     if few < FEW_STEPS:
