@@ -59,3 +59,17 @@ def test_no_doubled_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     out = " ".join(_cli(capsys, "summary", str(trace)).split())
     assert "busy device busy" not in out
     assert re.search(r"busy [\d.]+ m?s on the device", out), out
+
+
+def test_summary_zones_are_whole_or_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The zones column never cuts a zone's duration: whole entries, then +N."""
+    trace = write_training_trace(tmp_path / "gpu.json", gpu=True)
+    out = _cli(capsys, "summary", str(trace))
+    rows = out.split("  zones\n", 1)[1].splitlines()[:3]
+    for row in rows:
+        cell = row.split("  ")[-1]
+        assert re.fullmatch(
+            r"(\S+ [\d.]+ (s|ms|µs|ns))(, \S+ [\d.]+ \w+)*(, \+\d+)?", cell
+        ), row

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.base.vocab import GapKind
@@ -50,18 +52,16 @@ def summary_text(result: SummaryResult) -> str:
         lines.append("")
         lines.append(f"{'step':>8} {'phase':<8} {'duration':>11} {'gap':>11}  zones")
         for row in result.steps:
-            zones = ", ".join(
-                f"{printable(zone.name)} {duration_text(zone.duration_ns)}"
-                for zone in row.zones[:3]
-            )
-            if len(row.zones) > 3:
-                zones += f", +{len(row.zones) - 3}"
             gap = "–" if row.gap_ns is None else duration_text(row.gap_ns)
             line = (
                 f"{row.number:>8} {row.phase.value:<8} "
                 f"{duration_text(row.duration_ns):>11} {gap:>11}  "
             )
-            lines.append(line + fit_end(zones, TEXT_WIDTH - len(line)))
+            entries = [
+                (printable(zone.name), duration_text(zone.duration_ns))
+                for zone in row.zones
+            ]
+            lines.append(line + _zones_cell(entries, TEXT_WIDTH - len(line)))
     if result.warnings:
         lines.append("")
         lines.append("warnings")
@@ -93,3 +93,23 @@ def zone_lines(zone: ZoneSummary) -> list[str]:
         f"{duration_text(zone.total_zone_ns)} ({names}; {zone.source.label})",
         "gaps      ",
     )
+
+
+def _zones_cell(entries: list[tuple[str, str]], room: int) -> str:
+    """`name duration` per zone while they fit whole, then `+N` for the rest;
+    a first zone too long keeps its duration and cuts its name."""
+    shown: list[str] = []
+    for index, (name, duration) in enumerate(entries):
+        left = len(entries) - index - 1
+        more = f", +{left}" if left else ""
+        entry = f"{name} {duration}"
+        if cell_len(", ".join([*shown, entry]) + more) <= room:
+            shown.append(entry)
+            continue
+        if not shown:
+            room_for_name = room - cell_len(f" {duration}{more}")
+            shown.append(f"{fit_end(name, max(room_for_name, 1))} {duration}")
+            index += 1
+        left = len(entries) - index
+        return ", ".join(shown) + (f", +{left}" if left else "")
+    return ", ".join(shown)
