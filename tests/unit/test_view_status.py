@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 
-from tui.view.status import ALWAYS, Part, StatusLine
+from tests.builders.traces import cpu, gpu, metadata, write_trace
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
+from tui.view.status import ALWAYS, Part, StatusLine, event_info
 
 
 def _line() -> StatusLine:
@@ -42,3 +47,23 @@ def test_the_lowest_ranked_parts_are_shortened_then_dropped() -> None:
 def test_what_must_stay_is_cut_at_a_word_end() -> None:
     line = StatusLine((Part(Text("launched by aten::addmm  ampere_sgemm"), ALWAYS),))
     assert line.fit(20).plain == "launched by…"
+
+
+def test_a_kernel_reads_as_in_the_kernel_tables(tmp_path: Path) -> None:
+    """Issue 23, item 14: the status line names a kernel as every table does."""
+    raw = (
+        "void at::native::vectorized_elementwise_kernel<4, "
+        "at::native::FillFunctor<float>, at::detail::Array<char*, 1> >"
+        "(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)"
+    )
+    path = write_trace(
+        tmp_path / "k.json",
+        [*metadata(), cpu("aten::fill_", 0, 50), gpu(raw, 10, 20)],
+    )
+    analysis = Analysis(load_trace(path))
+    trace = analysis.trace
+    kernel = next(i for i in range(trace.event_count) if trace.event_name(i) == raw)
+    line = event_info(analysis, kernel, trace.span_ns).plain
+    assert line.startswith(
+        "vectorized_elementwise_kernel<4, FillFunctor<float>, Array<char*, 1>>  20 µs"
+    ), line

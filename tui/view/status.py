@@ -18,6 +18,7 @@ from tui.core.base.textsafe import printable
 from tui.core.base.units import NOT_OBSERVED, duration_text, plural, size_text
 from tui.core.base.vocab import GapKind
 from tui.core.figures.analysis import Analysis, Step
+from tui.core.figures.kernels import readable_kernel_name
 from tui.core.figures.memory import devices_of
 from tui.core.model.trace import Kind
 from tui.report.fit import ELLIPSIS, fit_middle
@@ -174,7 +175,7 @@ def event_info(analysis: Analysis, event: int, span_ns: int) -> StatusLine:
     """An event's name, duration and position; Enter opens its details."""
     trace = analysis.trace
     parts = [
-        _part(printable(trace.event_name(event)), ALWAYS, "bold"),
+        _part(_event_name(analysis, event), ALWAYS, "bold"),
         _part(f"  {duration_text(int(trace.duration_ns[event]))}", 6),
         _part(f"  at {position_text(int(trace.start_ns[event]), span_ns)}", 4),
     ]
@@ -213,6 +214,15 @@ def gap_info(analysis: Analysis, index: int, span_ns: int) -> StatusLine:
     return StatusLine(tuple(parts))
 
 
+def _event_name(analysis: Analysis, event: int) -> str:
+    """An event's name, escaped; a kernel's as every kernel table reads it
+    (no `void`, namespaces or parameters; the details keep the full name)."""
+    name = analysis.trace.event_name(event)
+    if int(analysis.trace.kind[event]) == Kind.KERNEL:
+        return printable(readable_kernel_name(name))
+    return printable(name)
+
+
 def launcher_text(analysis: Analysis, event: int) -> str:
     """For device work: the CPU operator that launched (kernels) or issued (copies,
     sets) it; empty for other events."""
@@ -238,7 +248,7 @@ def mark_info(
         _part(f"{position + 1}/{count:,}", ALWAYS),
     ]
     launcher = launcher_text(analysis, event)
-    name = printable(trace.event_name(event))
+    name = _event_name(analysis, event)
     if launcher:
         parts.append(_part(f"  {launcher}", 6, "bold"))
     else:
