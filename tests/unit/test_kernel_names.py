@@ -56,3 +56,14 @@ def test_overloads_that_differ_by_parameters_stay_distinct() -> None:
 
 def test_names_that_are_not_signatures_are_kept() -> None:
     assert kernel_label("ampere_sgemm_128x64_nn", 30) == "ampere_sgemm_128x64_nn"
+
+
+def test_long_names_of_their_own_differ_where_they_differ() -> None:
+    stem = "sm80_xmma_wgrad_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_"
+    names = [
+        stem + "tilesize128x64x32_stage3_warpsize2x2x1_g1_tensor16x8x8_kernel",
+        stem + "tilesize256x64x16_stage4_warpsize2x2x1_g1_tensor16x8x8_kernel",
+    ]
+    labels = kernel_labels(names, 34)
+    assert len(set(labels)) == 2 and not any("#" in label for label in labels)
+    assert "128x64x32" in labels[0] and "256x64x16" in labels[1], labels

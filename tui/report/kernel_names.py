@@ -68,20 +68,35 @@ def _around(at: int) -> Callable[[str, int], str]:
     return cut
 
 
-Way = Callable[[str, str, int, int], "str | None"]
+def _around_name(readable: str, at: int, width: int) -> str | None:
+    """A name shown from where its group first differs, with a little of its start."""
+    if at < 4 or width < 12:
+        return None
+    head = max((width - 1) // 3, 1)
+    return readable[:head] + ELLIPSIS + fit_end(readable[at:], width - 1 - head)
+
+
+Way = Callable[[str, str, int, int, int], "str | None"]
 """Another label for a name that reads like others: (name, readable, width,
-where the group's template arguments first differ) -> label or None."""
+where the group's template arguments first differ, where their readable names
+first differ) -> label or None."""
 _WAYS: tuple[Way, ...] = (
-    lambda name, readable, width, at: _with_args(readable, width, fit_middle),
-    lambda name, readable, width, at: _with_args(readable, width, fit_start),
-    lambda name, readable, width, at: _with_args(readable, width, fit_end),
-    lambda name, readable, width, at: _with_args(readable, width, _around(at)),
-    lambda name, readable, width, at: fit_middle(
+    lambda name, readable, width, args_at, at: _with_args(readable, width, fit_middle),
+    lambda name, readable, width, args_at, at: _with_args(readable, width, fit_start),
+    lambda name, readable, width, args_at, at: _with_args(readable, width, fit_end),
+    lambda name, readable, width, args_at, at: _with_args(
+        readable, width, _around(args_at)
+    ),
+    lambda name, readable, width, args_at, at: fit_start(readable, width),
+    lambda name, readable, width, args_at, at: _around_name(readable, at, width),
+    lambda name, readable, width, args_at, at: fit_middle(
         printable(name.strip().removeprefix("void ")), width
     ),
 )
-"""In order: the arguments' middle, end, start, their first difference, then the
-whole signature (overloads differ by their parameters only)."""
+"""In order: the template arguments' middle, end, start, their first
+difference; for names of their own too long to show whole, their end, then
+around their first difference; then the whole signature (overloads differ by
+their parameters only)."""
 
 
 def kernel_labels(names: Sequence[str], width: int) -> list[str]:
@@ -91,17 +106,7 @@ def kernel_labels(names: Sequence[str], width: int) -> list[str]:
     readable = [printable(readable_kernel_name(name)) for name in names]
     folded = [printable(short_kernel_name(name)) for name in names]
     shown = [_alone(r, f, width) for r, f in zip(readable, folded, strict=True)]
-    for members in _clashes(names, shown):
-        differ = _common_prefix([readable[index] for index in members])
-        for way in _WAYS:
-            attempt = [
-                way(names[index], readable[index], width, differ) for index in members
-            ]
-            wanted = len({names[index] for index in members})
-            if None not in attempt and len(set(attempt)) == wanted:
-                for index, label in zip(members, attempt, strict=True):
-                    shown[index] = label or shown[index]
-                break
+    _tell_apart(names, readable, shown, width)
     for members in _clashes(names, shown):
         for number, index in enumerate(members, start=1):
             mark = f"#{number}"
@@ -109,9 +114,35 @@ def kernel_labels(names: Sequence[str], width: int) -> list[str]:
     return shown
 
 
-def _common_prefix(readable: list[str]) -> int:
-    """How many leading characters the template arguments of a group share."""
-    args = [(_own_and_args(name) or ("", name))[1] for name in readable]
+def _tell_apart(
+    names: Sequence[str], readable: list[str], shown: list[str], width: int
+) -> None:
+    """Give each group of alike rows the first way that tells it all apart."""
+    for members in _clashes(names, shown):
+        group = [readable[index] for index in members]
+        args_at = _common_prefix(group)
+        at = _common_prefix(group, whole=True)
+        chosen: list[str] | None = None
+        for way in _WAYS:
+            attempt = [
+                way(names[index], readable[index], width, args_at, at)
+                for index in members
+            ]
+            labels = [label for label in attempt if label is not None]
+            if len(labels) == len(members) and len(set(labels)) == len(members):
+                chosen = labels
+                break
+        if chosen is not None:
+            for index, label in zip(members, chosen, strict=True):
+                shown[index] = label
+
+
+def _common_prefix(readable: list[str], *, whole: bool = False) -> int:
+    """How many leading characters the template arguments (or, `whole`, the
+    names) of a group share."""
+    args = [
+        name if whole else (_own_and_args(name) or ("", name))[1] for name in readable
+    ]
     shortest = min(args, key=len)
     for position, character in enumerate(shortest):
         if any(text[position] != character for text in args):
