@@ -75,9 +75,7 @@ def test_gpu_against_cpu_not_comparable(
         rows = [line for line in lines[header + 1 :] if "→" in line]
         assert len(rows) == 8
         assert all(" n/o " in row for row in rows)
-        assert (
-            rows[0].split()[:2] == ["ProfilerStep*", "5→5"] and "-8.6 ms" in rows[0]
-        )
+        assert rows[0].split()[:2] == ["ProfilerStep*", "5→5"] and "-8.6 ms" in rows[0]
 
     assert _shot(snap_compare, before, after, (130, 36), check=check)
 

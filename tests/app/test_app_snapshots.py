@@ -119,9 +119,7 @@ def test_gap_selected(snap_compare: Callable[..., bool], cuda_trace: Path) -> No
         screen = _main(app)
         biggest = max(gap.duration_ns for gap in screen.analysis.gaps)
         assert biggest == 3_700_000  # the fixture's longest data-zone gap
-        assert info(screen).startswith(
-            "gap 3/3  GPU idle  3.7 ms at 20.100 ms  step 3"
-        )
+        assert info(screen).startswith("gap 3/3  GPU idle  3.7 ms at 20.100 ms  step 3")
 
     assert _shot(snap_compare, cuda_trace, (120, 36), press=["b"], check=check)
 

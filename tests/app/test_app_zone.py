@@ -90,9 +90,7 @@ def test_z_chooses_a_zone_and_everything_follows(cuda_trace: Path) -> None:
             }
             # Calls and total time, the zone in use marked.
             assert "●" in listed["lecture_batch_cpu"]
-            assert (
-                "3 calls" in listed["transfert"] and "2.1 ms" in listed["transfert"]
-            )
+            assert "3 calls" in listed["transfert"] and "2.1 ms" in listed["transfert"]
             assert "aten::relu" in listed  # operators can be a data zone too
             await pilot.press(*"TRANSF")
             shown = [
