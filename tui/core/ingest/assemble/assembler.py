@@ -325,7 +325,7 @@ def finish_trace(
 
     description, metadata = _split_description(top_level, warnings)
     for message, count in counts.items():
-        warnings.append(f"{count} {message}")
+        warnings.append(f"{count:,} {message}")
 
     return Trace(
         path=path,

@@ -41,7 +41,7 @@ def _warn_unplaced(
     labels = ", ".join(f"'{_shown(tracks[code].name, 30)}'" for code in codes[:3])
     more = f" and {len(codes) - 3} more" if len(codes) > 3 else ""
     warnings.append(
-        f"{count} events sit on {len(codes)} track(s) that are neither a CPU thread "
+        f"{count:,} events sit on {len(codes)} track(s) that are neither a CPU thread "
         f"nor a device stream ({labels}{more}): they are shown but counted in no figure"
     )
 
