@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import random
 
-import pytest
 from rich.cells import cell_len
 
 from tui.core.base.vocab import ZoneSource
 from tui.core.figures.zones import ZoneCandidate
 from tui.core.results.zones import ZonesResult
 from tui.report.fit import fit_end, fit_middle, pad_end
-from tui.report.render import json_of, text_of
 from tui.report.text import cut_middle, distinct_cuts
 from tui.report.zones import zones_text
 
@@ -87,15 +85,3 @@ def test_the_cli_columns_line_up_with_wide_names() -> None:
     ]
     assert len(rows) == 3
     assert len({cell_len(line) for line in rows}) == 1
-
-
-def test_a_command_prints_any_result_through_text_of_and_json_of() -> None:
-    result = ZonesResult(
-        ("lecture_batch_cpu",),
-        ZoneSource.DEFAULT,
-        [ZoneCandidate("lecture_batch_cpu", 5, 1_500_000, "annotation")],
-    )
-    assert text_of(result) == zones_text(result)
-    assert json_of(result) == result.to_json()
-    with pytest.raises(TypeError):
-        text_of(object())

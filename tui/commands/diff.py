@@ -123,7 +123,7 @@ def _print(args: argparse.Namespace) -> int:
     from tui.core.opening.capture import open_pair
     from tui.core.opening.zones import ZoneRefusal
     from tui.core.results.diff import DiffResult
-    from tui.report.render import json_of, text_of
+    from tui.report.diff import diff_text
 
     with progress_on_stderr() as progress:
         pair = open_pair(
@@ -146,7 +146,7 @@ def _print(args: argparse.Namespace) -> int:
         by_shape=args.group_by == "shape",
     )
     if args.json:
-        print_json(json_of(result))
+        print_json(result.to_json())
     else:
-        print(text_of(result))
+        print(diff_text(result))
     return 0

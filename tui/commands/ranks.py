@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.core.opening.run import open_run
     from tui.core.opening.zones import ZoneRefusal
     from tui.core.results.ranks import RanksResult
-    from tui.report.render import json_of, text_of
+    from tui.report.ranks import ranks_json, ranks_text
 
     progress = RunProgressLine() if sys.stderr.isatty() else None
     try:
@@ -65,9 +65,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     result = RanksResult.of(analysis)
     if args.json:
-        print_json(json_of(result))
+        print_json(ranks_json(result))
     else:
-        print(text_of(result))
+        print(ranks_text(result))
     return 0
 
 
