@@ -71,3 +71,27 @@ def _caches_and_data_off_the_home_folder(
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+SPREAD_MODULES = frozenset(
+    {
+        "tests/unit/test_hostile_inputs.py",
+        "tests/unit/test_core_parallel.py",
+        "tests/unit/test_fuzz_loader.py",
+        "tests/real_traces/test_core_real_traces.py",
+        "tests/real_traces/test_app_real_traces.py",
+    }
+)
+"""Long modules of independent tests (no module-wide fixture or cache): under
+`-n`, their tests go to whichever worker is free instead of all to one."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under `--dist loadgroup`, every module is one group but SPREAD_MODULES."""
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        if (
+            module not in SPREAD_MODULES
+            and item.get_closest_marker("xdist_group") is None
+        ):
+            item.add_marker(pytest.mark.xdist_group(module))
