@@ -87,11 +87,18 @@ SPREAD_MODULES = frozenset(
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under `--dist loadgroup`, every module is one group but SPREAD_MODULES."""
+    """Under `--dist loadgroup`: the tests of a module that share a module-scoped
+    fixture (a torchrun job, a capture) form one group, so it runs once; the
+    module's other tests form another; SPREAD_MODULES are not grouped."""
     for item in items:
         module = item.nodeid.split("::", 1)[0]
-        if (
-            module not in SPREAD_MODULES
-            and item.get_closest_marker("xdist_group") is None
-        ):
-            item.add_marker(pytest.mark.xdist_group(module))
+        if module in SPREAD_MODULES or item.get_closest_marker("xdist_group"):
+            continue
+        info = getattr(item, "_fixtureinfo", None)
+        shared = sorted(
+            name
+            for name, definitions in (info.name2fixturedefs.items() if info else ())
+            if definitions and definitions[-1].scope in ("module", "package")
+        )
+        group = "::".join([module, *shared])
+        item.add_marker(pytest.mark.xdist_group(group))
