@@ -71,34 +71,3 @@ def _caches_and_data_off_the_home_folder(
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-
-
-SPREAD_MODULES = frozenset(
-    {
-        "tests/unit/test_hostile_inputs.py",
-        "tests/unit/test_core_parallel.py",
-        "tests/unit/test_fuzz_loader.py",
-        "tests/real_traces/test_core_real_traces.py",
-        "tests/real_traces/test_app_real_traces.py",
-    }
-)
-"""Long modules of independent tests (no module-wide fixture or cache): under
-`-n`, their tests go to whichever worker is free instead of all to one."""
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under `--dist loadgroup`: the tests of a module that share a module-scoped
-    fixture (a torchrun job, a capture) form one group, so it runs once; the
-    module's other tests form another; SPREAD_MODULES are not grouped."""
-    for item in items:
-        module = item.nodeid.split("::", 1)[0]
-        if module in SPREAD_MODULES or item.get_closest_marker("xdist_group"):
-            continue
-        info = getattr(item, "_fixtureinfo", None)
-        shared = sorted(
-            name
-            for name, definitions in (info.name2fixturedefs.items() if info else ())
-            if definitions and definitions[-1].scope in ("module", "package")
-        )
-        group = "::".join([module, *shared])
-        item.add_marker(pytest.mark.xdist_group(group))
