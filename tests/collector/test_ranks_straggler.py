@@ -60,19 +60,26 @@ def test_ranks_names_the_slow_rank_and_its_peer_waits_the_delay(
     slow, fast = run.trace(1), run.trace(0)
     waits = []
     for step in result["steps"]:
-        wait = step["wait_us"]["0"]
-        waits.append(wait)
+        arrival = step["arrival_us"]
+        skew = arrival["1"] - arrival["0"]
         lateness = first_collective_us(slow, step["step"]) - first_collective_us(
             fast, step["step"]
         )
-        # What rank 0 waited is how late rank 1 really was (same host, same clock),
-        # give or take the collective's own transfer, which stretches when the
-        # suite's other worker shares the two cores (6.6 ms seen under -n 2)...
-        assert wait == pytest.approx(lateness, abs=0.3 * delay_us), step
+        # How late rank 1 arrived, each rank measured from its own step start, is
+        # how late it really was (same host, same clock)...
+        assert skew == pytest.approx(lateness, abs=6000), step
         # ...which is about the injected sleep: two shared cores jitter a step by
         # several ms (the collector's own test allows half the delay per step).
+        assert skew == pytest.approx(delay_us, abs=delay_us / 2), step
+        # What rank 0 then waits in the collective holds that lateness plus the
+        # transfer and, with the suite's other worker on the two cores, scheduling
+        # (24 to 48 ms seen for 40 ms under -n 2): loosely per step...
+        wait = step["wait_us"]["0"]
+        waits.append(wait)
+        assert 0 < wait <= step["duration_us"]["0"], step
         assert wait == pytest.approx(delay_us, abs=delay_us / 2), step
-    assert statistics.median(waits) == pytest.approx(delay_us, abs=6000), waits
+    # ...and within a quarter of the delay over the window.
+    assert statistics.median(waits) == pytest.approx(delay_us, abs=delay_us / 4), waits
     # CPU-only capture: the figures say what they cannot show.
     assert any("CPU-side only" in warning for warning in result["warnings"])
     assert result["finding"]["status"] == "possible"
