@@ -159,7 +159,7 @@ def test_served_app_in_chromium(tmp_path: Path, isolated_data_dir: Path) -> None
 
             screen = _wait_for(
                 read,
-                lambda text: f"{summary['events']} events" in text,
+                lambda text: f"{summary['events']:,} events" in text,
                 "the main screen of the loaded trace",
             )
             assert window_caught(page), "textual.js did not create an xterm Terminal"
