@@ -10,6 +10,7 @@ real: what they show is measured, the delay is the only thing known in advance.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -171,3 +172,39 @@ def make_straggler_run(
     return DistributedRun(
         tmp_path / "run", world_size, slow_rank, delay_ms, window, completed
     )
+
+
+STEP = re.compile(r"^ProfilerStep#(\d+)$")
+
+
+def complete_events(trace: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e for e in trace["traceEvents"] if e.get("ph") == "X"]
+
+
+def steps_of(trace: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """ProfilerStep#N → its event."""
+    steps = {}
+    for event in complete_events(trace):
+        match = STEP.match(event["name"])
+        if match:
+            steps[int(match.group(1))] = event
+    return steps
+
+
+def inside(event: dict[str, Any], span: dict[str, Any]) -> bool:
+    return bool(span["ts"] <= event["ts"] <= span["ts"] + span["dur"])
+
+
+def time_in_step_us(trace: dict[str, Any], step: int, name: str) -> float:
+    """Total duration of the events called `name` that begin inside ProfilerStep#`step` (any thread)."""
+    span = steps_of(trace)[step]
+    return float(
+        sum(
+            e["dur"]
+            for e in complete_events(trace)
+            if e["name"] == name and inside(e, span)
+        )
+    )
+
+
+# -- the zero-code capture under torchrun ------------------------------------
