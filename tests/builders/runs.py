@@ -27,6 +27,7 @@ def rank_events(
     clock_us: float = 0.0,
     on_gpu: bool = False,
     zone_us: float = 100.0,
+    collective_end: float = COLLECTIVE_END,
 ) -> list[dict[str, Any]]:
     """One rank's steps: a data zone, then one collective per step (CPU gloo op, or an NCCL kernel)."""
     events = list(metadata())
@@ -70,7 +71,7 @@ def rank_events(
                 cpu(
                     "gloo:all_reduce",
                     at + arrival + 2,
-                    COLLECTIVE_END - arrival - 2,
+                    collective_end - arrival - 2,
                     cat="user_annotation",
                     tid=101,
                 )
@@ -95,8 +96,13 @@ def write_run(
     on_gpu: Sequence[int] = (),
     zone_us: Mapping[int, float] | None = None,
     gz: bool = False,
+    collective_end: Mapping[int, float] | None = None,
 ) -> Path:
-    """A run folder: one trace per rank, with distributedInfo when `world_size` is given."""
+    """A run folder: one trace per rank, with distributedInfo when `world_size` is given.
+
+    `collective_end` moves where a rank's gloo ranges close (µs from its step
+    start; past `STEP_US`, after its step ended).
+    """
     folder.mkdir(parents=True, exist_ok=True)
     for rank, rank_arrivals in arrivals.items():
         write_trace(
@@ -106,6 +112,7 @@ def write_run(
                 clock_us=1_000_000.0 * rank + 37.5,
                 on_gpu=rank in on_gpu,
                 zone_us=(zone_us or {}).get(rank, 100.0),
+                collective_end=(collective_end or {}).get(rank, COLLECTIVE_END),
             ),
             gz=gz,
             extra=header(rank if world_size else None, world_size),

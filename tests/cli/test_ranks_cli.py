@@ -59,6 +59,27 @@ def test_stragglers_and_waits_match_the_construction(
     assert any("CPU-side only" in warning for warning in result["warnings"])
 
 
+def test_a_gloo_range_closing_after_its_step_counts_only_within_the_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Rank 0's gloo thread closes its range 300 µs after rank 0's step ended
+    # (the thread was descheduled after waking the step's thread): that tail is
+    # not time rank 0 spent waiting in the step.
+    arrivals = {0: [100.0, 100.0], 1: [400.0, 400.0]}
+    folder = write_run(
+        tmp_path / "run", arrivals, world_size=2, collective_end={0: 1300.0}
+    )
+    result = ranks_json(folder, capsys)
+    rank0 = result["ranks"][0]
+    assert [s["collective_us"] for s in rank0["steps"]] == pytest.approx(
+        [1000.0 - 100.0] * 2
+    )
+    for step in result["steps"]:
+        assert step["straggler"] == 1
+        assert step["wait_us"]["0"] == pytest.approx(1000.0 - 100.0 - (900.0 - 400.0))
+        assert step["wait_us"]["0"] <= step["duration_us"]["0"]
+
+
 def test_the_json_has_the_documented_shape(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,7 +7,10 @@ on a communication thread). A GPU collective belongs to the step its
 launching call starts in; a CPU one to the step it starts in. Arrival is
 measured from the rank's own step start, so clocks of different hosts never
 meet; time in collectives is the union of their intervals, so nested and
-concurrent ones count once.
+concurrent ones count once. A CPU collective counts only within its step: a
+gloo thread can close its range after the step's thread has moved on (seen
+at several ms on a busy host), and time past the step is not the step's.
+Kernels run behind the CPU by design, so a GPU collective counts whole.
 """
 
 from __future__ import annotations
@@ -62,7 +65,10 @@ class Collectives:
             if last <= first:
                 result.append(StepCollectives(None, 0, 0))
                 continue
-            union = Intervals.union_of(starts[first:last], ends[first:last])
+            step_ends = ends[first:last]
+            if self.side is CollectiveSide.CPU:
+                step_ends = np.minimum(step_ends, step.end_ns)
+            union = Intervals.union_of(starts[first:last], step_ends)
             arrival = int(starts[first:last].min()) - step.start_ns
             result.append(StepCollectives(arrival, union.total_ns, last - first))
         return result
