@@ -181,7 +181,7 @@ def test_served_app_in_chromium(tmp_path: Path, isolated_data_dir: Path) -> None
                 read, lambda text: f"step {first_step} (" in text, "the first step (])"
             )
             page.keyboard.press("t")
-            screen = _wait_for(
+            _wait_for(
                 read,
                 lambda text: "Total CPU" in text and "Self CPU" not in text,
                 "the operator table in total time (t)",
