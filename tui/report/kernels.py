@@ -80,7 +80,13 @@ def kernels_text(result: KernelsResult) -> str:
         f"{SLOW_LAUNCH_NS // 1000} µs and delays over {LATE_START_NS // 1000} µs "
         f"(HTA's thresholds), <10µs kernels shorter than {SHORT_KERNEL_NS // 1000}"
         f" µs; {summary.linked:,} of {summary.events:,} kernels have their launch "
-        "call in the trace."
+        "call in the trace"
+        + (
+            f", {summary.graph_replays:,} replayed by CUDA graphs, left out of "
+            "launch figures (one graph launch call, many kernels)."
+            if summary.graph_replays
+            else "."
+        )
     )
     return "\n".join(lines)
 

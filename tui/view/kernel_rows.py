@@ -206,6 +206,14 @@ def kernel_details(rows: KernelRows, row: int, analysis: Analysis) -> Text:
     )
     text.append("\nlaunches\n", style="bold underline")
     line("launch call", f"{int(stats.linked[row]):,} of {count:,} in the trace")
+    replayed = int(stats.graph_count[row])
+    if replayed:
+        graphs = ", ".join(str(graph) for graph in stats.graph_ids[row])
+        line(
+            "graph replays",
+            f"{replayed:,} (CUDA graph{' ' + graphs if graphs else ''}; "
+            "no launch of their own)",
+        )
     line("call median", _median(float(stats.launch_median_ns[row])))
     line("delay median", _median(float(stats.delay_median_ns[row])))
     line(

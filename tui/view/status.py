@@ -22,6 +22,7 @@ from tui.core.figures.kernels import readable_kernel_name
 from tui.core.figures.memory import devices_of
 from tui.core.model.trace import Kind
 from tui.report.fit import ELLIPSIS, fit_middle
+from tui.report.gpu_idle import step_idle_text
 from tui.view.axis import position_text
 
 ALWAYS = 9
@@ -164,6 +165,10 @@ def step_info(analysis: Analysis, step: Step) -> StatusLine:
                 peaks.append(f" {printable(device.label)} ")
                 peaks.append(size_text(peak), style="bold")
         parts.append(Part(peaks, 4))
+    idle = analysis.gpu_idle
+    split = None if idle is None else idle.step(step.number)
+    if split is not None:
+        parts.append(_part(f"  {step_idle_text(split)}", 4))
     for zone in analysis.zones_in(step.start_ns, step.end_ns)[:4]:
         line = Text(f"  {printable(zone.name)} ")
         line.append(duration_text(zone.duration_ns), style="bold")
@@ -225,16 +230,24 @@ def _event_name(analysis: Analysis, event: int) -> str:
 
 def launcher_text(analysis: Analysis, event: int) -> str:
     """For device work: the CPU operator that launched (kernels) or issued (copies,
-    sets) it; empty for other events."""
+    sets) it, after the CUDA graph that replayed it; empty for other events."""
     trace = analysis.trace
     if not trace.device_work_mask[event]:
         return ""
     copy = int(trace.kind[event]) in (Kind.MEMCPY, Kind.MEMSET)
     owner = int(analysis.gpu_owner[event])
+    replays = analysis.graph_replays
+    graph = ""
+    if replays.work[event]:
+        graph_id = int(replays.ids[event])
+        graph = "replayed by CUDA graph" + (f" {graph_id}" if graph_id > 0 else "")
+        graph += ", "
     if owner < 0:
-        return ("issuing" if copy else "launching") + " operator not in the trace"
+        return (
+            graph + ("issuing" if copy else "launching") + " operator not in the trace"
+        )
     verb = "issued by" if copy else "launched by"
-    return f"{verb} {printable(trace.event_name(owner))}"
+    return f"{graph}{verb} {printable(trace.event_name(owner))}"
 
 
 def mark_info(

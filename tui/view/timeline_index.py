@@ -43,6 +43,8 @@ class TimelineIndex:
     """record_function ranges (not steps), sorted by start: the zones row."""
     memory: list[MemoryLane] = field(default_factory=list)
     """Allocated bytes per device (profile_memory captures only)."""
+    graph_work: npt.NDArray[np.bool_] | None = None
+    """Per event: device work replayed by a CUDA graph (drawn apart)."""
     _per_depth: dict[int, list[Int64Array]] = field(default_factory=dict)
     _lanes: dict[tuple[int, int, bool], list[Lane]] = field(default_factory=dict)
 
@@ -70,6 +72,7 @@ class TimelineIndex:
             lanes_of(trace, step_events),
             annotations,
             memory_lanes(trace),
+            analysis.graph_work,
         )
         for track in index.track_order:
             if cancelled():

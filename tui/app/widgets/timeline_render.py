@@ -57,11 +57,14 @@ _KIND_COLOURS: dict[int, str] = {
 _DATA_ZONE_KEY = -1
 _STEP_KEYS = (-2, -3)
 _STARTUP_STEP_KEY = -4
+_GRAPH_KEY = -5
+"""Device work replayed by a CUDA graph: one launch call, many kernels."""
 _OTHER_COLOURS: dict[int, str] = {
     _DATA_ZONE_KEY: "bright_yellow",
     -2: "blue",
     -3: "cyan",
     _STARTUP_STEP_KEY: "bright_black",
+    _GRAPH_KEY: "bright_green",
 }
 _TEXT_ON: dict[str, str] = {
     "blue": "bright_white",
@@ -227,7 +230,8 @@ class Painter:
     # -- event rows -------------------------------------------------------------------
 
     def colour_key(self, row: Row, event: int) -> int:
-        """Colour by kind; steps alternate (start-up dimmed); data zones stand apart."""
+        """Colour by kind; steps alternate (start-up dimmed); data zones and
+        graph replays stand apart."""
         if row.role is RowRole.STEPS:
             step = self._step_of_event.get(event)
             if step is not None and step.phase is not StepPhase.ACTIVE:
@@ -235,6 +239,9 @@ class Painter:
             return _STEP_KEYS[(step.number if step else 0) % 2]
         if self.zone.data_zone_mask[event]:
             return _DATA_ZONE_KEY
+        graph = self.index.graph_work
+        if graph is not None and graph[event]:
+            return _GRAPH_KEY
         return int(self.trace.kind[event])
 
     def event_name(self, row: Row, event: int, width: int) -> str:

@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import GapKind, StepPhase, ZoneSource
+from tui.core.figures.launches import GraphReplays
 from tui.core.figures.optable import OpTable, build_op_table, group_name
 from tui.core.figures.zones import (
     DATALOADER_PREFIX,
@@ -270,6 +271,16 @@ class Analysis:
     def launch_call(self) -> Int64Array:
         """For each device-work event, the runtime call that launched it (-1 when unknown)."""
         return self._derived.launch_call
+
+    @cached_property
+    def graph_replays(self) -> GraphReplays:
+        """Device work replayed by a CUDA graph (no launch of its own), and its graph ids."""
+        return GraphReplays.of(self.trace, self.launch_call)
+
+    @property
+    def graph_work(self) -> BoolArray:
+        """Per event: device work replayed by a CUDA graph, left out of launch figures."""
+        return self.graph_replays.work
 
     @property
     def unlinked_device_events(self) -> int:

@@ -19,6 +19,7 @@ from tui.core.figures.launches import (
     LATE_START_NS,
     SHORT_KERNEL_NS,
     SLOW_LAUNCH_NS,
+    GraphReplays,
     Launches,
     LaunchSummary,
 )
@@ -138,7 +139,9 @@ class KernelStats:
     when some kernel of that name runs (the union of its intervals, inside
     the scope), so a name's share of busy time never counts concurrent
     kernels twice; shares of different names can overlap. Launch medians are
-    NaN for a name none of whose kernels has a known launch call.
+    NaN for a name none of whose kernels has a launch call of its own (known,
+    not a graph replay); `graph_count` counts its graph replays and
+    `graph_ids` the graphs that replayed it, where the trace records them.
     """
 
     table: KernelTable
@@ -151,6 +154,8 @@ class KernelStats:
     slow_launches: Int64Array
     late_starts: Int64Array
     launches: LaunchSummary
+    graph_count: Int64Array
+    graph_ids: list[tuple[int, ...]]
 
     def __len__(self) -> int:
         return len(self.table)
@@ -176,8 +181,13 @@ def kernel_stats(
     launch_call: Int64Array,
     busy: Intervals,
     scope: tuple[int, int] | None = None,
+    graphs: GraphReplays | None = None,
 ) -> KernelStats:
-    """Per kernel name: the table, the share of `busy` (clipped to `scope`) and launch figures."""
+    """Per kernel name: the table, the share of `busy` (clipped to `scope`) and launch figures.
+
+    `graphs`: the trace's graph replays (`Analysis.graph_replays`), computed
+    here when not given.
+    """
     table = kernel_table(trace, kernels)
     size = len(table)
     if scope is not None:
@@ -191,7 +201,9 @@ def kernel_stats(
         starts = trace.start_ns[events]
         union = Intervals.union_of(starts, starts + trace.duration_ns[events])
         covered[row] = (union if scope is None else union.clip(*scope)).total_ns
-    launches = Launches.of(trace, launch_call, members)
+    if graphs is None:
+        graphs = GraphReplays.of(trace, launch_call)
+    launches = Launches.of(trace, launch_call, members, graphs.work)
     linked = launches.linked
     return KernelStats(
         table=table,
@@ -210,7 +222,23 @@ def kernel_stats(
             size, group, linked & (launches.delay_ns > LATE_START_NS)
         ),
         launches=LaunchSummary.of(trace, launches),
+        graph_count=group_counts(size, group, launches.graph),
+        graph_ids=_graph_ids_per_row(size, group, graphs.ids[members]),
     )
+
+
+def _graph_ids_per_row(
+    size: int, group: Int64Array, ids: Int64Array
+) -> list[tuple[int, ...]]:
+    """The distinct graph ids (> 0) of each row's kernels, ascending."""
+    rows: list[tuple[int, ...]] = [() for _ in range(size)]
+    known = ids > 0
+    if not known.any():
+        return rows
+    pairs = np.unique(np.stack([group[known], ids[known]]), axis=1)
+    for row, graph_id in pairs.T.tolist():
+        rows[row] = (*rows[row], graph_id)
+    return rows
 
 
 # -- names people read ---------------------------------------------------------

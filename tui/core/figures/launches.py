@@ -7,10 +7,18 @@ from the end of that call to the start of the work; like HTA's
 `get_cuda_kernel_launch_stats` it is never negative (a start before the
 call's end is clock skew between host and device, read as 0). Work whose
 launch call is not in the trace has no launch figures, never 0.
+
+Work replayed by a CUDA graph (`cudaGraphLaunch`: one call, many kernels
+sharing its correlation) has no launch of its own: the graph call's
+duration and the delay to each node are not what launching that kernel
+cost, so, as HTA's launch statistics (which match only cudaLaunchKernel,
+cudaMemcpyAsync and the like), graph replays are left out of them and
+counted apart.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,30 +37,111 @@ LATE_START_NS = 100_000
 # Kernels shorter than this read as "short" (the launch costs as much as the work).
 SHORT_KERNEL_NS = 10_000
 
+# Runtime and driver calls that replay a CUDA (or HIP) graph, as Kineto and
+# roctracer name them (CUPTI's cbid names without their `_v10000` suffix).
+_GRAPH_LAUNCH = re.compile(r"(?:cuda|cu|hip)GraphLaunch(?:_ptsz|_spt)?")
+# Kineto built with CUDA >= 12 writes the graph in device events' args
+# (libkineto `getGraphNodeMetadata`); 0 for work no graph launched.
+_GRAPH_ID = re.compile(rb'"graph id"\s*:\s*([1-9][0-9]*)')
+GRAPH_ID_KEY = "graph id"
+
+
+def is_graph_launch(name: str) -> bool:
+    """Whether a runtime/driver call of this name replays a graph."""
+    return _GRAPH_LAUNCH.fullmatch(name) is not None
+
+
+def graph_ids(trace: Trace) -> Int64Array:
+    """For each event, the id of the graph that replayed it (`graph id` in its
+    args, above 0); -1 for the rest and for traces that do not record it.
+
+    The args are searched as bytes (one pass over them, no decoding) and only
+    the events found are decoded, so a trace without graphs pays one scan.
+    """
+    ids = np.full(trace.event_count, -1, dtype=np.int64)
+    found = [match.start() for match in _GRAPH_ID.finditer(trace.args_blob)]
+    if not found:
+        return ids
+    order = np.argsort(trace.args_begin, kind="stable")
+    begins = trace.args_begin[order]
+    position = np.searchsorted(begins, np.array(found, dtype=np.int64), "right") - 1
+    candidates = np.unique(order[position[position >= 0]])
+    work = trace.device_work_mask
+    for event in candidates.tolist():
+        if not work[event]:
+            continue
+        value = trace.event_args(event).get(GRAPH_ID_KEY)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            ids[event] = value
+    return ids
+
+
+@dataclass(frozen=True)
+class GraphReplays:
+    """Per trace event: device work replayed by a graph (`work`), and the id
+    of that graph where the trace records one (`ids`, -1 elsewhere)."""
+
+    work: BoolArray
+    ids: Int64Array
+
+    @classmethod
+    def of(cls, trace: Trace, launch_call: Int64Array) -> GraphReplays:
+        """Work launched by a graph launch call (`Analysis.launch_call`), or
+        carrying a graph id (its launch call may be missing from the trace)."""
+        graph_names = np.array(
+            [index for index, name in enumerate(trace.names) if is_graph_launch(name)],
+            dtype=np.int32,
+        )
+        linked = launch_call >= 0
+        by_call = linked & np.isin(
+            trace.name_id[np.where(linked, launch_call, 0)], graph_names
+        )
+        ids = graph_ids(trace)
+        work: BoolArray = trace.device_work_mask & (by_call | (ids > 0))
+        return cls(work, ids)
+
+
+def graph_work(trace: Trace, launch_call: Int64Array) -> BoolArray:
+    """Per trace event: device work replayed by a graph (see `GraphReplays`)."""
+    return GraphReplays.of(trace, launch_call).work
+
 
 @dataclass(frozen=True)
 class Launches:
     """Launch columns for some device events, aligned with `events`.
 
-    `call` is -1 where the launch call is unknown; `call_ns` and `delay_ns`
-    are then -1 too and left out of every figure (`linked` says which count).
+    `call` is -1 where the launch call is unknown; `graph` marks work replayed
+    by a graph (its call is the graph launch). `call_ns` and `delay_ns` are
+    -1 for both and left out of every figure (`linked` says which count).
     """
 
     events: Int64Array
     call: Int64Array
     call_ns: Int64Array
     delay_ns: Int64Array
+    graph: BoolArray
 
     @property
     def linked(self) -> BoolArray:
-        """Which events have a known launch call."""
-        return self.call >= 0
+        """Which events have a launch call of their own (known, not a graph replay)."""
+        return (self.call >= 0) & ~self.graph
 
     @classmethod
-    def of(cls, trace: Trace, launch_call: Int64Array, events: Int64Array) -> Launches:
-        """The launch figures of `events`, from the launch call of each (`Analysis.launch_call`)."""
+    def of(
+        cls,
+        trace: Trace,
+        launch_call: Int64Array,
+        events: Int64Array,
+        graph: BoolArray | None = None,
+    ) -> Launches:
+        """The launch figures of `events`, from the launch call of each
+        (`Analysis.launch_call`); `graph`: per trace event, work replayed by a
+        graph (`Analysis.graph_work`; computed here when not given)."""
+        if graph is None:
+            graph = graph_work(trace, launch_call)
         call = launch_call[events]
-        linked = call >= 0
+        replayed = graph[events]
+        linked = (call >= 0) & ~replayed
         safe = np.where(linked, call, 0)
         call_ns = np.where(linked, trace.duration_ns[safe], -1)
         call_end = trace.start_ns[safe] + trace.duration_ns[safe]
@@ -62,6 +151,7 @@ class Launches:
             call=call.astype(np.int64),
             call_ns=call_ns.astype(np.int64),
             delay_ns=np.where(linked, delay, -1).astype(np.int64),
+            graph=replayed.astype(np.bool_),
         )
 
 
@@ -69,11 +159,13 @@ class Launches:
 class LaunchSummary:
     """Launch figures over a set of device events (HTA's launch statistics, in ns).
 
-    Medians and sums are over the linked events only; None when none is linked.
+    Medians and sums are over the linked events only (graph replays are not:
+    `graph_replays` counts them); None when none is linked.
     """
 
     events: int
     linked: int
+    graph_replays: int
     call_median_ns: float | None
     call_total_ns: int | None
     delay_median_ns: float | None
@@ -95,6 +187,7 @@ class LaunchSummary:
         return cls(
             events=int(launches.events.size),
             linked=int(linked.sum()),
+            graph_replays=int(launches.graph.sum()),
             call_median_ns=median_or_none(calls),
             call_total_ns=int(calls.sum()) if any_linked else None,
             delay_median_ns=median_or_none(delays),

@@ -53,7 +53,12 @@ class KernelsResult:
             scope = (matching[0].start_ns, matching[0].end_ns)
         kernels = kernel_events(trace, *(scope or (None, None)))
         stats = kernel_stats(
-            trace, kernels, analysis.launch_call, analysis.busy_all_devices, scope
+            trace,
+            kernels,
+            analysis.launch_call,
+            analysis.busy_all_devices,
+            scope,
+            analysis.graph_replays,
         )
         return cls(True, None, step, stats, limit)
 
@@ -96,6 +101,9 @@ class KernelsResult:
                     "launched": int(stats.linked[row]),
                     "slow_launches": int(stats.slow_launches[row]),
                     "late_starts": int(stats.late_starts[row]),
+                    "graph": bool(stats.graph_count[row]),
+                    "graph_count": int(stats.graph_count[row]),
+                    "graph_ids": list(stats.graph_ids[row]),
                 }
             )
         return {
