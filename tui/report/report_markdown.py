@@ -17,6 +17,7 @@ from tui.core.figures.analysis import Analysis
 from tui.core.findings.readings import Finding
 from tui.notes.model import Note
 from tui.report.findings import words
+from tui.report.gpu_idle import gpu_idle_report_line
 from tui.report.markdown import (
     capture_lines,
     gpu_line,
@@ -82,6 +83,9 @@ def report_markdown(result: ReportResult, trace_name: str | None = None) -> str:
             f"| {share_text(row.share)} |"
         )
     lines += ["", gpu_line(result.summary)]
+    idle = gpu_idle_report_line(result.summary.gpu_idle)
+    if idle is not None:
+        lines += ["", idle]
     lines += ["", "## Findings", "", FINDINGS_RULE]
     lines += _findings_markdown(result.findings)
     lines += ["", "## Notes", "", *notes_section(result.notes)]

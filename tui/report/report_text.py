@@ -7,6 +7,7 @@ from tui.core.base.units import NOT_OBSERVED, duration_text
 from tui.core.base.vocab import FindingStatus
 from tui.report.findings import words
 from tui.report.fit import fit_words, pad_end
+from tui.report.gpu_idle import gpu_idle_report_line
 from tui.report.markdown import SIMPLIFIED_MEANS, scenario_parts
 from tui.report.notes import render_text
 from tui.report.report import UNIT_RULE, ReportResult, share_text
@@ -46,6 +47,9 @@ def report_text(result: ReportResult) -> str:
             f"  {pad_end(label, 38)} {median:>11} {total:>11} "
             f"{share_text(row.share):>6}"
         )
+    idle = gpu_idle_report_line(summary.gpu_idle)
+    if idle is not None:
+        lines += ["", *fill(idle, "  ", "  ")]
     lines += ["", "findings (possible observation → hypothesis → next check)"]
     for finding in result.findings:
         said = words(finding)

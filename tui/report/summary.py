@@ -10,6 +10,7 @@ from tui.core.base.vocab import GapKind
 from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE, ZoneSummary
 from tui.core.results.summary import SummaryResult
 from tui.report.fit import fit_end
+from tui.report.gpu_idle import gpu_idle_lines
 from tui.report.text import TEXT_WIDTH, fill
 
 
@@ -47,6 +48,7 @@ def summary_text(result: SummaryResult) -> str:
             "(union of kernels, copies, sets)",
             "busy      ",
         )
+    lines += gpu_idle_lines(result.gpu_idle)
     lines += zone_lines(result.zone)
     if result.steps:
         lines.append("")

@@ -22,6 +22,7 @@ from tui.core.figures.kernels import readable_kernel_name
 from tui.core.figures.memory import devices_of
 from tui.core.model.trace import Kind
 from tui.report.fit import ELLIPSIS, fit_middle
+from tui.report.gpu_idle import step_idle_text
 from tui.view.axis import position_text
 
 ALWAYS = 9
@@ -164,6 +165,10 @@ def step_info(analysis: Analysis, step: Step) -> StatusLine:
                 peaks.append(f" {printable(device.label)} ")
                 peaks.append(size_text(peak), style="bold")
         parts.append(Part(peaks, 4))
+    idle = analysis.gpu_idle
+    split = None if idle is None else idle.step(step.number)
+    if split is not None:
+        parts.append(_part(f"  {step_idle_text(split)}", 4))
     for zone in analysis.zones_in(step.start_ns, step.end_ns)[:4]:
         line = Text(f"  {printable(zone.name)} ")
         line.append(duration_text(zone.duration_ns), style="bold")

@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import GapKind, StepPhase, ZoneSource
+from tui.core.figures.breakdown.idle import GpuIdle, gpu_idle
 from tui.core.figures.launches import GraphReplays
 from tui.core.figures.optable import OpTable, build_op_table, group_name
 from tui.core.figures.zones import (
@@ -376,6 +377,11 @@ class Analysis:
     def busy_all_devices(self) -> Intervals:
         """When any device runs work."""
         return Intervals.union_all(list(self.busy_by_device.values()))
+
+    @cached_property
+    def gpu_idle(self) -> GpuIdle | None:
+        """Why each stream idles (host wait, kernel wait, other), whole and per step."""
+        return gpu_idle(self.trace, self.steps)
 
     def device_busy_ns(
         self,

@@ -8,10 +8,12 @@ from typing import Any
 from tui.core.base.units import ms, us
 from tui.core.base.vocab import StepPhase
 from tui.core.figures.analysis import Analysis, ZoneFigure
+from tui.core.figures.breakdown.idle import GpuIdle
 from tui.core.figures.zones import ZoneSummary
 from tui.core.model.description import CaptureDescription
 from tui.core.model.observed import gpu_missing_reason
 from tui.core.model.steps import StepStats
+from tui.core.results.gpu_idle import gpu_idle_json, gpu_idle_missing_reason
 
 
 def capture_warnings(analysis: Analysis) -> list[str]:
@@ -57,6 +59,8 @@ class SummaryResult:
     device_busy_ns: int | None
     zone: ZoneSummary
     warnings: list[str]
+    gpu_idle: GpuIdle | None = None
+    gpu_idle_missing_reason: str | None = None
 
     @classmethod
     def of(cls, analysis: Analysis) -> SummaryResult:
@@ -101,6 +105,8 @@ class SummaryResult:
             device_busy_ns=analysis.device_busy_ns(),
             zone=ZoneSummary.of(reading),
             warnings=warnings,
+            gpu_idle=analysis.gpu_idle,
+            gpu_idle_missing_reason=gpu_idle_missing_reason(analysis),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -158,5 +164,7 @@ class SummaryResult:
                 if self.zone.total_gap_ns is None
                 else us(self.zone.total_gap_ns),
             },
+            "gpu_idle": gpu_idle_json(self.gpu_idle),
+            "gpu_idle_missing_reason": self.gpu_idle_missing_reason,
             "warnings": list(self.warnings),
         }

@@ -162,7 +162,7 @@ class DeviceTimeSets:
         }
         compute = by_type[KernelType.COMPUTATION]
         communication = by_type[KernelType.COMMUNICATION]
-        whole_idle, gaps = _idle_by_cause(rows)
+        whole_idle, gaps = idle_by_cause(rows)
         return cls(
             rows.rules,
             int(rows.start_ns.min()),
@@ -205,10 +205,7 @@ class DeviceTimeSets:
             (label, intervals.covered_in(window_starts, window_ends))
             for label, intervals in self.combos
         ]
-        gaps = [
-            (stream, cause, intervals.covered_in(window_starts, window_ends))
-            for stream, cause, intervals in self.gaps
-        ]
+        idle = idle_in_windows(self.gaps, window_starts, window_ends)
         result = []
         for index in range(window_starts.size):
             result.append(
@@ -219,11 +216,7 @@ class DeviceTimeSets:
                     int(busy[index] - compute[index]),
                     _share(int(both[index]), int(communication[index])),
                     _kernel_types([(label, int(ns[index])) for label, ns in combos]),
-                    tuple(
-                        StreamIdle(stream, cause, int(ns[index]))
-                        for stream, cause, ns in gaps
-                        if ns[index] > 0
-                    ),
+                    idle[index],
                 )
             )
         return result
@@ -260,7 +253,7 @@ def _share(part_ns: int, whole_ns: int) -> float | None:
     return 100.0 * part_ns / whole_ns if whole_ns > 0 else None
 
 
-def _idle_by_cause(
+def idle_by_cause(
     rows: DeviceRows,
 ) -> tuple[tuple[StreamIdle, ...], tuple[tuple[int | str, IdleCause, Intervals], ...]]:
     """Whole-capture idle per (stream, cause), and each cause's gaps as intervals.
@@ -308,6 +301,30 @@ def _idle_by_cause(
                     )
                 )
     return tuple(whole), tuple(gaps)
+
+
+def idle_in_windows(
+    gaps: Sequence[tuple[int | str, IdleCause, Intervals]],
+    starts: Sequence[int] | Int64Array,
+    ends: Sequence[int] | Int64Array,
+) -> list[tuple[StreamIdle, ...]]:
+    """Each window's part of every (stream, cause) gap set, the parts that are not empty.
+
+    A gap across a window's edge is cut there: each step holds its own part
+    of it, with the cause of the whole gap.
+    """
+    covered = [
+        (stream, cause, intervals.covered_in(starts, ends))
+        for stream, cause, intervals in gaps
+    ]
+    return [
+        tuple(
+            StreamIdle(stream, cause, int(ns[index]))
+            for stream, cause, ns in covered
+            if ns[index] > 0
+        )
+        for index in range(len(starts))
+    ]
 
 
 def breakdowns(

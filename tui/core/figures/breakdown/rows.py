@@ -67,6 +67,7 @@ class DeviceRows:
     streams: tuple[int | str, ...]
     idle_rows: BoolArray  # rows the idle breakdown reads
     launch_ns: Int64Array  # the launching call's start, NO_LAUNCH when unknown
+    stream_device: tuple[int | None, ...]  # each stream's device, None when not one
 
     def __len__(self) -> int:
         return int(self.start_ns.size)
@@ -91,10 +92,12 @@ def steptrace_rows(trace: Trace, launch_call: Int64Array) -> DeviceRows:
     tracks, stream = np.unique(trace.track[events], return_inverse=True)
     devices = {trace.tracks[int(track)].device for track in tracks.tolist()}
     streams: list[int | str] = []
+    stream_device: list[int | None] = []
     for track in tracks.tolist():
         info = trace.tracks[int(track)]
         tid = info.tid if isinstance(info.tid, int) else str(info.tid)
         streams.append(tid if len(devices) == 1 else f"{info.device}:{tid}")
+        stream_device.append(info.device)
     call = launch_call[events]
     launch = np.where(call >= 0, trace.start_ns[np.maximum(call, 0)], NO_LAUNCH)
     return DeviceRows(
@@ -106,6 +109,7 @@ def steptrace_rows(trace: Trace, launch_call: Int64Array) -> DeviceRows:
         tuple(streams),
         np.ones(events.size, dtype=bool),
         launch.astype(np.int64),
+        tuple(stream_device),
     )
 
 
@@ -210,6 +214,31 @@ def hta_rows(trace: Trace) -> DeviceRows:
         tuple(int(value) for value in streams.tolist()),
         idle_categories[trace.category_id[events]],
         _hta_launches(trace, events, linked, kept),
+        _devices_of_streams(trace, events, stream_index.reshape(-1), streams.size),
+    )
+
+
+def _devices_of_streams(
+    trace: Trace, events: Int64Array, stream_index: Int64Array, count: int
+) -> tuple[int | None, ...]:
+    """The device whose tracks hold each stream's rows; None when none or several.
+
+    HTA keys streams by number alone (DEFINITIONS.md §9): the same number on
+    two devices is one stream to it, whose device steptrace does not guess.
+    """
+    found: list[set[int]] = [set() for _ in range(count)]
+    if events.size == 0:
+        return ()
+    pairs = np.unique(
+        np.stack([stream_index.astype(np.int64), trace.track[events].astype(np.int64)]),
+        axis=1,
+    )
+    for stream, track in pairs.T.tolist():
+        device = trace.tracks[int(track)].device
+        if device is not None:
+            found[int(stream)].add(device)
+    return tuple(
+        next(iter(devices)) if len(devices) == 1 else None for devices in found
     )
 
 
