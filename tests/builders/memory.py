@@ -2,7 +2,8 @@
 
 Written like torch writes them (instant events named `[memory]` with `Bytes`,
 `Total Allocated`, `Total Reserved`, `Device Type`, `Device Id`), with totals
-kept by the writer itself: the ground truth tests compare with.
+kept by the writer itself: the ground truth tests compare with. PyTorch 1.9
+wrote no totals (`totals=False`): `Bytes` and the device only.
 """
 
 from __future__ import annotations
@@ -17,14 +18,25 @@ MB = 1 << 20
 STEP_US = 10_000.0
 
 
-def memory_events(steps: int = 3) -> list[dict[str, Any]]:
+def memory_events(steps: int = 3, *, totals: bool = True) -> list[dict[str, Any]]:
     """Per step: a CPU buffer while the batch is read, the batch on the device,
-    then activations growing with the step, all freed before the next step."""
-    totals = {(0, -1): 0, (1, 0): 0}
+    then activations growing with the step, all freed before the next step.
+    `totals`: write the allocator's totals (torch >= 1.10), else Bytes only."""
+    allocated = {(0, -1): 0, (1, 0): 0}
     events: list[dict[str, Any]] = []
 
     def record(at_us: float, device: tuple[int, int], size: int) -> None:
-        totals[device] += size
+        allocated[device] += size
+        written = {
+            "Total Reserved": 64 * MB,
+            "Total Allocated": allocated[device],
+            "Bytes": size,
+            "Addr": 1000 + len(events),
+            "Device Type": device[0],
+            "Device Id": device[1],
+        }
+        if not totals:
+            del written["Total Reserved"], written["Total Allocated"]
         events.append(
             {
                 "ph": "i",
@@ -34,14 +46,7 @@ def memory_events(steps: int = 3) -> list[dict[str, Any]]:
                 "pid": 100,
                 "tid": 11,
                 "ts": BASE_US + at_us,
-                "args": {
-                    "Total Reserved": 64 * MB,
-                    "Total Allocated": totals[device],
-                    "Bytes": size,
-                    "Addr": 1000 + len(events),
-                    "Device Type": device[0],
-                    "Device Id": device[1],
-                },
+                "args": written,
             }
         )
 
@@ -59,13 +64,14 @@ def memory_events(steps: int = 3) -> list[dict[str, Any]]:
     return events
 
 
-def write_memory_trace(path: Path, *, steps: int = 3) -> Path:
-    """The CUDA training fixture with memory events; its description says profile_memory."""
+def write_memory_trace(path: Path, *, steps: int = 3, totals: bool = True) -> Path:
+    """The CUDA training fixture with memory events (`totals`: see
+    `memory_events`); its description says profile_memory."""
     document: dict[str, Any] = {
         "schemaVersion": 1,
         "traceEvents": metadata_events(True)
         + training_events(steps, True)
-        + memory_events(steps),
+        + memory_events(steps, totals=totals),
         "displayTimeUnit": "ms",
         "deviceProperties": [{"id": 0, "name": "Fixture GPU"}],
         "steptrace": {

@@ -125,6 +125,8 @@ def test_no_memory_events_reads_not_recorded(
         "recorded": False,
         "devices": None,
         "peak_bytes": None,
+        "peak_source": None,
+        "peak_missing_reason": None,
         "steps": None,
         "ops": None,
     }

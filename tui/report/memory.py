@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import size_text
-from tui.core.results.memory import MemoryResult
+from tui.core.base.vocab import AllocatedSource
+from tui.core.figures.memory import MemoryReading
+from tui.core.results.memory import MemoryResult, peak_missing_reason
 from tui.report.fit import fit_end, pad_end
 from tui.report.text import TEXT_WIDTH, distinct_cuts, fill
 
@@ -32,9 +34,11 @@ def memory_text(result: MemoryResult) -> str:
         else "the whole trace (no steps)"
     )
     peaks = ", ".join(
-        f"{label} {signed_size(value)}" for label, value in reading.peak.items()
+        f"{label} {'unknown' if value is None else signed_size(value)}"
+        for label, value in reading.peak.items()
     )
     lines = fill(f"peak allocated over {scope}: {peaks}", "memory    ")
+    lines += _source_lines(reading)
     if reading.steps:
         header = f"{'step':>8} {'phase':<8} " + " ".join(
             f"{fit_end(label, 12):>12}" for label in labels
@@ -85,3 +89,26 @@ def signed_size(count: int | None) -> str:
     if count is None:
         return "–"
     return ("-" if count < 0 else "") + size_text(abs(count))
+
+
+def _source_lines(reading: MemoryReading) -> list[str]:
+    """Where the levels come from, when not the allocator's own totals: rebuilt
+    from the running sum of Bytes, or unknown and why."""
+    rebuilt = [
+        device.label
+        for device in reading.devices
+        if device.source is AllocatedSource.RUNNING_SUM
+    ]
+    lines: list[str] = []
+    if rebuilt:
+        lines += fill(
+            f"{', '.join(rebuilt)}: no Total Allocated in this trace (PyTorch 1.9 "
+            "wrote none); allocated bytes rebuilt from the running sum of Bytes "
+            "since the capture began (memory allocated before it is not seen)",
+            "          ",
+        )
+    for device in reading.devices:
+        reason = peak_missing_reason(device)
+        if reason is not None:
+            lines += fill(f"{device.label} unknown: {reason}", "          ")
+    return lines

@@ -1,7 +1,7 @@
 """The memory lane: allocated bytes of one device over time, one cell a column.
 
-The allocator's total after each `[memory]` event is a step function (see
-`tui.core.figures.memory`); a cell shows its peak inside the cell, counting the level
+The allocated bytes after each `[memory]` event (the allocator's total, or
+the running sum of Bytes) are a step function (see `tui.core.figures.memory`); a cell shows its peak inside the cell, counting the level
 the cell starts at, exactly as `DeviceMemory.peak` reads a step. Peaks come
 from a max tree built once per device, so a cell costs two binary searches and
 a walk up the tree: drawing costs the width times log n, whatever the view holds.
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tui.core.base.vocab import AllocatedSource
 from tui.core.figures.memory import DeviceMemory, devices_of
 from tui.core.model.trace import Trace
 from tui.view.cells import Viewport
@@ -58,12 +59,12 @@ class MemoryLane:
     @classmethod
     def build(cls, device: DeviceMemory) -> MemoryLane:
         """Index one device's totals once (O(n))."""
-        count = int(device.total_allocated.size)
+        count = int(device.allocated.size)
         leaves = 1
         while leaves < max(count, 1):
             leaves *= 2
         tree = np.full(2 * leaves, UNKNOWN, dtype=np.int64)
-        tree[leaves : leaves + count] = np.maximum(device.total_allocated, UNKNOWN)
+        tree[leaves : leaves + count] = np.maximum(device.allocated, UNKNOWN)
         width = leaves
         while width > 1:
             half = width // 2
@@ -107,21 +108,41 @@ class MemoryLane:
 
 
 def memory_lanes(trace: Trace) -> list[MemoryLane]:
-    """One lane per device that has memory events (none without profile_memory)."""
+    """One lane per device whose allocated level is known or rebuilt (none
+    without profile_memory): a device with no level draws no row at 0 bytes."""
     if len(trace.memory) == 0:
         return []
-    return [MemoryLane.build(device) for device in devices_of(trace.memory)]
+    return [
+        MemoryLane.build(device)
+        for device in devices_of(trace.memory)
+        if device.source is not None
+    ]
 
 
 def memory_help(trace: Trace) -> str:
     """What the help says about memory lanes for this capture: how to read them, or why none."""
     if len(trace.memory):
-        return (
+        devices = devices_of(trace.memory)
+        sources = {device.source for device in devices}
+        said = (
             "Memory: an 'alloc DEVICE' row per device shows the allocated bytes "
             "(the allocator's Total Allocated), each cell its peak, in eighths of "
             "the peak in view that the row's label gives; a selected step's peaks "
             "are on the status line."
         )
+        if AllocatedSource.RUNNING_SUM in sources:
+            said += (
+                " This trace has no Total Allocated (PyTorch 1.9 wrote none): the "
+                "bytes are rebuilt from the running sum of Bytes since the capture "
+                "began (memory allocated before it is not seen)."
+            )
+        unknown = [device.label for device in devices if device.source is None]
+        if unknown:
+            said += (
+                f" No row for {', '.join(unknown)}: its [memory] events carry "
+                "neither Total Allocated nor Bytes."
+            )
+        return said
     return (
         "Memory: no allocated-bytes lane, because this capture holds no [memory] "
         "events. Capture with profile_memory=True (steptrace capture "

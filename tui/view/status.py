@@ -16,10 +16,10 @@ from rich.text import Text
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import NOT_OBSERVED, duration_text, plural, size_text
-from tui.core.base.vocab import GapKind
+from tui.core.base.vocab import AllocatedSource, GapKind
 from tui.core.figures.analysis import Analysis, Step
 from tui.core.figures.kernels import readable_kernel_name
-from tui.core.figures.memory import devices_of
+from tui.core.figures.memory import DeviceMemory, devices_of
 from tui.core.model.trace import Kind
 from tui.report.fit import ELLIPSIS, fit_middle
 from tui.report.gpu_idle import step_idle_text
@@ -156,15 +156,7 @@ def step_info(analysis: Analysis, step: Step) -> StatusLine:
     )
     memory = analysis.trace.memory
     if len(memory):  # profile_memory captures: the step's peaks (as steptrace memory)
-        devices = devices_of(memory)
-        devices.sort(key=lambda device: device.label == "cpu")  # devices first
-        peaks = Text("  alloc peak")
-        for device in devices:
-            peak = device.peak(step.start_ns, step.end_ns)
-            if peak is not None:
-                peaks.append(f" {printable(device.label)} ")
-                peaks.append(size_text(peak), style="bold")
-        parts.append(Part(peaks, 4))
+        parts.append(Part(_step_peaks(devices_of(memory), step), 4))
     idle = analysis.gpu_idle
     split = None if idle is None else idle.step(step.number)
     if split is not None:
@@ -174,6 +166,27 @@ def step_info(analysis: Analysis, step: Step) -> StatusLine:
         line.append(duration_text(zone.duration_ns), style="bold")
         parts.append(Part(line, 3))
     return StatusLine(tuple(parts))
+
+
+def _step_peaks(devices: list[DeviceMemory], step: Step) -> Text:
+    """A step's peak allocated per device (devices before the CPU), saying when
+    they are rebuilt from the running sum of Bytes, or why none is known."""
+    devices.sort(key=lambda device: device.label == "cpu")
+    rebuilt = any(device.source is AllocatedSource.RUNNING_SUM for device in devices)
+    peaks = Text("  alloc peak" + (" (running sum of Bytes)" if rebuilt else ""))
+    known = 0
+    for device in devices:
+        peak = device.peak(step.start_ns, step.end_ns)
+        if peak is not None:
+            known += 1
+            peaks.append(f" {printable(device.label)} ")
+            peaks.append(size_text(peak), style="bold")
+    if not known:
+        if all(device.source is None for device in devices):
+            peaks.append(" unknown (neither Total Allocated nor Bytes)")
+        else:
+            peaks.append(" unknown: no [memory] event by its end")
+    return peaks
 
 
 def event_info(analysis: Analysis, event: int, span_ns: int) -> StatusLine:

@@ -328,3 +328,12 @@ class RankEnd(Word):
 
     DONE = "done"
     FAILED = "failed"
+
+
+class AllocatedSource(Word):
+    """Where a device's allocated memory comes from (`memory --json`'s `peak_source`)."""
+
+    TOTAL_ALLOCATED = "total_allocated"
+    """The allocator's own total after each `[memory]` event (torch >= 1.10)."""
+    RUNNING_SUM = "running_sum"
+    """Rebuilt from the running sum of the events' `Bytes` (PyTorch 1.9 wrote no total)."""

@@ -3,7 +3,11 @@ operator the bytes torch's key_averages() reports.
 
 The allocator's total after each `[memory]` event (`Total Allocated`) is a
 step function per device; its peak over a window counts the level the window
-starts at. Per operator, torch gives every CPU event the bytes of the memory
+starts at. PyTorch 1.9 wrote no total, only each event's `Bytes`: the level
+is then rebuilt as their running sum from the capture's start (what was
+allocated before it is unseen; a free of such memory raises the starting
+level to the least that keeps every level at 0 or more), and says so
+(`AllocatedSource`); with neither, the level is unknown. Per operator, torch gives every CPU event the bytes of the memory
 events whose time lies in its interval, ends included, on any thread
 (`cpu_memory_usage`, and `device_memory_usage` for CUDA, HIP, XPU and
 PrivateUse1 devices); self is that minus its children's, and rows sum them
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.vocab import AllocatedSource
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.optable import group_name
 from tui.core.model.nesting import participants, sum_by_index
@@ -42,18 +47,20 @@ def device_label(device_type: int, device_id: int) -> str:
 
 @dataclass(frozen=True)
 class DeviceMemory:
-    """One device's memory events, in time order: when, and the allocator's total after."""
+    """One device's memory events, in time order: when, and the bytes allocated
+    after each (-1 where unknown), read from `source` (None: no level known)."""
 
     label: str
     time_ns: Int64Array
-    total_allocated: Int64Array
+    allocated: Int64Array
+    source: AllocatedSource | None = AllocatedSource.TOTAL_ALLOCATED
 
     def peak(
         self, start_ns: int | None = None, end_ns: int | None = None
     ) -> int | None:
         """The highest total allocated during [start, end), counting the level it starts
         at; None when no total is known there."""
-        times, totals = self.time_ns, self.total_allocated
+        times, totals = self.time_ns, self.allocated
         first = 0 if start_ns is None else int(np.searchsorted(times, start_ns, "left"))
         last = (
             times.size
@@ -85,9 +92,25 @@ def devices_of(memory: MemoryColumns) -> list[DeviceMemory]:
         mine = (memory.device_type == device_type) & (memory.device_id == device_id)
         by_label[label] = by_label[label] | mine if label in by_label else mine
     return [
-        DeviceMemory(label, memory.time_ns[mask], memory.total_allocated[mask])
+        _device_memory(label, memory.time_ns[mask], memory, mask)
         for label, mask in by_label.items()
     ]
+
+
+def _device_memory(
+    label: str, times: Int64Array, memory: MemoryColumns, mine: BoolArray
+) -> DeviceMemory:
+    """The allocator's totals where written, else the running sum of Bytes."""
+    totals = memory.total_allocated[mine]
+    if (totals >= 0).any():
+        return DeviceMemory(label, times, totals, AllocatedSource.TOTAL_ALLOCATED)
+    moved = memory.bytes[mine]
+    if not moved.any():
+        unknown = np.full(times.size, -1, dtype=np.int64)
+        return DeviceMemory(label, times, unknown, None)
+    running = np.cumsum(moved, dtype=np.int64)
+    floor = max(0, -int(running.min()))
+    return DeviceMemory(label, times, running + floor, AllocatedSource.RUNNING_SUM)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.core.figures.analysis import Analysis
-from tui.core.figures.memory import MemoryReading
+from tui.core.figures.memory import DeviceMemory, MemoryReading
+
+NO_LEVEL_REASON = (
+    "its [memory] events carry neither Total Allocated nor Bytes: "
+    "no allocated level can be read or rebuilt"
+)
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,8 @@ class MemoryResult:
                 "recorded": False,
                 "devices": None,
                 "peak_bytes": None,
+                "peak_source": None,
+                "peak_missing_reason": None,
                 "steps": None,
                 "ops": None,
             }
@@ -42,6 +49,13 @@ class MemoryResult:
             "recorded": True,
             "devices": [item.label for item in reading.devices],
             "peak_bytes": reading.peak,
+            "peak_source": {
+                item.label: None if item.source is None else item.source.value
+                for item in reading.devices
+            },
+            "peak_missing_reason": {
+                item.label: peak_missing_reason(item) for item in reading.devices
+            },
             "steps": [
                 {"step": number, "phase": phase, "peak_bytes": peaks}
                 for number, phase, peaks in reading.steps
@@ -60,3 +74,8 @@ class MemoryResult:
                 for row in ops.order().tolist()
             ],
         }
+
+
+def peak_missing_reason(device: DeviceMemory) -> str | None:
+    """Why a device's allocated level is unknown (None when it is read or rebuilt)."""
+    return NO_LEVEL_REASON if device.source is None else None
