@@ -18,6 +18,7 @@ from tui.core.figures.analysis import Analysis
 from tui.core.figures.time_split import TimeSplit
 from tui.core.findings.readings import Finding, compute_findings
 from tui.core.model.description import CaptureDescription
+from tui.core.results.step_split import step_breakdown_json
 from tui.core.results.summary import SummaryResult
 from tui.notes.model import Note
 from tui.report.findings import finding_json
@@ -283,6 +284,7 @@ class ReportResult:
             },
             "gpu_observed": summary.gpu_observed,
             "gpu_missing_reason": summary.gpu_missing_reason,
+            "step_breakdown": step_breakdown_json(summary.step_breakdown),
             "findings": [finding_json(finding) for finding in self.findings],
             "notes": [note.to_dict() for note in self.notes],
             "instrumentation": None

@@ -35,6 +35,7 @@ from tui.report.report import (
     ReportResult,
     share_text,
 )
+from tui.report.step_split import step_breakdown_markdown
 
 
 def markdown_report(
@@ -86,6 +87,9 @@ def report_markdown(result: ReportResult, trace_name: str | None = None) -> str:
     idle = gpu_idle_report_line(result.summary.gpu_idle)
     if idle is not None:
         lines += ["", idle]
+    split = step_breakdown_markdown(result.summary.step_breakdown)
+    if split:
+        lines += ["", "## Step time as TensorBoard splits it", "", *split]
     lines += ["", "## Findings", "", FINDINGS_RULE]
     lines += _findings_markdown(result.findings)
     lines += ["", "## Notes", "", *notes_section(result.notes)]

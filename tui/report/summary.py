@@ -11,6 +11,7 @@ from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE, ZoneSumm
 from tui.core.results.summary import SummaryResult
 from tui.report.fit import fit_end
 from tui.report.gpu_idle import gpu_idle_lines
+from tui.report.step_split import step_breakdown_lines
 from tui.report.text import TEXT_WIDTH, fill
 
 
@@ -64,6 +65,9 @@ def summary_text(result: SummaryResult) -> str:
                 for zone in row.zones
             ]
             lines.append(line + _zones_cell(entries, TEXT_WIDTH - len(line)))
+    split = step_breakdown_lines(result.step_breakdown)
+    if split:
+        lines += ["", *split]
     if result.warnings:
         lines.append("")
         lines.append("warnings")

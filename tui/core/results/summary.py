@@ -9,11 +9,13 @@ from tui.core.base.units import ms, us
 from tui.core.base.vocab import StepPhase
 from tui.core.figures.analysis import Analysis, ZoneFigure
 from tui.core.figures.breakdown.idle import GpuIdle
+from tui.core.figures.step_split import StepBreakdown, step_breakdown
 from tui.core.figures.zones import ZoneSummary
 from tui.core.model.description import CaptureDescription
 from tui.core.model.observed import gpu_missing_reason
 from tui.core.model.steps import StepStats
 from tui.core.results.gpu_idle import gpu_idle_json, gpu_idle_missing_reason
+from tui.core.results.step_split import step_breakdown_json
 
 
 def capture_warnings(analysis: Analysis) -> list[str]:
@@ -61,6 +63,7 @@ class SummaryResult:
     warnings: list[str]
     gpu_idle: GpuIdle | None = None
     gpu_idle_missing_reason: str | None = None
+    step_breakdown: StepBreakdown | None = None  # TensorBoard's step split
 
     @classmethod
     def of(cls, analysis: Analysis) -> SummaryResult:
@@ -107,6 +110,7 @@ class SummaryResult:
             warnings=warnings,
             gpu_idle=analysis.gpu_idle,
             gpu_idle_missing_reason=gpu_idle_missing_reason(analysis),
+            step_breakdown=step_breakdown(trace, analysis.steps),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -166,5 +170,6 @@ class SummaryResult:
             },
             "gpu_idle": gpu_idle_json(self.gpu_idle),
             "gpu_idle_missing_reason": self.gpu_idle_missing_reason,
+            "step_breakdown": step_breakdown_json(self.step_breakdown),
             "warnings": list(self.warnings),
         }
