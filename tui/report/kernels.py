@@ -37,6 +37,7 @@ def kernels_text(result: KernelsResult) -> str:
         f"{len(table)} kernel names, {count:,} kernels ({scope}); device busy "
         f"{duration_text(stats.busy_ns)} (union of kernels, copies, sets)"
     )
+    lines += set_aside_lines(result)
     if not rows:
         lines.append("  (no kernel: the device ran copies or sets only)")
         return "\n".join(lines)
@@ -89,6 +90,26 @@ def kernels_text(result: KernelsResult) -> str:
         )
     )
     return "\n".join(lines)
+
+
+def set_aside_lines(result: KernelsResult) -> list[str]:
+    """What sits on device tracks without being device work, counted by name."""
+    set_aside = result.set_aside
+    if set_aside is None or set_aside.count == 0:
+        return []
+    names = ", ".join(
+        f"{printable(name)} ×{count:,}" for name, count, _ in set_aside.names[:6]
+    )
+    more = len(set_aside.names) - 6
+    if more > 0:
+        names += f" and {more:,} more"
+    return fill(
+        f"set aside: {set_aside.count:,} waits and runtime calls on device tracks, "
+        f"{duration_text(set_aside.total_ns)}, neither kernels nor busy time "
+        f"({names})",
+        "",
+        "  ",
+    )
 
 
 def _median_text(nanoseconds: float) -> str:

@@ -13,6 +13,7 @@ from tui.core.figures.kernels import (
     kernel_events,
     kernel_stats,
 )
+from tui.core.figures.set_aside import SetAside, set_aside_on_devices
 from tui.core.model.observed import gpu_missing_reason
 
 
@@ -29,6 +30,7 @@ class KernelsResult:
     step: int | None
     stats: KernelStats | None
     limit: int | None = None
+    set_aside: SetAside | None = None
 
     @classmethod
     def of(
@@ -43,14 +45,16 @@ class KernelsResult:
         Raises KeyError when the trace has no such step.
         """
         trace = analysis.trace
-        if not trace.gpu_observed:
-            return cls(False, gpu_missing_reason(trace), step, None, limit)
         scope: tuple[int, int] | None = None
         if step is not None:
             matching = [item for item in analysis.steps if item.number == step]
             if not matching:
                 raise KeyError(step)
             scope = (matching[0].start_ns, matching[0].end_ns)
+        set_aside = set_aside_on_devices(trace, *(scope or (None, None)))
+        if not trace.gpu_observed:
+            missing = gpu_missing_reason(trace)
+            return cls(False, missing, step, None, limit, set_aside)
         kernels = kernel_events(trace, *(scope or (None, None)))
         stats = kernel_stats(
             trace,
@@ -60,7 +64,7 @@ class KernelsResult:
             scope,
             analysis.graph_replays,
         )
-        return cls(True, None, step, stats, limit)
+        return cls(True, None, step, stats, limit, set_aside)
 
     def rows(self) -> list[int]:
         """The rows shown, by total time, cut at the limit (none without GPU work)."""
@@ -79,6 +83,7 @@ class KernelsResult:
                 "step": self.step,
                 "device_busy_us": None,
                 "kernels": None,
+                "set_aside": set_aside_json(self.set_aside),
             }
         table = stats.table
         rows = []
@@ -112,4 +117,19 @@ class KernelsResult:
             "step": self.step,
             "device_busy_us": us(stats.busy_ns),
             "kernels": rows,
+            "set_aside": set_aside_json(self.set_aside),
         }
+
+
+def set_aside_json(set_aside: SetAside | None) -> dict[str, Any] | None:
+    """Events on device tracks that are not device work: count, time, per name."""
+    if set_aside is None:
+        return None
+    return {
+        "count": set_aside.count,
+        "total_us": us(set_aside.total_ns),
+        "names": [
+            {"name": name, "count": count, "total_us": us(total)}
+            for name, count, total in set_aside.names
+        ],
+    }

@@ -18,6 +18,7 @@ import numpy as np
 from tui.core.base.errors import TraceLoadError
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import LoadPhase
+from tui.core.ingest.assemble.device_work import set_aside_non_work
 from tui.core.ingest.assemble.flows import _bind_flows, _link_by_flows
 from tui.core.ingest.assemble.tracks import (
     _canonical_tracks,
@@ -223,7 +224,15 @@ def finish_trace(
         track_is_device[track_of_event] if track_of_event.size else np.zeros(0, bool)
     )
     unknown = kind == Kind.CPU_OTHER
-    unknown_on_device = unknown & on_device
+    unknown_on_device = set_aside_non_work(
+        kind,
+        unknown & on_device,
+        category_id,
+        category_strings,
+        name_id,
+        name_strings,
+        warnings,
+    )
     if unknown_on_device.any():
         kind[unknown_on_device] = Kind.DEVICE_OTHER
         device_categories = sorted(
