@@ -157,6 +157,7 @@ def test_the_markdown_renders_cleanly_in_the_methods_order(analysis: Analysis) -
         "Capture",
         "Window and start-up",
         "CPU time, GPU work and waiting",
+        "Step time as TensorBoard splits it",
         "Findings",
         "Notes",
         "Instrumentation",
@@ -174,7 +175,7 @@ def test_the_markdown_renders_cleanly_in_the_methods_order(analysis: Analysis) -
             rows[-1] += 1
         elif token.type == "tr_close":
             widths[-1].append(rows.pop())
-    assert len(widths) == 3  # steps, CPU/GPU/waiting, notes
+    assert len(widths) == 4  # steps, CPU/GPU/waiting, TensorBoard's split, notes
     assert all(len(set(table)) == 1 for table in widths), widths
     html = MarkdownIt("commonmark").enable("table").render(report)
     assert '<a href="../after/run.json">run.json</a>' in html

@@ -29,9 +29,10 @@ HEADERS = {
 }
 TITLE = "step time as TensorBoard splits it"
 MEANING = (
-    "each step ends with the device work it launched; where parts overlap the "
-    "first in the row's order counts (Comm: nccl/gloo collectives; CPU Exec: "
-    "other CPU operators; Other: none of these); – not observed"
+    "every ProfilerStep#N, start-up ones too, each ending with the device work "
+    "it launched; where parts overlap the first in the row's order counts (Comm: "
+    "nccl/gloo collectives; CPU Exec: other CPU operators; Other: none of these); "
+    "– not observed"
 )
 _UNITS = (("s", 1e9), ("ms", 1e6), ("µs", 1e3))
 _NUMBER_WIDTH = 5
