@@ -206,7 +206,79 @@ def test_kernels_text_counts_graph_replays_apart(
 ) -> None:
     path = write_cuda_graph_trace(tmp_path / "graphs.json", steps=3)
     assert main(["kernels", str(path)]) == 0
-    text = " ".join(capsys.readouterr().out.split())
+    out = capsys.readouterr().out
+    launches = out.split("\nlaunches\n")[1]
+    (triton,) = [line for line in launches.splitlines() if "triton_poi" in line]
+    assert triton.split()[2:4] == ["graph", "graph"] and "–" not in triton
+    text = " ".join(out.split())
     # 12 kernels: 6 eager launches, 6 replayed by graphs (3 gemm, 3 triton).
     assert "6 of 12 kernels have their launch call in the trace" in text
     assert "6 replayed by CUDA graphs, left out of launch figures" in text
+
+
+def test_graph_work_reads_apart_without_colour(tmp_path: Path) -> None:
+    """Wide replayed kernels are filled with their own glyph, eager ones with bars."""
+    from tui.app.widgets.timeline_render import (
+        BAR_GLYPH,
+        GRAPH_GLYPH,
+        LineView,
+        Painter,
+        draw_line,
+    )
+    from tui.view.cells import Drawing
+
+    trace = load_trace(write_cuda_graph_trace(tmp_path / "g.json", steps=1))
+    analysis = Analysis(trace)
+    index = TimelineIndex.build(trace, analysis)
+    zone = ZoneView.build(index, analysis)
+    layout = build_layout(index, zone)
+    row = next(
+        row
+        for row in layout.rows
+        if row.track is not None and trace.tracks[row.track].device is not None
+    )
+    graph = analysis.graph_work
+    kernels = np.flatnonzero(trace.kind == Kind.KERNEL)
+
+    def drawn(event: int) -> str:
+        """The stream's line with the view on one kernel (it fills the lane)."""
+        start = int(trace.start_ns[event])
+        view = LineView(
+            start,
+            start + int(trace.duration_ns[event]),
+            20,
+            -1,
+            0.0,
+            None,
+            None,
+            Drawing.EXACT,
+            layout,
+        )
+        strip, _ = draw_line(Painter(index, zone), view, row, 0, 80, lambda _: [])
+        return strip.text.split("│", 1)[1]
+
+    eager, replayed = (
+        next(
+            int(e)
+            for e in kernels
+            if trace.event_name(int(e)) == "gemm_kernel" and bool(graph[e]) is flag
+        )
+        for flag in (False, True)
+    )
+    assert BAR_GLYPH in drawn(eager) and GRAPH_GLYPH not in drawn(eager)
+    assert GRAPH_GLYPH in drawn(replayed) and BAR_GLYPH not in drawn(replayed)
+
+
+def test_the_kernels_tab_says_graph_where_only_replays_ran(tmp_path: Path) -> None:
+    from tui.core.results.kernels import KernelsResult
+    from tui.view.kernel_rows import KernelRows
+
+    analysis = Analysis(load_trace(write_cuda_graph_trace(tmp_path / "g.json")))
+    rows = KernelRows.of(KernelsResult.of(analysis))
+    names = rows.stats.table.names
+    delay = {name: rows.cells(row)[-1] for row, name in enumerate(names)}
+    assert delay == {
+        "gemm_kernel": "10 µs",
+        "add_kernel": "132 µs",
+        "triton_poi_fused_add_0": "graph",
+    }

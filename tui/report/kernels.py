@@ -63,10 +63,11 @@ def kernels_text(result: KernelsResult) -> str:
     )
     lines += ["", "launches", header, "-" * len(header)]
     for rank, (name, row) in enumerate(zip(short, rows, strict=True), start=1):
+        replayed = int(stats.graph_count[row]) > 0
         lines.append(
             f"{rank:>4} {pad_end(name, _SHORT_WIDTH)} "
-            f"{_median_text(float(stats.launch_median_ns[row])):>10} "
-            f"{_median_text(float(stats.delay_median_ns[row])):>10} "
+            f"{_median_text(float(stats.launch_median_ns[row]), replayed):>10} "
+            f"{_median_text(float(stats.delay_median_ns[row]), replayed):>10} "
             f"{int(stats.short_count[row]):>6} "
             f"{_flag(int(stats.slow_launches[row])):>9} "
             f"{_flag(int(stats.late_starts[row])):>11}"
@@ -112,8 +113,11 @@ def set_aside_lines(result: KernelsResult) -> list[str]:
     )
 
 
-def _median_text(nanoseconds: float) -> str:
-    return "–" if math.isnan(nanoseconds) else duration_text(nanoseconds)
+def _median_text(nanoseconds: float, replayed: bool = False) -> str:
+    """A launch median; `graph` where the only launches were graph replays."""
+    if math.isnan(nanoseconds):
+        return "graph" if replayed else "–"
+    return duration_text(nanoseconds)
 
 
 def _flag(count: int) -> str:

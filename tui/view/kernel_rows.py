@@ -59,8 +59,11 @@ def visible_columns(width: int, sort: KernelSort) -> list[int]:
 LAUNCHERS_SHOWN = 8
 
 
-def _median(value: float) -> str:
-    return "–" if math.isnan(value) else duration_text(value)
+def _median(value: float, replayed: bool = False) -> str:
+    """A launch median; `graph` where the only launches were CUDA graph replays."""
+    if math.isnan(value):
+        return "graph" if replayed else "–"
+    return duration_text(value)
 
 
 @dataclass
@@ -142,7 +145,10 @@ class KernelRows:
             duration_text(float(table.median_ns[row])),
             duration_text(int(table.max_ns[row])),
             "–" if share is None else f"{100 * share:.1f}",
-            _median(float(self.stats.delay_median_ns[row])),
+            _median(
+                float(self.stats.delay_median_ns[row]),
+                int(self.stats.graph_count[row]) > 0,
+            ),
         ]
 
     def events(self, row: int) -> Int64Array:
@@ -214,8 +220,8 @@ def kernel_details(rows: KernelRows, row: int, analysis: Analysis) -> Text:
             f"{replayed:,} (CUDA graph{' ' + graphs if graphs else ''}; "
             "no launch of their own)",
         )
-    line("call median", _median(float(stats.launch_median_ns[row])))
-    line("delay median", _median(float(stats.delay_median_ns[row])))
+    line("call median", _median(float(stats.launch_median_ns[row]), replayed > 0))
+    line("delay median", _median(float(stats.delay_median_ns[row]), replayed > 0))
     line(
         f"< {SHORT_KERNEL_NS // 1000} µs",
         plural(int(stats.short_count[row]), "kernel") + " shorter",

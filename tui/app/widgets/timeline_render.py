@@ -37,6 +37,8 @@ OCCUPANCY_GLYPHS = "▁▂▃▄▅▆▇█"
 BAR_GLYPH = "█"
 DATA_ZONE_GLYPH = "▓"
 """Data zones (where gaps are looked for) are filled apart from other events."""
+GRAPH_GLYPH = "▒"
+"""Device work replayed by a CUDA graph is filled apart too (readable without colour)."""
 
 _KIND_COLOURS: dict[int, str] = {
     Kind.CPU_OTHER: "blue",
@@ -66,6 +68,7 @@ _OTHER_COLOURS: dict[int, str] = {
     _STARTUP_STEP_KEY: "bright_black",
     _GRAPH_KEY: "bright_green",
 }
+_FILLS = {_DATA_ZONE_KEY: DATA_ZONE_GLYPH, _GRAPH_KEY: GRAPH_GLYPH}
 _TEXT_ON: dict[str, str] = {
     "blue": "bright_white",
     "magenta": "bright_white",
@@ -315,7 +318,7 @@ class Painter:
                 if is_selected:
                     bar_style = bar_style + Style(reverse=True)
             else:
-                fill = DATA_ZONE_GLYPH if colour == _DATA_ZONE_KEY else BAR_GLYPH
+                fill = _FILLS.get(colour, BAR_GLYPH)
                 bar_style = self.style("bar", colour, is_selected, is_marked)
             if highlighted:
                 bar_style = bar_style + Style(underline=True)
