@@ -32,6 +32,7 @@ COMMANDS = (
     "ranks",
     "notes",
     "report",
+    "findings",
     "scrub",
     "capture",
     "bench",

@@ -20,7 +20,7 @@ from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.kernel_table import KernelTable
 from tui.core.base.vocab import FindingId
-from tui.core.findings.readings import (
+from tui.core.findings.finding import (
     Finding,
     ShowEvents,
     ShowGap,

@@ -212,16 +212,18 @@ def test_small_terminal(snap_compare: Callable[..., bool], cuda_trace: Path) -> 
 
 
 def test_findings(snap_compare: Callable[..., bool], cuda_trace: Path) -> None:
-    """2 shows the four readings as possible observations with next checks."""
+    """2 shows the readings costliest first, each with its cost and next check."""
 
     def check(app: App[Any]) -> None:
         findings = app.screen.query_one(FindingsPanel).findings
-        assert len(findings) == 4
-        possible = [f for f in findings if f.status is FindingStatus.POSSIBLE]
-        assert possible
+        assert len(findings) == 6
+        costs = [f.cost_ns_per_step for f in findings if f.seen]
+        assert costs and costs == sorted(costs, reverse=True)
+        likely = [f for f in findings if f.status is FindingStatus.LIKELY]
         text = screen_text(app)
         # As many as the bottom pane's rows hold: two at least.
-        assert text.count("● possible") >= min(len(possible), 2)
+        assert text.count("● likely") >= min(len(likely), 2)
+        assert text.count("cost: about") >= 2
         assert text.count("next check:") >= 2 and "cause" not in text
 
     assert _shot(snap_compare, cuda_trace, (120, 40), press=["2"], check=check)

@@ -135,8 +135,12 @@ def test_the_late_rank_reading(tmp_path: Path) -> None:
     late = {0: [100.0] * 4, 1: [120.0] * 4, 2: [600.0, 110.0, 650.0, 620.0]}
     folder = write_run(tmp_path / "run", late, world_size=3, zone_us={2: 450.0})
     finding = late_rank(read_run(folder, workers=1))
-    assert finding.status is FindingStatus.POSSIBLE
+    # Its peers wait a median 510 µs of a 1 ms step in the steps it is last.
+    assert finding.cost_ns_per_step == 510_000
+    assert finding.share_of_step == pytest.approx(0.51)
+    assert finding.status is FindingStatus.LIKELY
     said = words(finding)
+    assert said.cost == "about 510 µs per step, 51% of the median step (1 ms)"
     assert said.title == "One rank reaches the collectives late"
     assert said.observation.startswith(
         "rank 2 reached the collectives last in 3 of 4 steps"
@@ -145,10 +149,39 @@ def test_the_late_rank_reading(tmp_path: Path) -> None:
     assert said.next_check == "compare that rank's data zone and kernels with a peer's"
 
 
-def test_no_late_rank_when_the_wait_is_small(tmp_path: Path) -> None:
-    folder = write_run(tmp_path / "run", {0: [100.0] * 3, 1: [101.0] * 3}, world_size=2)
+@pytest.mark.parametrize(
+    ("lateness_us", "status"),
+    [
+        (1.0, FindingStatus.MINOR),
+        (19.0, FindingStatus.MINOR),
+        (20.0, FindingStatus.POSSIBLE),  # 2 % of the 1 ms step: the floor
+        (99.0, FindingStatus.POSSIBLE),
+        (100.0, FindingStatus.LIKELY),  # 10 %
+    ],
+)
+def test_a_late_rank_weighs_what_its_peers_wait(
+    tmp_path: Path, lateness_us: float, status: FindingStatus
+) -> None:
+    arrivals = {0: [100.0] * 3, 1: [100.0 + lateness_us] * 3}
+    folder = write_run(tmp_path / "run", arrivals, world_size=2)
+    finding = late_rank(read_run(folder, workers=1))
+    assert finding.cost_ns_per_step == pytest.approx(lateness_us * 1000)
+    assert finding.status is status
+
+
+def test_the_floor_is_the_users(tmp_path: Path) -> None:
+    folder = write_run(tmp_path / "run", {0: [100.0] * 3, 1: [150.0] * 3}, world_size=2)
+    run = read_run(folder, workers=1)
+    assert late_rank(run).status is FindingStatus.POSSIBLE  # 5 %
+    assert late_rank(run, min_share=0.06).status is FindingStatus.MINOR
+
+
+def test_no_late_rank_when_no_rank_is_last_in_most_steps(tmp_path: Path) -> None:
+    arrivals = {0: [100.0, 200.0, 100.0, 200.0], 1: [200.0, 100.0, 200.0, 100.0]}
+    folder = write_run(tmp_path / "run", arrivals, world_size=2)
     finding = late_rank(read_run(folder, workers=1))
     assert finding.status is FindingStatus.NOT_SEEN
+    assert finding.cost_ns_per_step is None
     assert "no rank reached the collectives last" in words(finding).observation
 
 

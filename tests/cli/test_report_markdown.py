@@ -135,12 +135,26 @@ def test_the_figures_are_those_of_the_construction(analysis: Analysis) -> None:
         "active",
     ]
     assert payload["window"]["step_stats"]["median_ms"] == pytest.approx(1.1)
+    # Costliest first; the data zone's idle is its zone time per window step,
+    # the host wait outside it the rest of the stream's idle.
+    findings = {finding["id"]: finding for finding in payload["findings"]}
     assert [finding["status"] for finding in payload["findings"]] == [
-        "possible",
+        "likely",
+        "likely",
+        "likely",
         "possible",
         "not_seen",
-        "possible",
+        "not_seen",
     ]
+    costs = [
+        f["cost_us_per_step"] for f in payload["findings"] if f["cost_us_per_step"]
+    ]
+    assert costs == sorted(costs, reverse=True)
+    idle = findings["gpu_idle_data_zone"]
+    assert idle["cost_us_per_step"] == pytest.approx((200 + 400) / 2)
+    assert idle["share_of_step_pct"] == pytest.approx(100 * 300 / 1100)
+    assert payload["findings_median_step_us"] == pytest.approx(1100)
+    assert findings["dominant_op"]["cost_us_per_step"] == pytest.approx(400 / 2)
     assert [note["id"][0] for note in payload["notes"]] == ["a", "b"]
     assert payload["instrumentation"]["record_shapes"] is False
 

@@ -11,7 +11,7 @@ import pytest
 from tests.builders.app_traces import write_training_trace
 from tui.core.base.vocab import FindingId, FindingStatus, GapKind
 from tui.core.figures.analysis import Analysis
-from tui.core.findings.readings import (
+from tui.core.findings.finding import (
     CopyFigures,
     DominantFigures,
     Finding,
@@ -21,8 +21,8 @@ from tui.core.findings.readings import (
     ShowEvents,
     ShowGap,
     ShowOperator,
-    compute_findings,
 )
+from tui.core.findings.readings import compute_findings
 from tui.core.ingest.load import load_trace
 from tui.report.findings import words
 
@@ -40,14 +40,21 @@ def test_cuda_capture_readings(tmp_path: Path) -> None:
     assert idle.observed and isinstance(idle.figures, IdleFigures)
     assert idle.figures.idle_ns == 3_000_000 + 3_500_000 + 3_700_000
     assert idle.figures.idle_ns == analysis.total_gap_ns
+    # Weighed: the idle per step (3.4 ms) against the median step (9.95 ms).
+    assert idle.cost_ns_per_step == pytest.approx(idle.figures.idle_ns / 3)
+    assert idle.share_of_step == pytest.approx(idle.figures.idle_ns / 3 / 9_950_000)
+    assert idle.status is FindingStatus.LIKELY
     # It points at the biggest gap.
     assert isinstance(idle.anchor, ShowGap)
     biggest = analysis.gaps[idle.anchor.index]
     assert biggest.duration_ns == max(gap.duration_ns for gap in analysis.gaps)
+    # The one copy moves the batch right after the data zone: not a constant.
     copy = found[FindingId.REPEATED_COPY]
-    assert copy.observed and isinstance(copy.figures, CopyFigures)
-    assert copy.figures.bytes == 4_194_304
-    assert isinstance(copy.anchor, ShowEvents) and copy.anchor.name == copy.figures.name
+    assert copy.status is FindingStatus.NOT_SEEN
+    assert isinstance(copy.figures, CopyFigures) and copy.figures.input_copies == 1
+    pageable = found[FindingId.PAGEABLE_COPY]
+    assert pageable.observed and isinstance(pageable.anchor, ShowEvents)
+    assert pageable.anchor.name == "Memcpy HtoD (Pageable -> Device)"
     small = found[FindingId.SMALL_LAUNCHES]
     assert isinstance(small.figures, LaunchFigures)
     assert small.figures.kernels_per_step == [13, 13, 13]
@@ -57,6 +64,10 @@ def test_cuda_capture_readings(tmp_path: Path) -> None:
     assert dominant.figures.operator == "aten::addmm"
     assert dominant.figures.unit == "GPU"
     assert dominant.anchor == ShowOperator("aten::addmm")
+    assert dominant.cost_ns_per_step == 2_500_000
+    # Costliest first: the idle (3.4 ms), the host wait, the matmul (2.5 ms), ...
+    costs = [f.cost_ns_per_step for f in compute_findings(analysis) if f.seen]
+    assert costs == sorted(costs, reverse=True)
 
 
 def test_cpu_only_capture_says_not_observed(tmp_path: Path) -> None:
@@ -66,8 +77,13 @@ def test_cpu_only_capture_says_not_observed(tmp_path: Path) -> None:
     assert wait.figures.kind is GapKind.CPU_WAIT
     said = words(wait)
     assert "GPU idle" not in said.title + said.observation
-    assert "CPU wait" in said.title
-    for key in (FindingId.REPEATED_COPY, FindingId.SMALL_LAUNCHES):
+    assert "Untraced time" in said.title and "not proven" in said.observation
+    for key in (
+        FindingId.REPEATED_COPY,
+        FindingId.PAGEABLE_COPY,
+        FindingId.HOST_BOUND,
+        FindingId.SMALL_LAUNCHES,
+    ):
         finding = found[key]
         assert finding.status is FindingStatus.NOT_OBSERVED
         assert finding.missing is not None
@@ -86,7 +102,9 @@ def test_no_data_zone_is_not_observed_and_says_how_to_choose_one(
         load_trace(write_training_trace(tmp_path / "t.json", gpu=True)),
         ["no such zone"],
     )
-    idle = compute_findings(analysis)[0]
+    (idle,) = [
+        f for f in compute_findings(analysis) if f.id is FindingId.GPU_IDLE_DATA_ZONE
+    ]
     assert idle.status is FindingStatus.NOT_OBSERVED
     assert (
         idle.missing is not None and idle.missing.reason is MissingReason.NO_DATA_ZONE

@@ -19,7 +19,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from tui.core.figures.analysis import Analysis, OpTable
-    from tui.core.findings.readings import Finding
+    from tui.core.findings.finding import Finding
     from tui.core.ingest.load import LoadProgress
     from tui.core.model.trace import Trace
     from tui.core.results.ranks import RanksResult

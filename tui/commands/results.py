@@ -1,7 +1,7 @@
 """The result commands as one table: each row a command that opens a capture,
 computes one typed result from it and prints it as text or JSON.
 
-`steptrace summary|ops|kernels|copies|memory|gaps|zones|report TRACE`: a row
+`steptrace summary|ops|kernels|copies|memory|gaps|zones|report|findings TRACE`: a row
 says its own options, how it computes its result from the opened capture and,
 when not as every other, how it prints; `run` is the one way they all run
 (open with `tui.core.opening`, words from `tui.report`). Every import that costs
@@ -23,6 +23,7 @@ from tui.commands._zones import add_zone_option
 if TYPE_CHECKING:
     from tui.core.figures.analysis import Analysis
     from tui.core.results.copies import CopiesResult
+    from tui.core.results.findings import FindingsResult
     from tui.core.results.gaps import GapsResult
     from tui.core.results.kernels import KernelsResult
     from tui.core.results.memory import MemoryResult
@@ -59,6 +60,7 @@ class ResultCommand:
     options: Callable[[argparse.ArgumentParser], None] | None = None
     output: Callable[[argparse.ArgumentParser], None] | None = None
     check: Callable[[argparse.Namespace], str | None] | None = None
+    json: Callable[[Any], Any] | None = None
 
 
 def register(subparsers: Any, name: str) -> None:
@@ -109,7 +111,7 @@ def run(command: ResultCommand, args: argparse.Namespace) -> int:
         print(f"steptrace: {refused}", file=sys.stderr)
         return 2
     if args.json:
-        print_json(result.to_json())
+        print_json(result.to_json() if command.json is None else command.json(result))
     else:
         sys.stdout.write(command.text(result, args))
     return 0
@@ -287,6 +289,49 @@ def _zones_text(result: ZonesResult, args: argparse.Namespace) -> str:
     return zones_text(result, None if args.all else 40) + "\n"
 
 
+def _min_share_option(parser: argparse.ArgumentParser) -> None:
+    from tui.core.findings.weights import DEFAULT_MIN_SHARE
+
+    parser.add_argument(
+        "--min-share",
+        type=float,
+        metavar="PCT",
+        default=100.0 * DEFAULT_MIN_SHARE,
+        help="a finding costing less than PCT %% of the median step is minor "
+        f"(default: {100.0 * DEFAULT_MIN_SHARE:g})",
+    )
+
+
+def _min_share_checked(args: argparse.Namespace) -> str | None:
+    import math
+
+    if not (math.isfinite(args.min_share) and 0.0 <= args.min_share <= 100.0):
+        return "--min-share must be a percentage from 0 to 100"
+    return None
+
+
+def _findings(analysis: Analysis, args: argparse.Namespace) -> FindingsResult:
+    from tui.core.results.findings import FindingsResult
+
+    return FindingsResult.of(analysis, args.min_share / 100.0)
+
+
+def _findings_text(result: FindingsResult, args: argparse.Namespace) -> str:
+    from tui.report.findings import findings_text
+
+    return findings_text(result) + "\n"
+
+
+def _findings_json(result: FindingsResult) -> Any:
+    from tui.report.findings import findings_json
+
+    return findings_json(result)
+
+
+def _report_options(parser: argparse.ArgumentParser) -> None:
+    _min_share_option(parser)
+
+
 def _report_output(parser: argparse.ArgumentParser) -> None:
     output = parser.add_mutually_exclusive_group()
     output.add_argument(
@@ -307,7 +352,7 @@ def _report(analysis: Analysis, args: argparse.Namespace) -> ReportResult:
     store = NotesStore.open(Path(args.trace))
     for problem in store.problems:
         print(f"steptrace: warning: {printable(problem)}", file=sys.stderr)
-    return ReportResult.of(analysis, store.notes)
+    return ReportResult.of(analysis, store.notes, args.min_share / 100.0)
 
 
 def _report_text(result: ReportResult, args: argparse.Namespace) -> str:
@@ -382,6 +427,22 @@ TABLE: dict[str, ResultCommand] = {
         "capture can and cannot say about resources.",
         zones=True,
         workers=True,
+        options=_report_options,
         output=_report_output,
+        check=_min_share_checked,
+    ),
+    "findings": ResultCommand(
+        "the method's readings weighed by their cost per step, costliest first",
+        _findings,
+        _findings_text,
+        description="Every reading of the capture with its cost per step (an "
+        "upper bound of what fixing it could save) and its share of the median "
+        "step: likely, possible, minor (under --min-share), not seen, or not "
+        "observed with the reason; costliest first.",
+        zones=True,
+        workers=True,
+        options=_min_share_option,
+        check=_min_share_checked,
+        json=_findings_json,
     ),
 }

@@ -10,19 +10,30 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.core.base.textsafe import printable
-from tui.core.base.units import duration_text, plural, size_text
-from tui.core.base.vocab import CollectiveSide, FindingId, FindingStatus, GapKind
+from tui.core.base.units import duration_text, plural, size_text, us
+from tui.core.base.vocab import (
+    CollectiveSide,
+    DataLoading,
+    FindingId,
+    FindingStatus,
+    GapKind,
+)
 from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
-from tui.core.findings.readings import (
+from tui.core.findings.finding import (
     CopyFigures,
     DominantFigures,
     Finding,
+    HostBoundFigures,
     IdleFigures,
     LateRankFigures,
     LaunchFigures,
     MissingReason,
+    PageableFigures,
 )
+from tui.core.findings.weights import SLIVER_NS
+from tui.core.results.findings import FindingsResult, finding_data
 from tui.report.kernel_names import kernel_label
+from tui.report.text import fill
 
 
 @dataclass(frozen=True)
@@ -34,11 +45,15 @@ class FindingWords:
     hypothesis: str
     next_check: str
     status_label: str
+    cost: str
+    """What it plausibly costs per step against the median step ("" when not weighed)."""
 
 
 _TITLES = {
     FindingId.GPU_IDLE_DATA_ZONE: "GPU idle during the data zone",
     FindingId.REPEATED_COPY: "The same host-to-device copy repeated each step",
+    FindingId.PAGEABLE_COPY: "Host-to-device copies from pageable memory",
+    FindingId.HOST_BOUND: "The device waits on the host",
     FindingId.SMALL_LAUNCHES: "Many small launches per step",
     FindingId.DOMINANT_OP: "One operator dominates",
     FindingId.LATE_RANK: "One rank reaches the collectives late",
@@ -46,6 +61,14 @@ _TITLES = {
 _HYPOTHESES = {
     FindingId.GPU_IDLE_DATA_ZONE: "the input pipeline may not keep up with the device",
     FindingId.REPEATED_COPY: "its placement or lifetime may be wrong",
+    FindingId.PAGEABLE_COPY: (
+        "these copies may hold the host: from pageable memory the driver stages"
+        " each one and the host waits until it is done"
+    ),
+    FindingId.HOST_BOUND: (
+        "the host (Python, operator dispatch, input) may not issue work as fast as"
+        " the device runs it"
+    ),
     FindingId.SMALL_LAUNCHES: "the work may be fragmented into many small kernels",
     FindingId.DOMINANT_OP: "its input shapes or its algorithm may decide the step time",
     FindingId.LATE_RANK: "that rank's input or its compute may be slower",
@@ -58,8 +81,17 @@ _NEXT_CHECKS = {
     FindingId.REPEATED_COPY: (
         "move it to the device once, then check the output is unchanged"
     ),
+    FindingId.PAGEABLE_COPY: (
+        "pin the host memory (DataLoader pin_memory=True) and copy with"
+        " non_blocking=True, then compare the step time"
+    ),
+    FindingId.HOST_BOUND: (
+        "look at the host's operators inside the device's gaps, then try less host"
+        " work per step (torch.compile, CUDA graphs, a larger batch) and compare"
+    ),
     FindingId.SMALL_LAUNCHES: (
-        "group the work (fusion, larger batches) and look at the whole cost"
+        "group the work (torch.compile fusion, CUDA graphs, larger batches) and"
+        " compare the step time"
     ),
     FindingId.DOMINANT_OP: (
         "time the same operator alone with the same inputs, then with others"
@@ -67,9 +99,22 @@ _NEXT_CHECKS = {
     FindingId.LATE_RANK: ("compare that rank's data zone and kernels with a peer's"),
 }
 _STATUS = {
+    FindingStatus.LIKELY: "likely",
     FindingStatus.POSSIBLE: "possible",
+    FindingStatus.MINOR: "minor",
     FindingStatus.NOT_SEEN: "not seen",
     FindingStatus.NOT_OBSERVED: "not observed",
+}
+_LOADING_CHECKS = {
+    DataLoading.MAIN_THREAD: (
+        "the batches are loaded on the main thread (DataLoader num_workers=0): load"
+        " them in worker processes (num_workers > 0, pin_memory=True) and compare"
+        " the step time"
+    ),
+    DataLoading.WORKERS: (
+        "the batches come from worker processes: try more workers or a larger"
+        " prefetch_factor (with pin_memory=True) and compare the step time"
+    ),
 }
 
 
@@ -77,34 +122,103 @@ def words(finding: Finding) -> FindingWords:
     """Title, observation, hypothesis and next check of a finding."""
     title = _TITLES[finding.id]
     hypothesis = _HYPOTHESES[finding.id]
+    next_check = _NEXT_CHECKS[finding.id]
     figures = finding.figures
-    if isinstance(figures, IdleFigures) and figures.kind is GapKind.CPU_WAIT:
-        title = "CPU wait in the data zone (GPU not observed)"
-        hypothesis = "the input pipeline may not keep up with the computation"
-    if isinstance(figures, CopyFigures) and finding.observed:
+    if isinstance(figures, IdleFigures):
+        if figures.kind is GapKind.CPU_WAIT:
+            title = "Untraced time in the data zone (GPU not observed)"
+            hypothesis = "the input pipeline may not keep up with the computation"
+        if figures.loading is not None:
+            next_check = _LOADING_CHECKS[figures.loading]
+    if isinstance(figures, CopyFigures) and finding.seen:
         hypothesis = (
             "if this copy carries the same constant each time (not the batch), "
             + hypothesis
+        )
+    if isinstance(figures, DominantFigures) and figures.collective:
+        title = "One collective dominates"
+        hypothesis = (
+            "a collective's time holds the wait for the slowest rank, not only the"
+            " transfer"
+        )
+        next_check = (
+            "read the ranks' arrival at it: steptrace ranks RUN_FOLDER (one trace"
+            " per rank)"
         )
     return FindingWords(
         title,
         observation(finding),
         hypothesis,
-        _NEXT_CHECKS[finding.id],
+        next_check,
         _STATUS[finding.status],
+        cost_text(finding),
     )
 
 
+def cost_text(finding: Finding) -> str:
+    """Its cost per step and share of the median step; "" when it is not weighed."""
+    cost = finding.cost_ns_per_step
+    if cost is None or finding.weight is None:
+        return ""
+    share = finding.share_of_step
+    text = f"about {duration_text(cost)} per step"
+    if share is not None:
+        text += (
+            f", {_percent(share)} of the median step"
+            f" ({duration_text(finding.weight.median_step_ns)})"
+        )
+    return text
+
+
 def finding_json(finding: Finding) -> dict[str, Any]:
-    """A finding in JSON: its id and status with its words (the report's and `ranks`')."""
+    """A finding in JSON: its data with its words (`findings`, `report` and `ranks`)."""
     said = words(finding)
+    data = finding_data(finding)
     return {
-        "id": finding.id.value,
-        "status": finding.status.value,
+        "id": data.pop("id"),
+        "status": data.pop("status"),
         "title": said.title,
+        "cost_us_per_step": data.pop("cost_us_per_step"),
+        "share_of_step_pct": data.pop("share_of_step_pct"),
         "observation": said.observation,
         "hypothesis": said.hypothesis,
         "next_check": said.next_check,
+        **data,
+    }
+
+
+def findings_text(result: FindingsResult) -> str:
+    """`steptrace findings`: each reading, costliest first, with its cost and words."""
+    step = (
+        f"median step {duration_text(result.median_step_ns)} over"
+        f" {plural(result.steps, 'window step')}"
+        if result.steps
+        else f"no steps: the capture ({duration_text(result.median_step_ns)}) is"
+        " weighed as one step"
+    )
+    lines = [
+        f"findings, costliest first ({step}; minor under"
+        f" {_percent(result.min_share)} of it)"
+    ]
+    for finding in result.findings:
+        said = words(finding)
+        lines += fill(f"{said.title} — {said.status_label}", "- ", "  ")
+        if said.cost:
+            lines += fill(said.cost, "    cost: ", "      ")
+        lines += fill(printable(said.observation), "    ", "    ")
+        if finding.observed:
+            lines += fill(said.hypothesis, "    hypothesis: ", "      ")
+            lines += fill(said.next_check, "    next check: ", "      ")
+    return "\n".join(lines)
+
+
+def findings_json(result: FindingsResult) -> dict[str, Any]:
+    """`steptrace findings --json`: the median step, the floor, each finding costliest first."""
+    return {
+        "median_step_us": us(result.median_step_ns),
+        "steps": result.steps,
+        "min_share_pct": 100.0 * result.min_share,
+        "findings": [finding_json(finding) for finding in result.findings],
     }
 
 
@@ -115,11 +229,15 @@ def observation(finding: Finding) -> str:
         return "not observed: " + _missing_text(missing.reason, missing.detail)
     figures = finding.figures
     if isinstance(figures, LateRankFigures):
-        return _late_rank_text(figures, finding.observed)
+        return _late_rank_text(figures, finding.seen)
     if isinstance(figures, IdleFigures):
-        return _idle_text(figures, finding.observed)
+        return _idle_text(figures, finding.seen)
     if isinstance(figures, CopyFigures):
-        return _copy_text(figures, finding.observed)
+        return _copy_text(figures, finding.seen)
+    if isinstance(figures, PageableFigures):
+        return _pageable_text(figures)
+    if isinstance(figures, HostBoundFigures):
+        return _host_bound_text(figures)
     if isinstance(figures, LaunchFigures):
         return _launch_text(figures)
     if isinstance(figures, DominantFigures):
@@ -127,11 +245,18 @@ def observation(finding: Finding) -> str:
     return ""
 
 
-def _copy_text(figures: CopyFigures, observed: bool) -> str:
-    if not observed or not figures.copies:
+def _copy_text(figures: CopyFigures, seen: bool) -> str:
+    inputs = (
+        f"; {plural(figures.input_copies, 'input copy', 'input copies')} (the batch,"
+        " issued in or right after the data zone) left out"
+        if figures.input_copies
+        else ""
+    )
+    if not seen or not figures.copies:
         return (
             "no host-to-device copy of the same size from the same operator in all "
-            f"{figures.steps} steps ({figures.distinct_copies} distinct copies seen)"
+            f"{figures.steps} steps ({figures.distinct_copies} distinct copies"
+            f" seen){inputs}"
         )
     first = figures.copies[0]
     size = "unknown size" if first.bytes is None else size_text(first.bytes)
@@ -143,12 +268,64 @@ def _copy_text(figures: CopyFigures, observed: bool) -> str:
     )
     if figures.repeated_copies == 1:
         return (
-            f"the same host-to-device copy in each of the {figures.steps} steps: {copy}"
+            f"the same host-to-device copy in each of the {figures.steps} steps:"
+            f" {copy}{inputs}"
         )
     return (
         f"{figures.repeated_copies} host-to-device copies of the same size from the"
         f" same operator in each of the {figures.steps} steps,"
-        f" {duration_text(figures.ns_per_step)} per step in all; costliest: {copy}"
+        f" {duration_text(figures.ns_per_step)} per step in all; costliest:"
+        f" {copy}{inputs}"
+    )
+
+
+def _pageable_text(figures: PageableFigures) -> str:
+    moved = (
+        "copies of unknown size from pageable host memory"
+        if figures.bytes_per_step is None
+        else f"{size_text(figures.bytes_per_step)} copied from pageable host memory"
+    )
+    rate = (
+        ""
+        if figures.bytes_per_s is None
+        else f" at {figures.bytes_per_s / 1e9:.1f} GB/s"
+    )
+    scope = (
+        f"per step (over {plural(figures.steps, 'step')})"
+        if figures.steps
+        else "in the capture (no steps)"
+    )
+    text = (
+        f"{moved} {scope}{rate},"
+        f" {duration_text(figures.ns_per_step)} of device time per step in"
+        f" {figures.count_per_step:g} cop{'y' if figures.count_per_step == 1 else 'ies'}"
+    )
+    if figures.input_share >= 0.5:
+        text += (
+            f"; {_percent(figures.input_share)} of it moves the batch (input copies)"
+        )
+    issuer = printable(" > ".join(figures.path[-2:])) if figures.path else ""
+    if issuer:
+        text += f"; costliest from {issuer}"
+    return text
+
+
+def _host_bound_text(figures: HostBoundFigures) -> str:
+    idle = figures.host_wait_ns + figures.kernel_wait_ns + figures.other_ns
+    share = figures.host_wait_ns / idle if idle > 0 else 0.0
+    return (
+        f"stream {printable(str(figures.stream))} is busy"
+        f" {duration_text(figures.busy_ns)} of a {duration_text(figures.step_ns)}"
+        f" step; of its idle time, {_percent(share)} waits for the host to issue"
+        f" work ({duration_text(figures.host_wait_ns)} per step), against"
+        f" {duration_text(figures.kernel_wait_ns)} between kernels and"
+        f" {duration_text(figures.other_ns)} other"
+        + (
+            f"; {duration_text(figures.host_wait_in_zone_ns)} of that wait falls in"
+            " the data zone (weighed with the data zone, not here)"
+            if figures.host_wait_in_zone_ns > 0
+            else ""
+        )
     )
 
 
@@ -169,13 +346,27 @@ def _launch_text(figures: LaunchFigures) -> str:
         )
     if figures.launch_share is not None:
         text += f", launch calls {_percent(figures.launch_share)} of its host time"
+    if figures.launch_ns_per_step is not None:
+        text += (
+            f"; launch calls take {duration_text(figures.launch_ns_per_step)} of host"
+            " time per step"
+        )
+        if figures.host_wait_ns_per_step is not None:
+            text += (
+                ", while the device waits on the host"
+                f" {duration_text(figures.host_wait_ns_per_step)}"
+            )
+    if figures.graph_kernels:
+        text += f" ({plural(figures.graph_kernels, 'CUDA-graph kernel')} left out)"
     if figures.kernel is not None:
         text += f"; most launched: {kernel_label(figures.kernel, 60)}"
     return text
 
 
 def _percent(share: float) -> str:
-    """A share as a percentage; small ones keep a decimal so they do not read 0%."""
+    """A share as a percentage; small ones keep decimals so they do not read 0%."""
+    if share < 0.01:
+        return f"{share:.2%}"
     return f"{share:.1%}" if share < 0.1 else f"{share:.0%}"
 
 
@@ -200,24 +391,43 @@ def _dominant_text(figures: DominantFigures) -> str:
         )
     elif not figures.shapes_recorded:
         text += "; input shapes not recorded (record_shapes was off)"
+    if figures.collective:
+        text += "; a collective: its time holds the wait for the other ranks"
     return text
 
 
-def _idle_text(figures: IdleFigures, observed: bool) -> str:
+def _idle_text(figures: IdleFigures, seen: bool) -> str:
+    loading = _LOADING_WORDS.get(figures.loading, "") if figures.loading else ""
     if figures.kind is GapKind.CPU_WAIT:
         return (
-            f"the data zone waited {duration_text(figures.idle_ns)} of"
-            f" {duration_text(figures.zone_ns)} ({figures.share:.0%}) with no thread"
-            " running an operator inside it; GPU activity not observed"
+            f"{duration_text(figures.idle_ns)} of the {duration_text(figures.zone_ns)}"
+            f" in the data zone ({_percent(figures.share)}) ran outside any traced"
+            " operator (time not proven to be waiting); GPU activity not observed"
+            + loading
         )
     text = (
         f"the device was idle {duration_text(figures.idle_ns)} of the"
         f" {duration_text(figures.zone_ns)} spent in the data zone"
-        f" ({figures.share:.0%}), in {plural(figures.gaps, 'gap')}"
+        f" ({_percent(figures.share)})"
     )
-    if not observed:
-        text += "; the device was mostly busy while data was read"
-    return text
+    if not seen:
+        return text + "; the device stayed busy while data was read" + loading
+    if figures.gaps and figures.sizeable_gaps < figures.gaps:
+        slivers = figures.gaps - figures.sizeable_gaps
+        text += (
+            f"; {plural(figures.sizeable_gaps, 'gap')} of {duration_text(SLIVER_NS)}"
+            f" or more hold {_percent(figures.sizeable_share)} of it"
+            f" ({plural(slivers, 'sliver')} the rest)"
+        )
+    else:
+        text += f", in {plural(figures.gaps, 'gap')}"
+    return text + loading
+
+
+_LOADING_WORDS = {
+    DataLoading.MAIN_THREAD: "; the DataLoader loads on the main thread (num_workers=0)",
+    DataLoading.WORKERS: "; the DataLoader loads in worker processes",
+}
 
 
 def _missing_text(reason: MissingReason, detail: str) -> str:
@@ -250,8 +460,8 @@ def _late_rank_text(figures: LateRankFigures, observed: bool) -> str:
     side = " (CPU-side collectives only)" if figures.side is CollectiveSide.CPU else ""
     if not observed:
         return (
-            "no rank reached the collectives last in most steps with a wait worth a"
-            f" look (rank {figures.rank}: last in {figures.late_steps} of"
+            "no rank reached the collectives last in most steps"
+            f" (rank {figures.rank}: last in {figures.late_steps} of"
             f" {figures.steps} steps, median wait"
             f" {duration_text(figures.median_wait_ns)}){side}"
         )

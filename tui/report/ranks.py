@@ -7,7 +7,7 @@ from typing import Any
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.base.vocab import IdleCause
-from tui.core.findings.readings import Finding
+from tui.core.findings.finding import Finding
 from tui.core.results.ranks import RanksResult
 from tui.core.runs.across import RankRow, RunAnalysis, StepAcross
 from tui.report.findings import finding_json, words

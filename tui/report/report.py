@@ -16,12 +16,14 @@ from tui.core.base.units import NOT_OBSERVED, ms, us
 from tui.core.base.vocab import GapKind
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.time_split import TimeSplit
-from tui.core.findings.readings import Finding, compute_findings
+from tui.core.findings.finding import Finding
+from tui.core.findings.weights import DEFAULT_MIN_SHARE
 from tui.core.model.description import CaptureDescription
+from tui.core.results.findings import FindingsResult
 from tui.core.results.step_split import step_breakdown_json
 from tui.core.results.summary import SummaryResult
 from tui.notes.model import Note
-from tui.report.findings import finding_json
+from tui.report.findings import findings_json
 
 UNIT_RULE = (
     "Step times are elapsed time. A sum of events is not elapsed time: nested "
@@ -80,18 +82,28 @@ class ReportResult:
 
     summary: SummaryResult
     split: TimeSplit
-    findings: tuple[Finding, ...]
+    weighed: FindingsResult
     notes: tuple[Note, ...]
 
     @classmethod
-    def of(cls, analysis: Analysis, notes: Sequence[Note] = ()) -> ReportResult:
+    def of(
+        cls,
+        analysis: Analysis,
+        notes: Sequence[Note] = (),
+        min_share: float = DEFAULT_MIN_SHARE,
+    ) -> ReportResult:
         """The report of an analysed capture and its notes (tombstones left out)."""
         return cls(
             SummaryResult.of(analysis),
             TimeSplit.of(analysis),
-            tuple(compute_findings(analysis)),
+            FindingsResult.of(analysis, min_share),
             tuple(note for note in notes if not note.deleted),
         )
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """The findings, costliest first."""
+        return self.weighed.findings
 
     @property
     def capture(self) -> CaptureDescription:
@@ -285,7 +297,8 @@ class ReportResult:
             "gpu_observed": summary.gpu_observed,
             "gpu_missing_reason": summary.gpu_missing_reason,
             "step_breakdown": step_breakdown_json(summary.step_breakdown),
-            "findings": [finding_json(finding) for finding in self.findings],
+            "findings": findings_json(self.weighed)["findings"],
+            "findings_median_step_us": us(self.weighed.median_step_ns),
             "notes": [note.to_dict() for note in self.notes],
             "instrumentation": None
             if not capture.present

@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tui.core.base.units import duration_text
-from tui.core.base.vocab import FindingStatus
 from tui.core.figures.analysis import Analysis
-from tui.core.findings.readings import Finding
+from tui.core.findings.finding import Finding
 from tui.notes.model import Note
 from tui.report.findings import words
 from tui.report.gpu_idle import gpu_idle_report_line
@@ -117,13 +116,13 @@ def _findings_markdown(findings: tuple[Finding, ...]) -> list[str]:
     others = []
     for finding in findings:
         said = words(finding)
-        if finding.status is not FindingStatus.POSSIBLE:
+        if not finding.observed:
             others.append(f"- {md_inline(_aside(finding))}")
             continue
+        lines += ["", f"### {md_inline(said.title)} ({said.status_label})", ""]
+        if said.cost:
+            lines.append(f"- **Cost:** {md_inline(said.cost)}")
         lines += [
-            "",
-            f"### {md_inline(said.title)}",
-            "",
             f"- **Possible observation:** {md_inline(said.observation)}",
             f"- **Hypothesis:** {md_inline(said.hypothesis)}",
             f"- **Next check:** {md_inline(said.next_check)}",
@@ -131,7 +130,12 @@ def _findings_markdown(findings: tuple[Finding, ...]) -> list[str]:
     if not lines:
         lines += ["", "No reading stands out in this capture."]
     if others:
-        lines += ["", "Not seen, or not observed in this capture:", "", *others]
+        lines += [
+            "",
+            "Minor, not seen, or not observed in this capture:",
+            "",
+            *others,
+        ]
     return lines
 
 
@@ -139,4 +143,5 @@ def _aside(finding: Finding) -> str:
     """A reading that is not a possible observation: its title and why."""
     said = words(finding)
     label = "" if finding.missing is not None else f" ({said.status_label})"
-    return f"{said.title}{label}: {said.observation}"
+    cost = f" ({said.cost})" if said.cost else ""
+    return f"{said.title}{label}: {said.observation}{cost}"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import NOT_OBSERVED, duration_text
-from tui.core.base.vocab import FindingStatus
 from tui.report.findings import words
 from tui.report.fit import fit_words, pad_end
 from tui.report.gpu_idle import gpu_idle_report_line
@@ -54,12 +53,17 @@ def report_text(result: ReportResult) -> str:
     split = step_breakdown_lines(summary.step_breakdown)
     if split:
         lines += ["", *split]
-    lines += ["", "findings (possible observation → hypothesis → next check)"]
+    lines += [
+        "",
+        "findings, costliest first (possible observation → hypothesis → next check)",
+    ]
     for finding in result.findings:
         said = words(finding)
         lines += fill(f"{printable(said.title)} — {said.status_label}", "  - ", "    ")
+        if said.cost:
+            lines += fill(said.cost, "      cost: ", "      ")
         lines += fill(printable(said.observation), "      ", "      ")
-        if finding.status is FindingStatus.POSSIBLE:
+        if finding.observed:
             lines += fill(said.hypothesis, "      hypothesis: ", "      ")
             lines += fill(said.next_check, "      next check: ", "      ")
     lines += ["", "notes"]

@@ -21,7 +21,7 @@ from tui.app.widgets.timeline import Timeline
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.figures.analysis import Analysis, Step
-from tui.core.findings.readings import (
+from tui.core.findings.finding import (
     Finding,
     ShowEvents,
     ShowGap,

@@ -26,7 +26,7 @@ from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.rows_view import SortableRows
 from tui.core.base.vocab import SortKey
 from tui.core.figures.analysis import Analysis, OpTable
-from tui.core.findings.readings import Finding
+from tui.core.findings.finding import Finding
 
 
 @runtime_checkable

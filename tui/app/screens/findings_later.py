@@ -16,7 +16,7 @@ from textual.screen import Screen
 
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.core.figures.analysis import Analysis
-from tui.core.findings.readings import Finding
+from tui.core.findings.finding import Finding
 from tui.core.model.trace import Trace
 
 LATER_AT_EVENTS = 500_000

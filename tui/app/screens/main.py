@@ -73,7 +73,7 @@ from tui.app.widgets.timeline import RowsCounted, Timeline
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import SortKey, ZoneSource
 from tui.core.figures.analysis import Analysis, OpTable, Step
-from tui.core.findings.readings import Finding
+from tui.core.findings.finding import Finding
 from tui.core.results.summary import capture_warnings
 from tui.view import status
 from tui.view.status import StatusLine

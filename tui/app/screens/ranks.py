@@ -35,7 +35,7 @@ from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.rank_bars import RankBars
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import HeatLevel
-from tui.core.findings.readings import ShowStep
+from tui.core.findings.finding import ShowStep
 from tui.report.fit import fit_middle
 from tui.view.run_table import STRAGGLER_MARK, RunTable
 

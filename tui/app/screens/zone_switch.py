@@ -18,7 +18,7 @@ from textual.screen import Screen
 from tui.app.dialogs.zone_picker import ZonePicker
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.zones import ZoneCandidate
-from tui.core.findings.readings import Finding
+from tui.core.findings.finding import Finding
 from tui.view.layout import ZoneView
 from tui.view.status import StatusLine
 from tui.view.timeline_index import TimelineIndex

@@ -1,5 +1,5 @@
-"""The findings panel: the method's four readings, each as observation,
-hypothesis and next check."""
+"""The findings panel: the method's readings, costliest first, each with its cost,
+observation, hypothesis and next check."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from textual.widgets.option_list import Option
 from tui.app.messages import StatusText
 from tui.core.base.textsafe import printable
 from tui.core.figures.analysis import Analysis
-from tui.core.findings.readings import Finding
+from tui.core.findings.finding import Finding
 from tui.report.findings import words
 
 
@@ -24,6 +24,9 @@ def finding_text(finding: Finding) -> Text:
     mark = ("● " if finding.observed else "○ ") + said.status_label
     text.append(f"{mark}  ", style="bold" if finding.observed else "dim")
     text.append(said.title, style="bold underline" if finding.observed else "bold")
+    if said.cost:
+        text.append("\n  cost: ", style="italic")
+        text.append(said.cost)
     text.append("\n  observation: ", style="italic")
     text.append(printable(said.observation))
     text.append("\n  hypothesis: ", style="italic")

@@ -84,15 +84,19 @@ class FindingId(Word):
 
     GPU_IDLE_DATA_ZONE = "gpu_idle_data_zone"
     REPEATED_COPY = "repeated_copy"
+    PAGEABLE_COPY = "pageable_copy"
+    HOST_BOUND = "host_bound"
     SMALL_LAUNCHES = "small_launches"
     DOMINANT_OP = "dominant_op"
     LATE_RANK = "late_rank"
 
 
 class FindingStatus(Word):
-    """A reading is possible, not seen, or cannot be read from this capture."""
+    """A reading weighed by its cost (likely, possible, minor), not seen, or not readable."""
 
+    LIKELY = "likely"
     POSSIBLE = "possible"
+    MINOR = "minor"
     NOT_SEEN = "not_seen"
     NOT_OBSERVED = "not_observed"
 
@@ -164,6 +168,13 @@ class CopyDirection(Word):
             CopyDirection.SET: "set",
             CopyDirection.OTHER: "other",
         }[self]
+
+
+class DataLoading(Word):
+    """Where the DataLoader ranges say the batches are loaded."""
+
+    MAIN_THREAD = "main_thread"  # _SingleProcessDataLoaderIter: num_workers=0
+    WORKERS = "workers"  # _MultiProcessingDataLoaderIter: num_workers>0
 
 
 class HostMemory(Word):

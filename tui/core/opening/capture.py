@@ -20,7 +20,7 @@ from tui.core.base.vocab import CacheUse, LoadPhase, ZoneSource
 from tui.core.figures.analysis import Analysis, ZoneChoice
 from tui.core.figures.optable import OpTable
 from tui.core.findings import readings
-from tui.core.findings.readings import Finding
+from tui.core.findings.finding import Finding
 from tui.core.ingest import load
 from tui.core.ingest.load import LoadProgress
 from tui.core.model.trace import Trace

@@ -7,7 +7,7 @@ from typing import Any
 
 from tui.core.base.units import us
 from tui.core.figures.breakdown.gpu import Breakdown
-from tui.core.findings.readings import Finding
+from tui.core.findings.finding import Finding
 from tui.core.runs.across import RankRow, RunAnalysis, StepAcross
 from tui.core.runs.late_rank import late_rank
 from tui.core.runs.rank_summary import RankStep

@@ -11,23 +11,20 @@ import statistics
 from collections import Counter
 
 from tui.core.base.vocab import CollectiveSide, FindingId, FindingStatus
-from tui.core.findings.readings import (
+from tui.core.findings.finding import (
     Finding,
     LateRankFigures,
     Missing,
     MissingReason,
     ShowStep,
 )
+from tui.core.findings.weights import DEFAULT_MIN_SHARE, LATE_STEP_SHARE, Scale
 from tui.core.runs.across import RunAnalysis
 
-# The same rank must be last in more than this share of the steps...
-LATE_STEP_SHARE = 0.5
-# ...and its peers must wait at least this share of a step for it.
-WAIT_SHARE_WORTH_A_LOOK = 0.05
 
-
-def late_rank(run: RunAnalysis) -> Finding:
-    """Whether one rank reaches the collectives last in most steps, with a wait worth a look."""
+def late_rank(run: RunAnalysis, min_share: float = DEFAULT_MIN_SHARE) -> Finding:
+    """Whether one rank reaches the collectives last in most steps, weighed by the
+    wait it costs the others per step against the median step."""
     if len(run.ranks) < 2:
         return Finding(
             FindingId.LATE_RANK,
@@ -72,17 +69,12 @@ def late_rank(run: RunAnalysis) -> Finding:
         compute_ns=_median_compute(run, rank),
         peer_compute_ns=None if peer is None else _median_compute(run, peer),
     )
-    worth_a_look = (
-        late_steps > LATE_STEP_SHARE * len(run.steps)
-        and median_step > 0
-        and median_wait >= WAIT_SHARE_WORTH_A_LOOK * median_step
-    )
+    seen = late_steps > LATE_STEP_SHARE * len(run.steps) and median_wait > 0
+    scale = Scale(median_step, len(run.steps), min_share)
+    status, weight = scale.weigh(seen, median_wait)
     longest = max(its_steps, key=lambda step: max(step.wait_ns.values(), default=0))
     return Finding(
-        FindingId.LATE_RANK,
-        FindingStatus.POSSIBLE if worth_a_look else FindingStatus.NOT_SEEN,
-        figures,
-        ShowStep(longest.number),
+        FindingId.LATE_RANK, status, figures, ShowStep(longest.number), weight=weight
     )
 
 
