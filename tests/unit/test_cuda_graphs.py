@@ -25,7 +25,7 @@ from tests.builders.cuda_graphs import GRAPH_ID, write_cuda_graph_trace
 from tui.cli import main
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.kernels import kernel_events, kernel_stats
-from tui.core.figures.launches import Launches, LaunchSummary, graph_work
+from tui.core.figures.launches import GraphReplays, Launches, LaunchSummary, graph_work
 from tui.core.ingest.load import load_trace
 from tui.core.model.trace import Kind
 from tui.view.layout import ZoneView, build_layout
@@ -282,3 +282,23 @@ def test_the_kernels_tab_says_graph_where_only_replays_ran(tmp_path: Path) -> No
         "add_kernel": "132 µs",
         "triton_poi_fused_add_0": "graph",
     }
+
+
+def test_graph_ids_survive_the_column_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reopened from the cache, the args are memory-mapped: the same ids are read."""
+    from tui.core.ingest import cache as column_cache
+
+    monkeypatch.setenv("STEPTRACE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("STEPTRACE_NO_CACHE", raising=False)
+    path = write_cuda_graph_trace(tmp_path / "g.json")
+    fresh = load_trace(path, cache="on")
+    cached = column_cache.load(path)
+    assert cached is not None
+    replays = [
+        GraphReplays.of(trace, Analysis(trace).launch_call) for trace in (fresh, cached)
+    ]
+    assert replays[0].ids.tolist() == replays[1].ids.tolist()
+    assert sorted(set(replays[1].ids.tolist())) == [-1, GRAPH_ID]
+    assert int(replays[1].work.sum()) == 9

@@ -517,6 +517,22 @@ class MainScreen(Screen[None]):
             self.app, self.help_name, self.key_sections(), self.trace
         )
 
+    def action_step_split(self) -> None:
+        """Each step's time as TensorBoard splits it, as bars (as `summary` says)."""
+        from tui.app.screens.step_split import StepSplitScreen
+        from tui.core.figures.step_split import step_breakdown
+
+        breakdown = step_breakdown(self.analysis.trace, self.analysis.steps)
+        if breakdown is None:
+            self.notify("No step and no CPU operator: there is no step to split.")
+            return
+        current = (
+            None
+            if self.current_step is None
+            else self.analysis.steps[self.current_step].number
+        )
+        self.app.push_screen(StepSplitScreen(breakdown, current))
+
     def action_warnings(self) -> None:
         """List what reading the capture warned of (as `steptrace summary` does)."""
         main_dialogs.show_warnings(self.app, capture_warnings(self.analysis))

@@ -62,5 +62,6 @@ MAIN_KEYS: list[BindingType] = [
     Binding("E", "share", "Share: scrub a copy", show=False),
     Binding("D", "compare", "Compare with another capture", show=False),
     Binding("X", "export_report", "Export the report (Markdown)", show=False),
+    Binding("B", "step_split", "Step time as TensorBoard splits it", show=False),
     Binding("escape", "clear", "Clear marks and selection / close search", show=False),
 ]
