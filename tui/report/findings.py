@@ -351,10 +351,10 @@ def _launch_text(figures: LaunchFigures) -> str:
             f"; launch calls take {duration_text(figures.launch_ns_per_step)} of host"
             " time per step"
         )
-        if figures.host_wait_ns_per_step is not None:
+        if figures.device_wait_ns_per_step is not None:
             text += (
-                ", while the device waits on the host"
-                f" {duration_text(figures.host_wait_ns_per_step)}"
+                ", while the device waits on the host or between kernels"
+                f" {duration_text(figures.device_wait_ns_per_step)}"
             )
     if figures.graph_kernels:
         text += f" ({plural(figures.graph_kernels, 'CUDA-graph kernel')} left out)"

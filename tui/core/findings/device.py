@@ -5,11 +5,13 @@ idles until the host issues its next op) on the stream busiest over the
 window, per step. Host-bound: that host wait is the largest cause of the
 stream's idle time; its cost is the host wait per step outside the data
 zone (the wait inside it is the data zone's own finding: costs never count
-the same time twice). Many small launches:
-the step launches many short kernels; launching can cost the step only
-while the device waits on the host, so its cost is the smaller of the launch
-calls' host time and the host wait, per step. Where the device never waits
-on the host, launching is hidden behind the device and weighs nothing.
+the same time twice). Many small launches: the step launches many short
+kernels; launching can cost the step only while the device waits on the
+host or between kernels (HTA's kernel wait: gaps under 30 µs, the signature
+of launch overhead), so its cost is the smaller of the launch calls' host
+time and those waits, per step. Where the device never waits on the host, launching is
+hidden behind the device and weighs nothing. Kernels a CUDA graph replays
+are not launches and are left out, as HTA leaves them.
 """
 
 from __future__ import annotations
@@ -167,12 +169,25 @@ def many_small_launches(
     trace = analysis.trace
     if not trace.gpu_observed:
         return gpu_not_observed(FindingId.SMALL_LAUNCHES, trace)
-    kernels = kernel_events(trace)
-    if kernels.size == 0:
+    every_kernel = kernel_events(trace)
+    if every_kernel.size == 0:
         return Finding(
             FindingId.SMALL_LAUNCHES,
             FindingStatus.NOT_OBSERVED,
             missing=Missing(MissingReason.NO_KERNELS),
+        )
+    # A graph replays its kernels from one call: they are not launches.
+    replayed = analysis.graph_work[every_kernel]
+    graph_kernels = int(replayed.sum())
+    kernels = every_kernel[~replayed]
+    if kernels.size == 0:
+        steps_seen = len(analysis.window_steps)
+        return Finding(
+            FindingId.SMALL_LAUNCHES,
+            FindingStatus.NOT_SEEN,
+            LaunchFigures(
+                0, [0] * steps_seen, 0.0, 0.0, steps_seen, graph_kernels=graph_kernels
+            ),
         )
     durations = trace.duration_ns[kernels]
     median_ns = float(np.median(durations))
@@ -204,7 +219,11 @@ def many_small_launches(
         *_, launch_time = _launch_shares(analysis, kernels, short, starts, ends)
     launch_ns = float(launch_time.mean())
     waits = waits or stream_waits(analysis)
-    host_wait = None if waits is None else waits.mean(IdleCause.HOST_WAIT)
+    device_wait = (
+        None
+        if waits is None
+        else waits.mean(IdleCause.HOST_WAIT) + waits.mean(IdleCause.KERNEL_WAIT)
+    )
     per_step = float(statistics.median(counts))
     busiest = int(np.argmax(counts))
     names = Counter(trace.name_id[kernels[in_window]].tolist())
@@ -215,7 +234,7 @@ def many_small_launches(
     elif steps:
         anchor = ShowStep(steps[busiest].number)
     seen = per_step >= MANY_KERNELS_PER_STEP and median_ns < SMALL_KERNEL_NS
-    cost = launch_ns if host_wait is None else min(launch_ns, host_wait)
+    cost = launch_ns if device_wait is None else min(launch_ns, device_wait)
     status, weight = scale.weigh(seen, cost)
     return Finding(
         FindingId.SMALL_LAUNCHES,
@@ -231,7 +250,8 @@ def many_small_launches(
             launch_share=launch_share,
             kernel=kernel,
             launch_ns_per_step=launch_ns,
-            host_wait_ns_per_step=host_wait,
+            device_wait_ns_per_step=device_wait,
+            graph_kernels=graph_kernels,
         ),
         anchor,
         weight=weight,

@@ -184,9 +184,10 @@ class LaunchFigures:
     launch_share: float | None = None
     kernel: str | None = None  # the kernel name launched most often
     launch_ns_per_step: float | None = None
-    """Host time of the launch calls per step (a union over threads, median)."""
-    host_wait_ns_per_step: float | None = None
-    """Device idle waiting for the host per step (HTA's host wait, median)."""
+    """Host time of the launch calls per step (a union over threads)."""
+    device_wait_ns_per_step: float | None = None
+    """Per step, the busiest stream's idle waiting on the host or between
+    kernels (HTA's host wait and kernel wait)."""
     graph_kernels: int = 0
     """Kernels replayed by a CUDA graph: not launches, left out."""
 
