@@ -261,10 +261,34 @@ def _memory_text(result: MemoryResult, args: argparse.Namespace) -> str:
     return memory_text(result) + "\n"
 
 
+def _gaps_options(parser: argparse.ArgumentParser) -> None:
+    from tui.core.findings.weights import SLIVER_NS
+
+    parser.add_argument(
+        "--min-us",
+        type=float,
+        metavar="N",
+        default=SLIVER_NS / 1000,
+        help="list gaps of N µs or more; the shorter ones are summed in one line "
+        f"(default: {SLIVER_NS / 1000:g})",
+    )
+    parser.add_argument(
+        "--limit", type=int, metavar="N", help="list at most N gaps, the largest"
+    )
+
+
+def _gaps_checked(args: argparse.Namespace) -> str | None:
+    import math
+
+    if not (math.isfinite(args.min_us) and args.min_us >= 0):
+        return "--min-us must be 0 or more"
+    return _limit_checked(args)
+
+
 def _gaps(analysis: Analysis, args: argparse.Namespace) -> GapsResult:
     from tui.core.results import GapsResult
 
-    return GapsResult.of(analysis)
+    return GapsResult.of(analysis, round(args.min_us * 1000), args.limit)
 
 
 def _gaps_text(result: GapsResult, args: argparse.Namespace) -> str:
@@ -407,6 +431,8 @@ TABLE: dict[str, ResultCommand] = {
         _gaps_text,
         zones=True,
         workers=True,
+        options=_gaps_options,
+        check=_gaps_checked,
     ),
     "zones": ResultCommand(
         "ranges that can be the data zone (annotations, DataLoader, operators)",
