@@ -29,11 +29,15 @@ HEADERS = {
 }
 TITLE = "step time as TensorBoard splits it"
 MEANING = (
-    "every ProfilerStep#N, start-up ones too, each ending with the device work "
-    "it launched; where parts overlap the first in the row's order counts (Comm: "
-    "nccl/gloo collectives; CPU Exec: other CPU operators; Other: none of these); "
-    "– not observed"
+    "where parts overlap, the first in the row's order counts (Comm: nccl/gloo "
+    "collectives; CPU Exec: other CPU operators; Other: none of these)"
 )
+STEPS_ARE = (
+    "steps: every ProfilerStep#N, start-up ones too, each ending with the device "
+    "work it launched"
+)
+WHOLE_CAPTURE = "no ProfilerStep#N: the whole capture is one step, as TensorBoard does"
+NO_DEVICE = "–: not observed, no kernel, copy or set in this capture"
 _UNITS = (("s", 1e9), ("ms", 1e6), ("µs", 1e3))
 _NUMBER_WIDTH = 5
 _STEP_WIDTH = 7
@@ -85,12 +89,10 @@ def _rows(breakdown: StepBreakdown, scale: float) -> list[list[str]]:
 
 
 def _notes(breakdown: StepBreakdown) -> list[str]:
-    """What shaped the steps: the whole capture as one, steps left out."""
-    notes = []
-    if breakdown.whole_capture:
-        notes.append(
-            "no ProfilerStep#N: the whole capture is one step, as TensorBoard does"
-        )
+    """What the steps are, what the parts mean, and what shaped the figures."""
+    notes = [WHOLE_CAPTURE if breakdown.whole_capture else STEPS_ARE, MEANING]
+    if not breakdown.device_observed:
+        notes.append(NO_DEVICE)
     if breakdown.left_out_steps:
         numbers = ", ".join(str(number) for number in breakdown.left_out_steps)
         notes.append(
@@ -112,7 +114,7 @@ def step_breakdown_lines(breakdown: StepBreakdown | None) -> list[str]:
         lines.append(
             " ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
         )
-    for note in [MEANING, *_notes(breakdown)]:
+    for note in _notes(breakdown):
         lines += fill(note, "  ", "  ")
     return lines
 
@@ -132,6 +134,6 @@ def step_breakdown_markdown(breakdown: StepBreakdown | None) -> list[str]:
         "|" + "|".join("---:" for _ in headers) + "|",
     ]
     lines += ["| " + " | ".join(row) + " |" for row in _rows(breakdown, scale)]
-    lines += ["", MEANING[0].upper() + MEANING[1:] + "."]
-    lines += [note[0].upper() + note[1:] + "." for note in _notes(breakdown)]
+    for note in _notes(breakdown):
+        lines += ["", note[0].upper() + note[1:] + "."]
     return lines
