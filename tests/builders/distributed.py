@@ -174,6 +174,54 @@ def make_straggler_run(
     )
 
 
+def shared_straggler_run(
+    tmp_path_factory: Any, slow_rank: int | None = 1, delay_ms: float = 40, **more: Any
+) -> DistributedRun:
+    """`make_straggler_run` once per test session, shared by the xdist workers.
+
+    Two test modules read the same 2-rank job; a torchrun job takes about 17 s
+    of both cores, so the first worker to ask runs it (under a file lock) and
+    the others read its folder. Without xdist, the session's own temp folder.
+    """
+    import fcntl
+
+    base = Path(tmp_path_factory.getbasetemp())
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the folder every worker's temp folder sits in
+    key = "-".join(f"{name}={value}" for name, value in sorted(more.items()))
+    folder = base / f"shared-straggler-{slow_rank}-{delay_ms:g}-{key}"
+    folder.mkdir(parents=True, exist_ok=True)
+    done = folder / "completed.json"
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            made = make_straggler_run(folder, slow_rank, delay_ms, **more)
+            completed = made.completed
+            done.write_bytes(
+                orjson.dumps(
+                    {
+                        "args": [str(part) for part in completed.args],
+                        "returncode": completed.returncode,
+                        "stdout": completed.stdout,
+                        "stderr": completed.stderr,
+                        "world_size": made.world_size,
+                        "window": made.window,
+                    }
+                )
+            )
+    saved = orjson.loads(done.read_bytes())
+    return DistributedRun(
+        folder / "run",
+        saved["world_size"],
+        slow_rank,
+        delay_ms,
+        saved["window"],
+        subprocess.CompletedProcess(
+            saved["args"], saved["returncode"], saved["stdout"], saved["stderr"]
+        ),
+    )
+
+
 STEP = re.compile(r"^ProfilerStep#(\d+)$")
 
 

@@ -35,7 +35,7 @@ from tests.builders.distributed import (
     DistributedRun,
     complete_events,
     inside,
-    make_straggler_run,
+    shared_straggler_run,
     steps_of,
     steptrace_capture,
     time_in_step_us,
@@ -48,8 +48,8 @@ ACTIVE_STEPS = [2, 3, 4, 5]  # the straggler run's window is 1,1,4
 
 @pytest.fixture(scope="module")
 def straggler_run(tmp_path_factory: pytest.TempPathFactory) -> DistributedRun:
-    return make_straggler_run(
-        tmp_path_factory.mktemp("straggler"), slow_rank=1, delay_ms=40, window="1,1,4"
+    return shared_straggler_run(
+        tmp_path_factory, slow_rank=1, delay_ms=40, window="1,1,4"
     )
 
 
