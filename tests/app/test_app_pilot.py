@@ -81,7 +81,7 @@ async def test_g_selects_next_gap_with_its_figures(cuda_trace: Path) -> None:
 
 
 @pilot_test
-async def test_cpu_only_gap_is_cpu_wait_never_gpu_idle(cpu_trace: Path) -> None:
+async def test_cpu_only_gap_is_untraced_never_gpu_idle(cpu_trace: Path) -> None:
     app = make_app(cpu_trace)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
@@ -89,7 +89,7 @@ async def test_cpu_only_gap_is_cpu_wait_never_gpu_idle(cpu_trace: Path) -> None:
         assert isinstance(screen, MainScreen)
         await pilot.press("g")
         info = _info(screen)
-        assert "CPU wait" in info and "GPU idle" not in info
+        assert "untraced time" in info and "GPU idle" not in info
         header = str(screen.query_one("#header-line").render())
         assert "GPU not observed" in header
         assert "CUDA is not available" in header

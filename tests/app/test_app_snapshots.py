@@ -124,11 +124,11 @@ def test_gap_selected(snap_compare: Callable[..., bool], cuda_trace: Path) -> No
     assert _shot(snap_compare, cuda_trace, (120, 36), press=["b"], check=check)
 
 
-def test_cpu_wait_gap(snap_compare: Callable[..., bool], cpu_trace: Path) -> None:
-    """Without GPU events the gap is the zone's CPU wait, never 'GPU idle'."""
+def test_untraced_gap(snap_compare: Callable[..., bool], cpu_trace: Path) -> None:
+    """Without GPU events the gap is the zone's untraced time, never 'GPU idle' nor a wait."""
 
     def check(app: App[Any]) -> None:
-        assert info(_main(app)).startswith("gap 1/6  CPU wait (no GPU events)")
+        assert info(_main(app)).startswith("gap 1/6  untraced time (no GPU events)")
         assert "GPU idle" not in screen_text(app)
 
     assert _shot(snap_compare, cpu_trace, (120, 36), press=["g"], check=check)

@@ -330,10 +330,12 @@ async def test_gpu_idle_gap_is_drawn_with_the_gap_glyph(gpu_trace: Trace) -> Non
 
 
 @pilot_test
-async def test_cpu_wait_is_marked_on_the_zone_and_named_so(cpu_trace: Trace) -> None:
+async def test_untraced_time_is_marked_on_the_zone_and_named_so(
+    cpu_trace: Trace,
+) -> None:
     analysis = Analysis(cpu_trace)
     gaps = analysis.gaps
-    assert gaps and all(gap.kind == "cpu_wait" for gap in gaps)
+    assert gaps and all(gap.kind == "untraced" for gap in gaps)
     app = TimelineApp(cpu_trace, analysis)
     async with app.run_test(size=SIZE):
         timeline = app.query_one(Timeline)
@@ -342,7 +344,7 @@ async def test_cpu_wait_is_marked_on_the_zone_and_named_so(cpu_trace: Trace) -> 
         timeline.fit(zone_start, zone_start + 400_000)
         zones_y = screen_row(timeline, lambda r: r.role == "zones")
         label = timeline.render_line(zones_y).text
-        assert "CPU wait" in label and "GPU" not in label
+        assert "untraced" in label and "GPU" not in label
         text = lane_text(timeline, zones_y)
         # Waiting between and after the two aten::empty children (the name comes first).
         for start_us, end_us in ((140, 240), (290, 400)):

@@ -137,7 +137,7 @@ def test_cpu_only_trace_says_not_observed(capsys: pytest.CaptureFixture[str]) ->
     summary = orjson.loads(capsys.readouterr().out)
     assert summary["gpu_observed"] is False
     assert summary["device_busy_us"] is None
-    assert summary["gaps"]["kind"] == "cpu_wait"
+    assert summary["gaps"]["kind"] == "untraced"
     assert "not recorded" in summary["gpu_missing_reason"]
 
 

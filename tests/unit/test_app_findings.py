@@ -74,7 +74,7 @@ def test_cpu_only_capture_says_not_observed(tmp_path: Path) -> None:
     _, found = _findings(write_training_trace(tmp_path / "t.json", gpu=False))
     wait = found[FindingId.GPU_IDLE_DATA_ZONE]
     assert isinstance(wait.figures, IdleFigures)
-    assert wait.figures.kind is GapKind.CPU_WAIT
+    assert wait.figures.kind is GapKind.UNTRACED
     said = words(wait)
     assert "GPU idle" not in said.title + said.observation
     assert "Untraced time" in said.title and "not proven" in said.observation

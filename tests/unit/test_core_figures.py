@@ -151,14 +151,14 @@ def test_gaps_split_around_device_work_and_nested_zones_count_once(
     assert analysis.total_zone_ns == 300_000
 
 
-def test_cpu_only_capture_reports_cpu_wait_and_gpu_not_observed(
+def test_cpu_only_capture_reports_untraced_time_and_gpu_not_observed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = two_steps(tmp_path, with_gpu=False)
     analysis = Analysis(load_trace(path))
     # The wait is where the zone runs no child (aten::randn, 50 µs of its 300):
     # one interval before the child, one after it, in each step.
-    assert {gap.kind for gap in analysis.gaps} == {"cpu_wait"}
+    assert {gap.kind for gap in analysis.gaps} == {"untraced"}
     assert [(gap.step, gap.start_ns, gap.duration_ns) for gap in analysis.gaps] == [
         (1, 10_000, 10_000),
         (1, 70_000, 240_000),
@@ -175,12 +175,12 @@ def test_cpu_only_capture_reports_cpu_wait_and_gpu_not_observed(
     text = capsys.readouterr().out
     assert (
         "GPU       not observed" in text
-        and "CPU wait" in text
+        and "untraced time" in text
         and "GPU idle" not in text
     )
     assert main(["gaps", str(path), "--json"]) == 0
     gaps = orjson.loads(capsys.readouterr().out)
-    assert {gap["kind"] for gap in gaps["gaps"]} == {"cpu_wait"}
+    assert {gap["kind"] for gap in gaps["gaps"]} == {"untraced"}
     assert gaps["total_gap_us"] == 500.0
 
 
@@ -394,7 +394,9 @@ def test_cut_off_file_keeps_complete_events(tmp_path: Path) -> None:
     assert any("cut off" in warning and "lost" in warning for warning in trace.warnings)
 
 
-def test_cpu_wait_on_several_threads_never_exceeds_zone_time(tmp_path: Path) -> None:
+def test_untraced_time_on_several_threads_never_exceeds_zone_time(
+    tmp_path: Path,
+) -> None:
     """Two threads read at the same time: the zone is their union, and it waits only
     where no thread that has it open runs a child of it."""
     events = [

@@ -191,6 +191,8 @@ def test_gpu_idle_gaps_are_zone_minus_busy(
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(spec=traces(gpu=False))
-def test_cpu_wait_is_zone_minus_children(tmp_path: Path, spec: dict[str, Any]) -> None:
+def test_untraced_time_is_zone_minus_children(
+    tmp_path: Path, spec: dict[str, Any]
+) -> None:
     analysis = Analysis(load_trace(_write(tmp_path, spec)))
     _check(analysis, spec, gpu=False)

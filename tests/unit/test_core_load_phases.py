@@ -26,7 +26,7 @@ def test_a_load_reports_its_phases_in_order(tmp_path: Path) -> None:
 def test_words_print_as_themselves() -> None:
     """A str enum prints as `LoadPhase.READING` on Python 3.12 unless told otherwise."""
     assert f"{LoadPhase.READING}" == "reading" == str(LoadPhase.READING)
-    assert f"{GapKind.CPU_WAIT:>10}" == "  cpu_wait"
+    assert f"{GapKind.UNTRACED:>10}" == "  untraced"
     line = load_line(LoadProgress(LoadPhase.READING, 50, 100))
     assert line == "steptrace: reading  50.0%"
     detailed = LoadProgress(LoadPhase.ANALYSING, 1, 1, detail="12 events")

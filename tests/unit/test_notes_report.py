@@ -53,7 +53,7 @@ def _summary(
         ],
         stats=StepStats.of([12_300_000, 12_714_000]),
         device_busy_ns=None,
-        zone=ZoneSummary(GapKind.CPU_WAIT, (), ZoneSource.NONE, 0, None),
+        zone=ZoneSummary(GapKind.UNTRACED, (), ZoneSource.NONE, 0, None),
         warnings=["clock \x1b[2Jskew"],
     )
 

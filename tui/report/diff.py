@@ -11,7 +11,7 @@ from tui.core.diff.steps import SAMPLES_PER_S
 from tui.core.results.diff import DiffResult, Int64Array
 from tui.report.fit import pad_end
 from tui.report.kernel_names import kernel_labels
-from tui.report.text import distinct_cuts, fill, startup_parts
+from tui.report.text import UNTRACED_MEANS, distinct_cuts, fill, startup_parts
 
 # Rows the text shows when no limit is given (JSON lists every row).
 TEXT_ROWS = 20
@@ -183,13 +183,7 @@ def _zone_text(result: DiffResult) -> list[str]:
     )
     for word, side in (("before", zone.before), ("after", zone.after)):
         summary = side.summary
-        kind = (
-            "–"
-            if summary.total_gap_ns is None
-            else "GPU idle"
-            if summary.kind is GapKind.GPU_IDLE
-            else "CPU wait"
-        )
+        kind = "–" if summary.total_gap_ns is None else summary.kind.label
         lines.append(
             f"  {word:<8} {duration_text(summary.total_zone_ns):>12} "
             f"{_or_dash(summary.total_gap_ns):>12}  "
@@ -202,11 +196,16 @@ def _zone_text(result: DiffResult) -> list[str]:
         and zone.before.summary.kind is not zone.after.summary.kind
     ):
         lines += fill(
-            "GPU idle on one side and CPU wait on the other measure different "
-            "things: compare them with care",
+            "GPU idle on one side and untraced time (no GPU events) on the other "
+            "measure different things: compare them with care",
             "  ",
             "  ",
         )
+    if any(
+        side.found and side.summary.kind is GapKind.UNTRACED
+        for side in (zone.before, zone.after)
+    ):
+        lines += fill(f"untraced time: {UNTRACED_MEANS} (no GPU events)", "  ", "  ")
     return lines
 
 

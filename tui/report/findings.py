@@ -125,7 +125,7 @@ def words(finding: Finding) -> FindingWords:
     next_check = _NEXT_CHECKS[finding.id]
     figures = finding.figures
     if isinstance(figures, IdleFigures):
-        if figures.kind is GapKind.CPU_WAIT:
+        if figures.kind is GapKind.UNTRACED:
             title = "Untraced time in the data zone (GPU not observed)"
             hypothesis = "the input pipeline may not keep up with the computation"
         if figures.loading is not None:
@@ -398,7 +398,7 @@ def _dominant_text(figures: DominantFigures) -> str:
 
 def _idle_text(figures: IdleFigures, seen: bool) -> str:
     loading = _LOADING_WORDS.get(figures.loading, "") if figures.loading else ""
-    if figures.kind is GapKind.CPU_WAIT:
+    if figures.kind is GapKind.UNTRACED:
         return (
             f"{duration_text(figures.idle_ns)} of the {duration_text(figures.zone_ns)}"
             f" in the data zone ({_percent(figures.share)}) ran outside any traced"

@@ -24,6 +24,7 @@ from tui.core.results.step_split import step_breakdown_json
 from tui.core.results.summary import SummaryResult
 from tui.notes.model import Note
 from tui.report.findings import findings_json
+from tui.report.text import UNTRACED_MEANS
 
 UNIT_RULE = (
     "Step times are elapsed time. A sum of events is not elapsed time: nested "
@@ -112,6 +113,13 @@ class ReportResult:
 
     # -- shared figures ------------------------------------------------------------
 
+    def untraced_note(self) -> str | None:
+        """What untraced time is, under the split, when the data zone's gaps are that."""
+        zone = self.summary.zone
+        if zone.total_gap_ns is None or zone.kind is not GapKind.UNTRACED:
+            return None
+        return f"untraced time: {UNTRACED_MEANS} (no GPU events)."
+
     def split_rows(self) -> list[SplitRow]:
         """Step time, CPU time, GPU work, data zone and waiting, each apart."""
         split = self.split
@@ -121,7 +129,7 @@ class ReportResult:
         wait_label = (
             "waiting: GPU idle in the data zone"
             if split.wait_kind is GapKind.GPU_IDLE
-            else "waiting: CPU wait in the data zone (no GPU events)"
+            else "untraced time in the data zone"
         )
         if split.step_ns.size == 0:
             return [

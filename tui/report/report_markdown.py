@@ -82,6 +82,9 @@ def report_markdown(result: ReportResult, trace_name: str | None = None) -> str:
             f"| {missing or duration_text(row.total_ns)} "
             f"| {share_text(row.share)} |"
         )
+    untraced = result.untraced_note()
+    if untraced is not None:
+        lines += ["", untraced]
     lines += ["", gpu_line(result.summary)]
     idle = gpu_idle_report_line(result.summary.gpu_idle)
     if idle is not None:

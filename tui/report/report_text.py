@@ -47,6 +47,9 @@ def report_text(result: ReportResult) -> str:
             f"  {pad_end(label, 38)} {median:>11} {total:>11} "
             f"{share_text(row.share):>6}"
         )
+    untraced = result.untraced_note()
+    if untraced is not None:
+        lines += fill(untraced, "  ", "  ")
     idle = gpu_idle_report_line(summary.gpu_idle)
     if idle is not None:
         lines += ["", *fill(idle, "  ", "  ")]

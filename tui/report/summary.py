@@ -12,7 +12,7 @@ from tui.core.results.summary import SummaryResult
 from tui.report.fit import fit_end
 from tui.report.gpu_idle import gpu_idle_lines
 from tui.report.step_split import step_breakdown_lines
-from tui.report.text import TEXT_WIDTH, fill
+from tui.report.text import TEXT_WIDTH, UNTRACED_MEANS, fill
 
 
 def summary_text(result: SummaryResult) -> str:
@@ -88,15 +88,13 @@ def zone_lines(zone: ZoneSummary) -> list[str]:
             "name yours with --zone NAME",
             "gaps      ",
         )
-    label = (
-        "GPU idle in the data zone"
-        if zone.kind is GapKind.GPU_IDLE
-        else "CPU wait in the data zone (no GPU events)"
-    )
+    untraced = zone.kind is GapKind.UNTRACED
+    label = "untraced time" if untraced else "GPU idle"
     names = ", ".join(printable(name) for name in zone.names)
     return fill(
-        f"{label}: {duration_text(zone.total_gap_ns)} of "
-        f"{duration_text(zone.total_zone_ns)} ({names}; {zone.source.label})",
+        f"{label} in the data zone: {duration_text(zone.total_gap_ns)} of "
+        f"{duration_text(zone.total_zone_ns)} ({names}; {zone.source.label})"
+        + (f" — {UNTRACED_MEANS} (no GPU events)" if untraced else ""),
         "gaps      ",
     )
 

@@ -12,6 +12,12 @@ from tui.report.fit import fit_end, fit_middle
 
 TEXT_WIDTH = 80
 
+UNTRACED_MEANS = (
+    "time in the data zone when no traced operator runs inside it: "
+    "not proven to be waiting"
+)
+"""What untraced time (a gap without GPU events) is, said where it is first shown."""
+
 
 class StartupStepLike(Protocol):
     """A timed step before the window (the capture's own or a diff side's)."""

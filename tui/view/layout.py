@@ -24,7 +24,7 @@ from tui.view.timeline_index import (
 )
 
 GAP_GLYPH = "░"
-"""Drawn over device-idle (or CPU-wait) time: readable without colour."""
+"""Drawn over device-idle (or untraced) time: readable without colour."""
 
 Bounds = tuple[Int64Array, Int64Array]
 
@@ -145,7 +145,7 @@ def build_layout(
             )
         )
     if zone.members.size or zone.gap_union[0].size:
-        legend = f" {GAP_GLYPH} {zone.gap_kind.label}" if zone.has_gaps else ""
+        legend = f" {GAP_GLYPH} {zone.gap_kind.short_label}" if zone.has_gaps else ""
         header.append(
             Row(
                 RowRole.ZONES,

@@ -205,7 +205,7 @@ def event_info(analysis: Analysis, event: int, span_ns: int) -> StatusLine:
 
 
 def gap_info(analysis: Analysis, index: int, span_ns: int) -> StatusLine:
-    """The figures of one gap, named GPU idle or CPU wait as it is."""
+    """The figures of one gap, named GPU idle or untraced time as it is."""
     gaps = analysis.gaps
     gap = gaps[index]
     parts = [_part(f"gap {index + 1}/{len(gaps):,} ", ALWAYS, "bold")]
@@ -216,10 +216,10 @@ def gap_info(analysis: Analysis, index: int, span_ns: int) -> StatusLine:
     else:
         parts.append(
             _part(
-                " CPU wait (no GPU events) ",
+                " untraced time (no GPU events) ",
                 ALWAYS,
                 "bold reverse",
-                short=" CPU wait ",
+                short=" untraced ",
             )
         )
     parts.append(_part(" ", ALWAYS))

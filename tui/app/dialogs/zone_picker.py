@@ -61,7 +61,7 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
             yield Static(
                 Text.assemble(
                     ("Data zone", "bold"),
-                    "  where gaps (device idle, or CPU wait) are looked for; now: ",
+                    "  where gaps (device idle, or untraced time) are looked for; now: ",
                     *(
                         [
                             (printable(self.current.label()), "bold"),

@@ -1,6 +1,6 @@
 """Sorted interval sets on numpy arrays: the one algebra behind every time figure.
 
-Device busy, gaps, CPU waits, breakdowns and overlaps are all sets of
+Device busy, gaps, untraced time, breakdowns and overlaps are all sets of
 half-open `[start, end)` nanosecond intervals. An `Intervals` value is always
 normalised — sorted, disjoint, non-empty, and with touching intervals merged —
 so its length is a plain sum and no figure can count the same nanosecond

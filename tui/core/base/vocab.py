@@ -31,15 +31,25 @@ class StepPhase(Word):
 
 
 class GapKind(Word):
-    """What a gap measures: device idle, or (no GPU events) the zone's CPU wait."""
+    """What a gap measures: device idle, or (no GPU events) the zone's untraced time.
+
+    Untraced time is time in the data zone when no thread runs a traced
+    operator: Python work between operators as much as waiting, so it is never
+    called a wait (nothing shows it waiting) nor GPU idle.
+    """
 
     GPU_IDLE = "gpu_idle"
-    CPU_WAIT = "cpu_wait"
+    UNTRACED = "untraced"
 
     @property
     def label(self) -> str:
-        """How people read it; a CPU wait is never called GPU idle."""
-        return "GPU idle" if self is GapKind.GPU_IDLE else "CPU wait"
+        """How people read it; untraced time is never called GPU idle, nor a wait."""
+        return "GPU idle" if self is GapKind.GPU_IDLE else "untraced time"
+
+    @property
+    def short_label(self) -> str:
+        """The label where room is short (a row's legend, a narrow status line)."""
+        return "GPU idle" if self is GapKind.GPU_IDLE else "untraced"
 
 
 class ZoneSource(Word):
@@ -88,6 +98,7 @@ class FindingId(Word):
     HOST_BOUND = "host_bound"
     SMALL_LAUNCHES = "small_launches"
     DOMINANT_OP = "dominant_op"
+    TENSOR_CORES = "tensor_cores"
     LATE_RANK = "late_rank"
 
 

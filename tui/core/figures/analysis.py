@@ -437,7 +437,7 @@ class Analysis:
 
     @cached_property
     def zone_reading(self) -> ZoneReading:
-        """The zone, its gaps per device (or CPU wait) and per-step figures."""
+        """The zone, its gaps per device (or untraced time) and per-step figures."""
         return read_zone(
             self.trace,
             self.zone_choice,
@@ -454,7 +454,7 @@ class Analysis:
 
     @property
     def gap_kind(self) -> GapKind:
-        """GPU idle, or CPU wait when no GPU work was observed."""
+        """GPU idle, or untraced time when no GPU work was observed."""
         return self.zone_reading.kind
 
     @property
@@ -464,7 +464,7 @@ class Analysis:
 
     @property
     def total_gap_ns(self) -> int:
-        """Time in the data zone when some device idles (or the zone waits)."""
+        """Time in the data zone when some device idles (or no traced operator runs)."""
         return self.zone_reading.total_gap_ns
 
 

@@ -7,8 +7,9 @@ time it is a share of:
 * CPU time — when some CPU thread runs an operator or a runtime/driver call
   (annotations such as zones and the steps themselves are labels, not work);
 * GPU work — when some device runs a kernel, copy or set (None: not observed);
-* waiting — the data zone's gaps: device idle, or the zone's CPU wait when
-  the capture holds no GPU events (None when it holds no data zone).
+* waiting — the data zone's gaps: device idle, or the zone's untraced time
+  (no thread runs a traced operator; not proven to be waiting) when the
+  capture holds no GPU events (None when it holds no data zone).
 """
 
 from __future__ import annotations

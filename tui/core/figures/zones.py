@@ -1,11 +1,13 @@
-"""Data zones and their gaps: device idle (or CPU wait) inside the zone, per step.
+"""Data zones and their gaps: device idle (or untraced time) inside the zone, per step.
 
 The zone time of a step is the union of that step's data-zone intervals over
 all threads. A GPU-idle gap is a maximal interval of that union in which one
 device runs nothing (no kernel, copy or set on any of its streams). Without
-GPU events, a CPU-wait gap is a maximal interval of that union in which no
-thread that has the zone open runs a child of it. So, by construction, the
-gaps of one device never overlap and never add up to more than the zone.
+GPU events, an untraced gap is a maximal interval of that union in which no
+thread that has the zone open runs a child of it: time outside any traced
+operator, Python work as much as waiting, so it is never called a wait. So,
+by construction, the gaps of one device never overlap and never add up to more
+than the zone.
 """
 
 from __future__ import annotations
@@ -126,9 +128,9 @@ class ZoneReading:
     zone_events: Int64Array
     gaps: list[Gap]
     gap_intervals: dict[int | None, Intervals] = field(default_factory=dict)
-    """Gap intervals per device (the key None: unknown device, or the CPU wait)."""
+    """Gap intervals per device (the key None: unknown device, or the untraced time)."""
     gap_union: Intervals = field(default_factory=Intervals.empty)
-    """Where some device idles (or the zone waits): what the zones row shows."""
+    """Where some device idles (or no traced operator runs): what the zones row shows."""
     steps: list[StepZone] = field(default_factory=list)
 
     @property
@@ -143,7 +145,7 @@ class ZoneReading:
 
     @property
     def total_gap_ns(self) -> int:
-        """Time in data zones when some device idles (or the zone waits): never above the zone."""
+        """Time in data zones when some device idles (or no traced operator runs): never above the zone."""
         return self.gap_union.total_ns
 
     def step_zone(self, number: int) -> StepZone | None:
@@ -185,7 +187,7 @@ def read_zone(
     busy_by_device: dict[int | None, Intervals],
     parent: Int64Array,
 ) -> ZoneReading:
-    """Compute the zone, its gaps per device (or its CPU wait) and per-step figures."""
+    """Compute the zone, its gaps per device (or its untraced time) and per-step figures."""
     zone_events = np.flatnonzero(
         candidates & names_in(trace, choice.name_ids(trace))
     ).astype(np.int64)
@@ -196,7 +198,7 @@ def read_zone(
     step_ends = np.array([step.end_ns for step in steps], dtype=np.int64)
     cuts = np.concatenate([step_starts, step_ends])
     gpu = trace.gpu_observed
-    kind = GapKind.GPU_IDLE if gpu else GapKind.CPU_WAIT
+    kind = GapKind.GPU_IDLE if gpu else GapKind.UNTRACED
     idle_by_device: dict[int | None, Intervals] = {}
     if gpu:
         for device, busy in busy_by_device.items():

@@ -46,7 +46,7 @@ def data_loading(trace: Trace) -> DataLoading | None:
 
 
 def idle_in_data_zone(analysis: Analysis, scale: Scale | None = None) -> Finding:
-    """Device idle (or CPU wait) while the data zone runs, per step."""
+    """Device idle (or untraced time) while the data zone runs, per step."""
     scale = scale or scale_of(analysis)
     reading = analysis.zone_reading
     zones = reading.choice.names

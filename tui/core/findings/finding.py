@@ -90,7 +90,7 @@ Anchor = ShowGap | ShowOperator | ShowEvents | ShowStep | ShowKernel
 
 @dataclass(frozen=True)
 class IdleFigures:
-    """Device idle (or CPU wait) inside the data zone."""
+    """Device idle (or untraced time) inside the data zone."""
 
     kind: GapKind
     zones: tuple[str, ...]
