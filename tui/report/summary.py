@@ -53,7 +53,9 @@ def summary_text(result: SummaryResult) -> str:
     lines += zone_lines(result.zone)
     if result.steps:
         lines.append("")
-        lines.append(f"{'step':>8} {'phase':<8} {'duration':>11} {'gap':>11}  zones")
+        lines.append(
+            f"{'step':>8} {'phase':<8} {'duration':>11} {'gap':>11}  data zone"
+        )
         for row in result.steps:
             gap = "–" if row.gap_ns is None else duration_text(row.gap_ns)
             line = (
@@ -64,7 +66,8 @@ def summary_text(result: SummaryResult) -> str:
                 (printable(zone.name), duration_text(zone.duration_ns))
                 for zone in row.zones
             ]
-            lines.append(line + _zones_cell(entries, TEXT_WIDTH - len(line)))
+            cell = _zones_cell(entries, TEXT_WIDTH - len(line)) if entries else "–"
+            lines.append(line + cell)
     split = step_breakdown_lines(result.step_breakdown)
     if split:
         lines += ["", *split]

@@ -110,12 +110,24 @@ class Gap:
 
 
 @dataclass(frozen=True)
+class ZoneShare:
+    """One chosen zone name in one step: its occurrences that reach into the
+    step, and its time there (their union over threads, cut at the step's edges)."""
+
+    name: str
+    count: int
+    duration_ns: int
+
+
+@dataclass(frozen=True)
 class StepZone:
     """One step's zone time and gap time (None when the step holds no zone)."""
 
     step: int
     zone_ns: int
     gap_ns: int | None
+    shares: tuple[ZoneShare, ...] = ()
+    """Each chosen name found in the step, in the choice's order: the zones column."""
 
 
 @dataclass
@@ -237,15 +249,55 @@ def read_zone(
     gaps.sort(key=lambda gap: (gap.start_ns, -1 if gap.device is None else gap.device))
     zone_per_step = zone.covered_in(step_starts, step_ends)
     gap_per_step = union.covered_in(step_starts, step_ends)
+    shares = _shares_per_step(
+        trace, choice, zone_events, (starts, ends), (step_starts, step_ends)
+    )
     step_figures = [
-        StepZone(step.number, int(zone_ns), int(gap_ns) if zone_ns > 0 else None)
-        for step, zone_ns, gap_ns in zip(
-            steps, zone_per_step.tolist(), gap_per_step.tolist(), strict=True
+        StepZone(step.number, int(zone_ns), int(gap_ns) if zone_ns > 0 else None, share)
+        for step, zone_ns, gap_ns, share in zip(
+            steps, zone_per_step.tolist(), gap_per_step.tolist(), shares, strict=True
         )
     ]
     return ZoneReading(
         choice, kind, zone, zone_events, gaps, idle_by_device, union, step_figures
     )
+
+
+def _shares_per_step(
+    trace: Trace,
+    choice: ZoneChoice,
+    zone_events: Int64Array,
+    occurrences: tuple[Int64Array, Int64Array],
+    steps: tuple[Int64Array, Int64Array],
+) -> list[tuple[ZoneShare, ...]]:
+    """Per step, each chosen name's occurrences reaching into it and its time there."""
+    starts, ends = occurrences
+    step_starts, step_ends = steps
+    name_ids, of_event = np.unique(trace.name_id[zone_events], return_inverse=True)
+    group_names = [zone_group(trace.names[name_id]) for name_id in name_ids.tolist()]
+    groups = np.array(group_names, dtype=object)[of_event.reshape(-1)]
+    columns: list[tuple[str, Int64Array, Int64Array]] = []
+    for name in choice.names:
+        mine = groups == name
+        if not mine.any():
+            continue
+        own_starts, own_ends = starts[mine], ends[mine]
+        time = Intervals.union_of(own_starts, own_ends).covered_in(
+            step_starts, step_ends
+        )
+        # Occurrences that start before the step ends, less those over by its
+        # start (these started before it too): those reaching into the step.
+        count = np.searchsorted(np.sort(own_starts), step_ends, side="left")
+        count -= np.searchsorted(np.sort(own_ends), step_starts, side="right")
+        columns.append((name, count, time))
+    return [
+        tuple(
+            ZoneShare(name, int(count[index]), int(time[index]))
+            for name, count, time in columns
+            if time[index] > 0 or count[index] > 0
+        )
+        for index in range(step_starts.size)
+    ]
 
 
 def _overlapping(busy: Intervals, zone: Intervals) -> Intervals:

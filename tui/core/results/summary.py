@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core.base.units import ms, us
@@ -10,7 +10,7 @@ from tui.core.base.vocab import StepPhase
 from tui.core.figures.analysis import Analysis, ZoneFigure
 from tui.core.figures.breakdown.idle import GpuIdle
 from tui.core.figures.step_split import StepBreakdown, step_breakdown
-from tui.core.figures.zones import ZoneSummary
+from tui.core.figures.zones import ZoneShare, ZoneSummary, zone_group
 from tui.core.model.description import CaptureDescription
 from tui.core.model.observed import gpu_missing_reason
 from tui.core.model.steps import StepStats
@@ -40,10 +40,13 @@ class StepRow:
     start_ns: int
     duration_ns: int
     samples_per_s: float | None
-    zones: list[ZoneFigure]
+    zones: tuple[ZoneShare, ...]
+    """The data zone in this step: each chosen name found there, with its time."""
     device_busy_ns: int | None
     zone_ns: int
     gap_ns: int | None
+    annotations: list[ZoneFigure] = field(default_factory=list)
+    """The other annotations starting in the step, apart from the data zone."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,8 @@ class SummaryResult:
         samples = capture.samples_per_step
         reading = analysis.zone_reading
         rows = []
-        for step, zones, busy in zip(
+        chosen = set(reading.choice.names)
+        for step, step_annotations, busy in zip(
             analysis.steps,
             analysis.step_zones,
             analysis.step_device_busy_ns(),
@@ -89,10 +93,15 @@ class SummaryResult:
                     samples / (step.duration_ns / 1e9)
                     if samples and step.duration_ns > 0
                     else None,
-                    zones,
+                    figure.shares if figure else (),
                     busy,
                     figure.zone_ns if figure else 0,
                     figure.gap_ns if figure else None,
+                    [
+                        annotation
+                        for annotation in step_annotations
+                        if zone_group(annotation.name) not in chosen
+                    ],
                 )
             )
         warnings = capture_warnings(analysis)
@@ -139,6 +148,14 @@ class SummaryResult:
                             "duration_ms": ms(zone.duration_ns),
                         }
                         for zone in row.zones
+                    ],
+                    "annotations": [
+                        {
+                            "name": annotation.name,
+                            "count": annotation.count,
+                            "duration_ms": ms(annotation.duration_ns),
+                        }
+                        for annotation in row.annotations
                     ],
                     "device_busy_us": None
                     if row.device_busy_ns is None
