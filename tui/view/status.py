@@ -160,7 +160,8 @@ def step_info(analysis: Analysis, step: Step) -> StatusLine:
     idle = analysis.gpu_idle
     split = None if idle is None else idle.step(step.number)
     if split is not None:
-        parts.append(_part(f"  {step_idle_text(split)}", 4))
+        # Below the step's data zone: the zone is the method's first figure.
+        parts.append(_part(f"  {step_idle_text(split)}", 2))
     for zone in analysis.zones_in(step.start_ns, step.end_ns)[:4]:
         line = Text(f"  {printable(zone.name)} ")
         line.append(duration_text(zone.duration_ns), style="bold")
