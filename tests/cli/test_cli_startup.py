@@ -51,3 +51,29 @@ def test_headless_commands_import_only_what_they_need(command: str) -> None:
         if any(module == name or module.startswith(name + ".") for name in NOT_NEEDED)
     ]
     assert imported == []
+
+
+@pytest.mark.parametrize(
+    "words", [["--help"], ["--version"], ["summry"], ["notes", "--help"]]
+)
+def test_help_version_and_usage_errors_read_no_numpy(words: list[str]) -> None:
+    """What answers at once (help, version, a misspelt command) builds every
+    parser and no figure: neither numpy nor textual is imported for it."""
+    probe = (
+        "import sys, json\n"
+        "from tui.cli import main\n"
+        "try:\n"
+        f"    main({words!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = [m for m in ('numpy', 'textual', 'orjson', 'tui.notes') if m in sys.modules]\n"
+        "print(json.dumps(heavy), file=sys.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(result.stderr.decode().strip().splitlines()[-1]) == []

@@ -17,6 +17,7 @@ MODULES = [
     "tui.notes.hashing",
     "tui.report.notes",
     "tui.commands.notes",
+    "tui.commands.notes_run",
 ]
 
 

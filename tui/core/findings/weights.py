@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tui.core.base.vocab import FindingStatus
-from tui.core.figures.analysis import Analysis
-from tui.core.model.steps import Step
+
+if TYPE_CHECKING:  # read by the CLI's --help: no numpy here
+    from tui.core.figures.analysis import Analysis
+    from tui.core.model.steps import Step
 
 # Below this share of the median step a seen pattern is `minor` (`--min-share`).
 DEFAULT_MIN_SHARE = 0.02
