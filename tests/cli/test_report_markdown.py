@@ -142,6 +142,7 @@ def test_the_figures_are_those_of_the_construction(analysis: Analysis) -> None:
         "likely",
         "likely",
         "likely",
+        "likely",
         "possible",
         "not_seen",
         "not_seen",
@@ -155,6 +156,11 @@ def test_the_figures_are_those_of_the_construction(analysis: Analysis) -> None:
     assert idle["share_of_step_pct"] == pytest.approx(100 * 300 / 1100)
     assert payload["findings_median_step_us"] == pytest.approx(1100)
     assert findings["dominant_op"]["cost_us_per_step"] == pytest.approx(400 / 2)
+    # aten::mm's gemm_kernel (200 µs a step) is no Tensor-Core name: eligible time off them.
+    assert findings["tensor_cores"]["cost_us_per_step"] == pytest.approx(200)
+    assert findings["tensor_cores"]["figures"]["eligible_share"] == pytest.approx(
+        200 / 250
+    )
     assert [note["id"][0] for note in payload["notes"]] == ["a", "b"]
     assert payload["instrumentation"]["record_shapes"] is False
 

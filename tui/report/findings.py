@@ -29,6 +29,7 @@ from tui.core.findings.finding import (
     LaunchFigures,
     MissingReason,
     PageableFigures,
+    TensorCoreFigures,
 )
 from tui.core.findings.weights import SLIVER_NS
 from tui.core.results.findings import FindingsResult, finding_data
@@ -56,6 +57,7 @@ _TITLES = {
     FindingId.HOST_BOUND: "The device waits on the host",
     FindingId.SMALL_LAUNCHES: "Many small launches per step",
     FindingId.DOMINANT_OP: "One operator dominates",
+    FindingId.TENSOR_CORES: "Tensor-Core-eligible kernels off Tensor Cores",
     FindingId.LATE_RANK: "One rank reaches the collectives late",
 }
 _HYPOTHESES = {
@@ -71,6 +73,10 @@ _HYPOTHESES = {
     ),
     FindingId.SMALL_LAUNCHES: "the work may be fragmented into many small kernels",
     FindingId.DOMINANT_OP: "its input shapes or its algorithm may decide the step time",
+    FindingId.TENSOR_CORES: (
+        "these matrix products and convolutions may run in full FP32, where lower"
+        " precision (FP16, BF16, TF32) may run them on Tensor Cores"
+    ),
     FindingId.LATE_RANK: "that rank's input or its compute may be slower",
 }
 _NEXT_CHECKS = {
@@ -95,6 +101,11 @@ _NEXT_CHECKS = {
     ),
     FindingId.DOMINANT_OP: (
         "time the same operator alone with the same inputs, then with others"
+    ),
+    FindingId.TENSOR_CORES: (
+        "run the same steps under mixed precision (torch.autocast) or with TF32"
+        " (torch.backends.cuda.matmul.allow_tf32 = True), then compare the step"
+        " time and the results"
     ),
     FindingId.LATE_RANK: ("compare that rank's data zone and kernels with a peer's"),
 }
@@ -242,7 +253,44 @@ def observation(finding: Finding) -> str:
         return _launch_text(figures)
     if isinstance(figures, DominantFigures):
         return _dominant_text(figures)
+    if isinstance(figures, TensorCoreFigures):
+        return _tensor_core_text(figures)
     return ""
+
+
+def _tensor_core_text(figures: TensorCoreFigures) -> str:
+    scope = (
+        f"over {plural(figures.steps, 'step')}"
+        if figures.steps
+        else "in the capture (no steps)"
+    )
+    text = (
+        f"of {duration_text(figures.kernel_ns)} of kernel time launched by"
+        f" operators {scope}"
+    )
+    if figures.eligible_share <= 0:
+        return (
+            text + ", none was launched by a Tensor-Core-eligible operator"
+            " (torch-tb-profiler's rules)"
+        )
+    on_tc = _percent(figures.tensor_core_share) if figures.tensor_core_share else "none"
+    text += (
+        f", Tensor-Core-eligible operators launched"
+        f" {_percent(figures.eligible_share)} and {on_tc} ran on Tensor Cores"
+        " (torch-tb-profiler's rules)"
+    )
+    if figures.eligible_off_tc_ns_per_step <= 0:
+        return text + "; every eligible operator's kernel ran on Tensor Cores"
+    text += (
+        "; eligible operators' kernels off Tensor Cores take"
+        f" {duration_text(figures.eligible_off_tc_ns_per_step)} per step"
+    )
+    if figures.operator is not None:
+        text += (
+            f", {duration_text(figures.operator_ns_per_step)} of it under"
+            f" {printable(figures.operator)}"
+        )
+    return text
 
 
 def _copy_text(figures: CopyFigures, seen: bool) -> str:
@@ -453,6 +501,13 @@ def _missing_text(reason: MissingReason, detail: str) -> str:
         )
     if reason is MissingReason.NO_KERNELS:
         return "the capture has device work but no kernels"
+    if reason is MissingReason.NO_TENSOR_CORES:
+        return f"Tensor Cores cannot be read on this capture ({detail})"
+    if reason is MissingReason.NO_KERNEL_OPERATORS:
+        return (
+            "no kernel in the window was launched by an operator (cpu_op)"
+            f" ({detail or 'none tied to one'})"
+        )
     return "no operator time in the window"
 
 

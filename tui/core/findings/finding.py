@@ -32,6 +32,8 @@ class MissingReason(Word):
     NO_OPERATOR_TIME = "no_operator_time"
     ONE_RANK = "one_rank"
     NO_COLLECTIVES = "no_collectives"
+    NO_TENSOR_CORES = "no_tensor_cores"
+    NO_KERNEL_OPERATORS = "no_kernel_operators"
 
 
 @dataclass(frozen=True)
@@ -258,6 +260,27 @@ class LateRankFigures:
     peer_compute_ns: float | None = None
 
 
+@dataclass(frozen=True)
+class TensorCoreFigures:
+    """The window's kernel time launched by operators and its use of Tensor Cores
+    (torch-tb-profiler's rules: `figures/tensor_cores.py`).
+
+    `eligible_share` is the share of that time launched by Tensor-Core-eligible
+    operators, `tensor_core_share` the share that ran on Tensor Cores; per step,
+    the eligible operators' kernel time that did not, and the operator holding
+    the most of it.
+    """
+
+    steps: int
+    kernels: int
+    kernel_ns: int
+    eligible_share: float
+    tensor_core_share: float
+    eligible_off_tc_ns_per_step: float
+    operator: str | None = None
+    operator_ns_per_step: float = 0.0
+
+
 Figures = (
     IdleFigures
     | CopyFigures
@@ -265,6 +288,7 @@ Figures = (
     | LaunchFigures
     | HostBoundFigures
     | DominantFigures
+    | TensorCoreFigures
     | LateRankFigures
 )
 
