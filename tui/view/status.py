@@ -141,7 +141,8 @@ def window_info(analysis: Analysis) -> StatusLine:
 
 def step_info(analysis: Analysis, step: Step) -> StatusLine:
     """A step's duration, device busy time, peak allocated per device (when
-    memory was recorded) and zones (kept while there is room, the first longest)."""
+    memory was recorded), its data zone's time (kept while there is room) and
+    its device's idle split."""
     parts = [
         _part(f"step {step.number}", ALWAYS, "bold"),
         _part(f" ({step.phase.value})", 6),
@@ -162,9 +163,13 @@ def step_info(analysis: Analysis, step: Step) -> StatusLine:
     if split is not None:
         # Below the step's data zone: the zone is the method's first figure.
         parts.append(_part(f"  {step_idle_text(split)}", 2))
-    for zone in analysis.zones_in(step.start_ns, step.end_ns)[:4]:
-        line = Text(f"  {printable(zone.name)} ")
-        line.append(duration_text(zone.duration_ns), style="bold")
+    # The step's data zone (the chosen names, as summary's column), not every
+    # annotation that happens to sit in the step.
+    reading = analysis.zone_reading
+    step_zone = reading.step_zone(step.number) if reading.found else None
+    for share in () if step_zone is None else step_zone.shares[:4]:
+        line = Text(f"  {printable(share.name)} ")
+        line.append(duration_text(share.duration_ns), style="bold")
         parts.append(Part(line, 3))
     return StatusLine(tuple(parts))
 
