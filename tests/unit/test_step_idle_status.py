@@ -24,3 +24,23 @@ def test_no_gpu_no_idle_part(tmp_path: Path) -> None:
     events = [*metadata(), cpu("ProfilerStep#1", 0, 1000, cat="user_annotation")]
     analysis = Analysis(load_trace(write_trace(tmp_path / "cpu.json", events)))
     assert "stream idle" not in step_info(analysis, analysis.steps[0]).plain
+
+
+def test_the_step_line_shows_the_data_zone_not_other_annotations(
+    tmp_path: Path,
+) -> None:
+    events = [
+        *metadata(),
+        cpu("ProfilerStep#1", 0, 1000, cat="user_annotation"),
+        cpu("## forward ##", 10, 600, cat="user_annotation"),
+        cpu(
+            "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+            700,
+            71,
+            cat="user_annotation",
+        ),
+    ]
+    analysis = Analysis(load_trace(write_trace(tmp_path / "t.json", events)))
+    line = step_info(analysis, analysis.steps[0]).plain
+    assert "enumerate(DataLoader)#… 71 µs" in line
+    assert "## forward ##" not in line
