@@ -19,14 +19,8 @@ from tui.cli import main
 from tui.core.diff import TraceDiff
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
-from tui.notes.model import (
-    InvalidNoteError,
-    Note,
-    Result,
-    TestedBy,
-    dump_document,
-    parse_document,
-)
+from tui.notes.document import dump_document, parse_document
+from tui.notes.model import InvalidNoteError, Note, Result, TestedBy
 from tui.notes.paths import sidecar_path
 from tui.notes.store import NotesStore
 from tui.notes.tested_by import record_tested_by
@@ -290,7 +284,7 @@ def test_schema_is_3_only_with_a_link_and_old_files_read_back() -> None:
         hypothesis="h2",
         result=Result("r", tested_by=tested),
     )
-    from tui.notes.model import NotesDocument, TraceIdentity
+    from tui.notes.document import NotesDocument, TraceIdentity
 
     identity = TraceIdentity("run.json", 10, None)
     assert orjson.loads(dump_document(NotesDocument(identity, (plain,))))["schema"] == 2

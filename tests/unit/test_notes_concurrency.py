@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.notes.model import parse_document
+from tui.notes.document import parse_document
 from tui.notes.paths import sidecar_path
 from tui.notes.store import NotesStore
 

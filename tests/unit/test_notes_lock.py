@@ -14,7 +14,7 @@ import pytest
 
 from tui.cli import main
 from tui.notes.disk import locked
-from tui.notes.model import parse_document
+from tui.notes.document import parse_document
 from tui.notes.paths import lock_path, sidecar_path
 from tui.notes.store import NotesStore
 

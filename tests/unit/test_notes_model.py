@@ -6,20 +6,22 @@ import orjson
 import pytest
 
 from tui.core.base.vocab import Verdict
+from tui.notes.document import (
+    NotesDocument,
+    TraceIdentity,
+    dump_document,
+    parse_document,
+)
 from tui.notes.link import TestedBy
 from tui.notes.model import (
     Anchor,
     AnchorKind,
     InvalidNoteError,
     Note,
-    NotesDocument,
     NotesFormatError,
     NotesSchemaError,
     Result,
     Status,
-    TraceIdentity,
-    dump_document,
-    parse_document,
     parse_status,
 )
 

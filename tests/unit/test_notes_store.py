@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from tui.core.base import safe_write
+from tui.notes.document import parse_document
 from tui.notes.hashing import HashCancelled, sha256_file
 from tui.notes.model import (
     Anchor,
@@ -19,7 +20,6 @@ from tui.notes.model import (
     NotesLockTimeout,
     Result,
     UnknownNoteError,
-    parse_document,
 )
 from tui.notes.paths import fallback_path, lock_path, numbered_path, sidecar_path
 from tui.notes.store import NotesStore

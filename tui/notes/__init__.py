@@ -6,6 +6,7 @@ The app's entry point is `NotesStore.open(trace_path)`.
 
 from __future__ import annotations
 
+from tui.notes.document import TraceIdentity
 from tui.notes.merge import Conflict
 from tui.notes.model import (
     STATUSES,
@@ -20,7 +21,6 @@ from tui.notes.model import (
     NotesSchemaError,
     Result,
     Status,
-    TraceIdentity,
     UnknownNoteError,
 )
 from tui.notes.paths import fallback_path, sidecar_path

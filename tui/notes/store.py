@@ -38,6 +38,12 @@ from typing import Any
 
 from tui.core.base.safe_write import temporary_pattern, write_replacing
 from tui.notes.disk import DEFAULT_LOCK_TIMEOUT, locked, read_notes_file
+from tui.notes.document import (
+    NotesDocument,
+    TraceIdentity,
+    dump_document,
+    parse_document,
+)
 from tui.notes.merge import Conflict, merge_notes, merge_sources
 from tui.notes.model import (
     EDITABLE_FIELDS,
@@ -45,16 +51,12 @@ from tui.notes.model import (
     Anchor,
     InvalidNoteError,
     Note,
-    NotesDocument,
     NotesFormatError,
     NotesSaveError,
     Result,
     Status,
-    TraceIdentity,
     UnknownNoteError,
-    dump_document,
     iso_utc,
-    parse_document,
     parse_status,
     utc_now,
 )
