@@ -56,14 +56,21 @@ def _caches_and_data_off_the_home_folder(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[None]:
     """Column cache entries and fallback notes of the whole run go to a temporary
-    folder (children inherit it), never to ~/.cache or ~/.local/share."""
+    folder (children inherit it), never to ~/.cache or ~/.local/share; under
+    xdist the workers share the column cache."""
     import os
 
     saved = {
         name: os.environ.get(name)
         for name in ("STEPTRACE_CACHE_DIR", "STEPTRACE_DATA_DIR")
     }
-    os.environ["STEPTRACE_CACHE_DIR"] = str(tmp_path_factory.mktemp("column-cache"))
+    cache = tmp_path_factory.mktemp("column-cache")
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # One cache for all workers (entries are written temp-then-rename), so
+        # a big shared trace is decoded once per run, not once per worker.
+        cache = tmp_path_factory.getbasetemp().parent / "column-cache"
+        cache.mkdir(exist_ok=True)
+    os.environ["STEPTRACE_CACHE_DIR"] = str(cache)
     os.environ["STEPTRACE_DATA_DIR"] = str(tmp_path_factory.mktemp("steptrace-data"))
     yield
     for name, value in saved.items():
