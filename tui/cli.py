@@ -25,7 +25,6 @@ COMMANDS = (
     "ops",
     "kernels",
     "copies",
-    "syncs",
     "memory",
     "collectives",
     "gaps",
