@@ -25,6 +25,7 @@ COMMANDS = (
     "ops",
     "kernels",
     "copies",
+    "syncs",
     "memory",
     "collectives",
     "gaps",

@@ -1,7 +1,7 @@
 """The result commands as one table: each row a command that opens a capture,
 computes one typed result from it and prints it as text or JSON.
 
-`steptrace summary|ops|kernels|copies|memory|gaps|zones|report|findings TRACE`: a row
+`steptrace summary|ops|kernels|copies|syncs|memory|gaps|zones|report|findings TRACE`: a row
 says its own options, how it computes its result from the opened capture and,
 when not as every other, how it prints; `run` is the one way they all run
 (open with `tui.core.opening`, words from `tui.report`). Every import that costs
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from tui.core.results.memory import MemoryResult
     from tui.core.results.ops import OpsResult
     from tui.core.results.summary import SummaryResult
+    from tui.core.results.syncs import SyncsResult
     from tui.core.results.zones import ZonesResult
     from tui.report.report import ReportResult
 
@@ -249,6 +250,18 @@ def _copies_text(result: CopiesResult, args: argparse.Namespace) -> str:
     return copies_text(result) + "\n"
 
 
+def _syncs(analysis: Analysis, args: argparse.Namespace) -> SyncsResult:
+    from tui.core.results.syncs import SyncsResult
+
+    return SyncsResult.of(analysis)
+
+
+def _syncs_text(result: SyncsResult, args: argparse.Namespace) -> str:
+    from tui.report.syncs import syncs_text
+
+    return syncs_text(result) + "\n"
+
+
 def _memory(analysis: Analysis, args: argparse.Namespace) -> MemoryResult:
     from tui.core.results.memory import MemoryResult
 
@@ -419,6 +432,12 @@ TABLE: dict[str, ResultCommand] = {
         "host↔device copies and sets: count, bytes, time, per step, repeated",
         _copies,
         _copies_text,
+    ),
+    "syncs": ResultCommand(
+        "host synchronisations: the causing operator, host time blocked, device idle"
+        " after; per kind, operator and step",
+        _syncs,
+        _syncs_text,
     ),
     "memory": ResultCommand(
         "profile_memory captures: peak allocated per step, bytes per operator",

@@ -100,6 +100,7 @@ class FindingId(Word):
     DOMINANT_OP = "dominant_op"
     TENSOR_CORES = "tensor_cores"
     LATE_RANK = "late_rank"
+    HOST_SYNC = "host_sync"
 
 
 class FindingStatus(Word):
@@ -179,6 +180,15 @@ class CopyDirection(Word):
             CopyDirection.SET: "set",
             CopyDirection.OTHER: "other",
         }[self]
+
+
+class SyncKind(Word):
+    """What the host waited for in a synchronisation (`figures/syncs.py`)."""
+
+    STREAM = "stream"  # cudaStreamSynchronize, a Stream Sync
+    DEVICE = "device"  # cudaDeviceSynchronize, a Context Sync
+    EVENT = "event"  # cudaEventSynchronize, an Event Sync
+    COPY = "copy"  # a synchronous cudaMemcpy: the host waits for the copy
 
 
 class DataLoading(Word):

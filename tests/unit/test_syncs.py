@@ -1,0 +1,330 @@
+"""Host synchronisations: a hand-made trace whose syncs, causes and idle are known
+by construction, and the shared traces checked against a raw parse of their JSON."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.builders.traces import cpu, gpu, metadata, write_trace
+from tui.cli import main
+from tui.core.base.vocab import SyncKind
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.syncs import SYNC_KINDS, SyncReading, call_sync_kind
+from tui.core.ingest.load import load_trace
+
+STEP_US = 1000.0
+
+
+def runtime(name: str, ts: float, dur: float, corr: int, **args: Any) -> dict[str, Any]:
+    return cpu(name, ts, dur, cat="cuda_runtime", correlation=corr, **args)
+
+
+def device_sync(
+    kind: str, ts: float, dur: float, corr: int, stream: int
+) -> dict[str, Any]:
+    return gpu(
+        kind,
+        ts,
+        dur,
+        cat="cuda_sync",
+        stream=stream,
+        correlation=corr,
+        cuda_sync_kind=kind,
+    )
+
+
+def sync_trace(path: Path) -> Path:
+    """Two steps of 1 ms; every sync in the first (µs):
+
+    - 120..150 cudaStreamSynchronize under python frames train.py > model.py and
+      aten::item > aten::_local_scalar_dense; stream 7's work ends at 145, the
+      next kernel starts at 180: blocked 30, idle after 30;
+    - 400..450 cudaStreamSynchronize under aten::to > aten::copy_, stream 8 runs
+      300..600 across its end: blocked 50, idle after 0;
+    - 650..700 cudaDeviceSynchronize, no operator, the next kernel at 900:
+      blocked 50, idle after 200;
+    - 750..752 cudaEventQuery with an Event Sync: a poll, left out (1 query);
+      760..763 cudaStreamWaitEvent with a Stream Wait Event: no host wait;
+    - 800..810 an Event Sync whose call is not in the trace: blocked 10 (its own
+      length), idle after 90;
+    - 950..960 a synchronous cudaMemcpy, no device work after: blocked 10, idle -1;
+    - aten::nonzero 20..30 with no sync inside (on host tensors).
+    """
+    events = list(metadata())
+    events += [
+        cpu("ProfilerStep#1", 0, STEP_US, cat="user_annotation"),
+        cpu("ProfilerStep#2", STEP_US, STEP_US, cat="user_annotation"),
+        cpu("aten::mm", 5, 15),
+        runtime("cudaLaunchKernel", 10, 5, 10),
+        gpu("k1", 10, 130, correlation=10),
+        cpu("aten::nonzero", 20, 10),
+        cpu("train.py(12): step", 90, 80, cat="python_function"),
+        cpu("model.py(5): forward", 95, 70, cat="python_function"),
+        cpu("aten::item", 100, 60),
+        cpu("aten::_local_scalar_dense", 105, 50),
+        runtime("cudaMemcpyAsync", 110, 5, 11),
+        gpu(
+            "Memcpy DtoH (Device -> Pageable)", 141, 4, cat="gpu_memcpy", correlation=11
+        ),
+        runtime("cudaStreamSynchronize", 120, 30, 12),
+        device_sync("Stream Sync", 121, 28, 12, 7),
+        cpu("aten::add", 165, 13),
+        runtime("cudaLaunchKernel", 170, 5, 13),
+        gpu("k2", 180, 100, correlation=13),
+        cpu("aten::relu", 290, 10),
+        runtime("cudaLaunchKernel", 292, 5, 14),
+        gpu("k3", 300, 300, correlation=14, stream=8),
+        cpu("aten::to", 380, 80),
+        cpu("aten::copy_", 385, 70),
+        runtime("cudaMemcpyAsync", 390, 5, 15),
+        gpu(
+            "Memcpy DtoH (Device -> Pageable)",
+            420,
+            25,
+            cat="gpu_memcpy",
+            correlation=15,
+        ),
+        runtime("cudaStreamSynchronize", 400, 50, 16),
+        device_sync("Stream Sync", 401, 48, 16, 7),
+        runtime("cudaDeviceSynchronize", 650, 50, 20),
+        device_sync("Context Sync", 651, 48, 20, -1),
+        runtime("cudaEventQuery", 750, 2, 30),
+        device_sync("Event Sync", 750, 1, 30, -1),
+        runtime("cudaStreamWaitEvent", 760, 3, 31),
+        device_sync("Stream Wait Event", 761, 1, 31, 7),
+        device_sync("Event Sync", 800, 10, 40, -1),
+        runtime("cudaLaunchKernel", 880, 5, 41),
+        gpu("k4", 900, 40, correlation=41),
+        runtime("cudaMemcpy", 950, 10, 42),
+    ]
+    return write_trace(path, events)
+
+
+@pytest.fixture
+def reading(tmp_path: Path) -> SyncReading:
+    return SyncReading.of(Analysis(load_trace(sync_trace(tmp_path / "syncs.json"))))
+
+
+def test_every_sync_with_its_blocked_time_and_idle_after(reading: SyncReading) -> None:
+    trace = reading.trace
+    columns = reading.columns
+    names = [trace.event_name(int(event)) for event in columns.events]
+    assert names == [
+        "cudaStreamSynchronize",
+        "cudaStreamSynchronize",
+        "cudaDeviceSynchronize",
+        "Event Sync",
+        "cudaMemcpy",
+    ]
+    assert [SYNC_KINDS[int(k)] for k in columns.kind] == [
+        SyncKind.STREAM,
+        SyncKind.STREAM,
+        SyncKind.DEVICE,
+        SyncKind.EVENT,
+        SyncKind.COPY,
+    ]
+    assert columns.blocked_ns.tolist() == [30_000, 50_000, 50_000, 10_000, 10_000]
+    assert columns.idle_after_ns.tolist() == [30_000, 0, 200_000, 90_000, -1]
+    assert columns.queries == 1
+    assert columns.device.tolist() == [0, 0, 0, 0, 0]
+    # The joined cuda_sync events, and the lone one stands for itself.
+    joined = [
+        None if e < 0 else trace.event_name(e) for e in columns.device_event.tolist()
+    ]
+    assert joined == ["Stream Sync", "Stream Sync", "Context Sync", "Event Sync", None]
+
+
+def test_cause_reading_path_and_stack(reading: SyncReading) -> None:
+    trace = reading.trace
+    columns = reading.columns
+
+    def name(event: int) -> str | None:
+        return None if event < 0 else trace.event_name(event)
+
+    assert [name(int(e)) for e in columns.cause] == [
+        "aten::item",
+        "aten::to",
+        None,
+        None,
+        None,
+    ]
+    assert [name(int(e)) for e in columns.reading] == ["aten::item"] + [None] * 4
+    assert columns.paths[int(columns.path[0])] == (
+        "aten::item",
+        "aten::_local_scalar_dense",
+    )
+    assert columns.paths[int(columns.path[1])] == ("aten::to", "aten::copy_")
+    assert int(columns.path[2]) == -1  # directly in the step: steps are left out
+    assert columns.stacks[int(columns.stack[0])] == (
+        "train.py(12): step",
+        "model.py(5): forward",
+    )
+    assert columns.stack[1:].tolist() == [-1] * 4
+
+
+def test_totals_per_kind_cause_and_step(reading: SyncReading) -> None:
+    assert reading.total.count == 5
+    assert reading.total.blocked_ns == 150_000
+    assert reading.total.idle_after_ns == 320_000
+    by_kind = {
+        kind: (t.count, t.blocked_ns, t.idle_after_ns)
+        for kind, t in reading.by_kind.items()
+    }
+    assert by_kind == {
+        SyncKind.STREAM: (2, 80_000, 30_000),
+        SyncKind.DEVICE: (1, 50_000, 200_000),
+        SyncKind.EVENT: (1, 10_000, 90_000),
+        SyncKind.COPY: (1, 10_000, 0),
+    }
+    causes = [
+        (row.name, row.totals.count, row.totals.cost_ns) for row in reading.by_cause
+    ]
+    assert causes == [
+        (None, 3, 360_000),
+        ("aten::item", 1, 60_000),
+        ("aten::to", 1, 50_000),
+    ]
+    steps = [(t.count, t.blocked_ns, t.idle_after_ns) for t in reading.step_totals]
+    assert steps == [(5, 150_000, 320_000), (0, 0, 0)]
+    assert reading.in_window.all()
+    reads = {row.name: (row.calls, row.waited) for row in reading.reads}
+    assert reads == {
+        "aten::item": (1, 1),
+        "aten::_local_scalar_dense": (1, 1),
+        "aten::nonzero": (1, 0),
+    }
+    top = [
+        int(reading.columns.blocked_ns[p] + max(reading.columns.idle_after_ns[p], 0))
+        for p in reading.top
+    ]
+    assert top == sorted(top, reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("cudaStreamSynchronize", SyncKind.STREAM),
+        ("cudaStreamSynchronize_ptsz", SyncKind.STREAM),
+        ("cuStreamSynchronize", SyncKind.STREAM),
+        ("hipDeviceSynchronize", SyncKind.DEVICE),
+        ("cuCtxSynchronize", SyncKind.DEVICE),
+        ("hipEventSynchronize", SyncKind.EVENT),
+        ("cudaMemcpy", SyncKind.COPY),
+        ("cuMemcpyDtoH_v2", SyncKind.COPY),
+        ("cudaMemcpyAsync", None),
+        ("cudaEventQuery", None),
+        ("cudaStreamWaitEvent", None),
+        ("cudaLaunchKernel", None),
+    ],
+)
+def test_which_calls_wait(name: str, kind: SyncKind | None) -> None:
+    assert call_sync_kind(name) is kind
+
+
+def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = sync_trace(tmp_path / "syncs.json")
+    assert main(["syncs", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["total"] == {"count": 5, "blocked_us": 150.0, "idle_after_us": 320.0}
+    assert data["queries"] == 1
+    assert [row["kind"] for row in data["kinds"]] == [
+        "stream",
+        "device",
+        "event",
+        "copy",
+    ]
+    assert data["steps"][0]["step"] == 1 and data["steps"][0]["count"] == 5
+    first = data["top"][0]
+    assert first["name"] == "cudaDeviceSynchronize"
+    assert first["blocked_us"] == 50.0 and first["idle_after_us"] == 200.0
+    item = next(row for row in data["top"] if row["operator"] == "aten::item")
+    assert item["stack"] == ["train.py(12): step", "model.py(5): forward"]
+    assert item["path"] == ["aten::item", "aten::_local_scalar_dense"]
+    assert (
+        next(row for row in data["top"] if row["name"] == "cudaMemcpy")["idle_after_us"]
+        is None
+    )
+    assert main(["syncs", str(path)]) == 0
+    text = capsys.readouterr().out
+    words = " ".join(text.split())
+    assert "5 host synchronisations" in words and "1 event query left out" in words
+    assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_without_gpu_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_trace(
+        tmp_path / "cpu.json",
+        [
+            *metadata(),
+            cpu("aten::item", 0, 10),
+            runtime("cudaStreamSynchronize", 1, 5, 1),
+        ],
+    )
+    assert main(["syncs", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["gpu_observed"] is False and data["total"] is None
+
+
+# -- the shared traces against a raw parse of their JSON ---------------------------
+
+BLOCKING = {"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize"}
+WORK_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
+
+
+def raw_syncs(path: Path) -> tuple[int, float, float, int]:
+    """Count, blocked µs and idle-after µs of the blocking runtime calls, and the
+    cuda_sync events of queries, computed from the JSON alone (one device)."""
+    events = json.loads(gzip.decompress(path.read_bytes()))["traceEvents"]
+    calls = [
+        e for e in events if e.get("cat") == "cuda_runtime" and e["name"] in BLOCKING
+    ]
+    work = [
+        (float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)))
+        for e in events
+        if e.get("cat") in WORK_CATEGORIES and e.get("ph") == "X"
+    ]
+    idle = 0.0
+    for call in calls:
+        end = float(call["ts"]) + float(call["dur"])
+        if any(start < end < stop for start, stop in work):
+            continue
+        following = [start for start, _ in work if start >= end]
+        if following:
+            idle += min(following) - end
+    query_ids = {
+        e["args"]["correlation"]
+        for e in events
+        if e.get("cat") == "cuda_runtime" and e["name"] == "cudaEventQuery"
+    }
+    queries = sum(
+        1
+        for e in events
+        if e.get("cat") == "cuda_sync" and e["args"].get("correlation") in query_ids
+    )
+    blocked = sum(float(call["dur"]) for call in calls)
+    return len(calls), blocked, idle, queries
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "critical_path-cuda_event_sync-event_sync_trace.json.gz",
+        "critical_path-cuda_event_sync_multi_stream-event_sync_trace.json.gz",
+        "critical_path-alexnet-benchmark_result_2869224_1695835535_trace.json.gz",
+    ],
+)
+def test_shared_traces_against_their_json(shared_traces: Path, name: str) -> None:
+    path = shared_traces / name
+    count, blocked_us, idle_us, queries = raw_syncs(path)
+    reading = SyncReading.of(Analysis(load_trace(path)))
+    assert reading.total.count == count
+    assert reading.total.blocked_ns / 1000 == pytest.approx(blocked_us)
+    assert reading.total.idle_after_ns / 1000 == pytest.approx(idle_us)
+    assert reading.columns.queries == queries
+    # Every blocking call here has its cuda_sync event.
+    assert (reading.columns.device_event >= 0).all()

@@ -1,0 +1,561 @@
+"""Host synchronisations: every time the host waited on the device, what caused it, what it cost.
+
+A **sync** is a host call that returns only when device work is done:
+
+- runtime and driver calls (`BLOCKING_CALLS`): `cudaStreamSynchronize`,
+  `cudaDeviceSynchronize`, `cudaEventSynchronize` and their driver and HIP
+  spellings, and the synchronous copies (`cudaMemcpy`, `hipMemcpy`…, not
+  the `Async` ones), each with its kind (`SyncKind`);
+- Kineto's `cuda_sync` device events (`Stream Sync`, `Event Sync`,
+  `Context Sync`) are the device's side of those calls, joined to them by
+  correlation id: they say the device and stream. A `cuda_sync` event whose
+  call is a query (`cudaEventQuery`, `cudaStreamQuery`: the host polls and
+  returns at once) is no wait: left out and counted in `queries`. One whose
+  call is not in the trace is a sync on its own (blocked time: its own
+  length, no operator). `Stream Wait Event` is a stream waiting on another
+  stream: the host never waits, so it is no sync here.
+
+For each sync:
+
+- **blocked**: the call's duration, the host time spent waiting;
+- **idle after**: on the sync's device (the `cuda_sync` event's device; the
+  only device when the trace has one; else every device together), from the
+  sync's end to the start of the next device work (kernel, copy or set, on
+  any stream); 0 when device work runs across the sync's end (the device did
+  not wait), -1 when no device work follows. A sync drains the device's
+  queue, so the device idles until the host issues work again;
+- **cause**: the outermost operator (`cpu_op`) enclosing the call on its
+  thread: the one the program called (`aten::item` over
+  `aten::_local_scalar_dense`, `aten::to` over `aten::copy_`); **reading**:
+  the outermost enclosing operator that reads a device value on the host
+  (`READS_DEVICE_VALUES`); **path**: every enclosing event, outermost first,
+  steps and Python frames left out; **stack**: the enclosing Python frames
+  (`python_function` events of a `with_stack` capture), outermost first, or
+  the cause's `Call stack` arg written by older profilers;
+- **step**: the step whose span holds the call's start.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from tui.core.base.vocab import SyncKind
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.launches import step_index
+from tui.core.model.masks import kinds_in, names_in
+from tui.core.model.steps import STEP_NAME, Step
+from tui.core.model.trace import Kind, Trace, TrackKind
+
+Int64Array = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+SYNC_KINDS = list(SyncKind)
+
+# Runtime and driver calls that block the host until device work is done
+# (CUDA runtime, CUDA driver, HIP), with `_ptsz`/`_spt`/`_v2` suffixes.
+_CALL_KINDS = (
+    (
+        re.compile(r"(?:cudaStream|cuStream|hipStream)Synchronize"),
+        SyncKind.STREAM,
+    ),
+    (
+        re.compile(
+            r"cudaDeviceSynchronize|cudaThreadSynchronize|cuCtxSynchronize"
+            r"|hipDeviceSynchronize|hipCtxSynchronize"
+        ),
+        SyncKind.DEVICE,
+    ),
+    (re.compile(r"(?:cudaEvent|cuEvent|hipEvent)Synchronize"), SyncKind.EVENT),
+    (
+        re.compile(
+            r"cudaMemcpy(?:2D|3D|Peer|ToSymbol|FromSymbol)?"
+            r"|cuMemcpy(?:DtoH|HtoD|Peer)?|hipMemcpy(?:DtoH|HtoD|Peer)?"
+        ),
+        SyncKind.COPY,
+    ),
+)
+_SUFFIX = re.compile(r"(?:_ptsz|_spt|_v\d+)+$")
+# Polls that return at once: their `cuda_sync` events are no wait.
+QUERY_CALLS = frozenset(
+    {
+        "cudaEventQuery",
+        "cudaStreamQuery",
+        "cuEventQuery",
+        "cuStreamQuery",
+        "hipEventQuery",
+        "hipStreamQuery",
+    }
+)
+# Kineto's cuda_sync kinds (the event's name, and its `cuda_sync_kind` arg)
+# that are the device's side of a host wait.
+DEVICE_SYNC_KINDS = {
+    "Stream Sync": SyncKind.STREAM,
+    "Context Sync": SyncKind.DEVICE,
+    "Event Sync": SyncKind.EVENT,
+}
+# Operators whose result needs a device value on the host, so they wait for
+# the device (PyTorch: `torch.cuda.set_sync_debug_mode` flags them; each
+# copies to the host and synchronises, through `_local_scalar_dense` or a
+# host copy): a scalar read (`.item()`, `bool(t)`, `if t:`), an output whose
+# size depends on the values (nonzero, masked_select, unique, boolean-mask
+# indexing, repeat_interleave without output_size, bincount, histc without
+# bounds), a comparison returning a Python bool, a copy to the host.
+READS_DEVICE_VALUES = frozenset(
+    {
+        "aten::item",
+        "aten::_local_scalar_dense",
+        "aten::is_nonzero",
+        "aten::equal",
+        "aten::allclose",
+        "aten::nonzero",
+        "aten::nonzero_numpy",
+        "aten::argwhere",
+        "aten::masked_select",
+        "aten::unique",
+        "aten::_unique",
+        "aten::_unique2",
+        "aten::unique_dim",
+        "aten::unique_consecutive",
+        "aten::unique_dim_consecutive",
+        "aten::repeat_interleave",
+        "aten::bincount",
+        "aten::histc",
+        "aten::tolist",
+        "aten::cpu",
+    }
+)
+
+
+def call_sync_kind(name: str) -> SyncKind | None:
+    """The kind of wait a runtime or driver call of this name is (None: it does not wait)."""
+    bare = _SUFFIX.sub("", name)
+    for pattern, kind in _CALL_KINDS:
+        if pattern.fullmatch(bare):
+            return kind
+    return None
+
+
+def _kind_by_name(trace: Trace, kinds: dict[str, SyncKind] | None) -> Int64Array:
+    """Per name id, the index in SYNC_KINDS of a blocking call's kind (-1: none);
+    with `kinds`, of a device sync event's name."""
+    codes = np.full(len(trace.names) + 1, -1, dtype=np.int64)
+    for index, name in enumerate(trace.names):
+        kind = call_sync_kind(name) if kinds is None else kinds.get(name)
+        if kind is not None:
+            codes[index] = SYNC_KINDS.index(kind)
+    return codes
+
+
+def _by_correlation(keys: Int64Array, wanted: Int64Array) -> Int64Array:
+    """For each wanted correlation, the position in `keys` holding it (-1: none)."""
+    if keys.size == 0:
+        return np.full(wanted.size, -1, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    position = np.minimum(np.searchsorted(sorted_keys, wanted), keys.size - 1)
+    found = (wanted >= 0) & (sorted_keys[position] == wanted)
+    return np.where(found, order[position], -1).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class SyncColumns:
+    """One entry per sync, in time order (see the module's definitions).
+
+    `event` is the host call (or, without one, the `cuda_sync` event);
+    `device_event` the joined `cuda_sync` event (-1: none); `device` -1 when
+    unknown (idle read on every device); `cause`, `reading` events (-1: none);
+    `path`/`stack` index `paths`/`stacks` (-1: none); `step` indexes
+    `Analysis.steps` (-1: outside every step); `idle_after_ns` -1 when no
+    device work follows.
+    """
+
+    events: Int64Array
+    kind: Int64Array
+    start_ns: Int64Array
+    end_ns: Int64Array
+    blocked_ns: Int64Array
+    device_event: Int64Array
+    device: Int64Array
+    idle_after_ns: Int64Array
+    step: Int64Array
+    cause: Int64Array
+    reading: Int64Array
+    path: Int64Array
+    paths: list[tuple[str, ...]]
+    stack: Int64Array
+    stacks: list[tuple[str, ...]]
+    queries: int
+
+    def __len__(self) -> int:
+        return int(self.events.size)
+
+    @property
+    def cost_ns(self) -> Int64Array:
+        """Blocked time plus the device idle after it (none after: 0)."""
+        result: Int64Array = self.blocked_ns + np.maximum(self.idle_after_ns, 0)
+        return result
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> SyncColumns:
+        """Every sync of an analysed trace."""
+        trace = analysis.trace
+        on_device = np.array(
+            [track.kind == TrackKind.DEVICE for track in trace.tracks] or [False]
+        )
+        host_calls = np.flatnonzero(
+            analysis.on_cpu & kinds_in(trace, (Kind.RUNTIME, Kind.DRIVER))
+        ).astype(np.int64)
+        call_kind = _kind_by_name(trace, None)[trace.name_id[host_calls]]
+        device_syncs = np.flatnonzero(
+            (trace.kind == Kind.SYNC) & on_device[trace.track]
+        ).astype(np.int64)
+        device_kind = _kind_by_name(trace, DEVICE_SYNC_KINDS)[
+            trace.name_id[device_syncs]
+        ]
+        device_syncs, device_kind = (
+            device_syncs[device_kind >= 0],
+            device_kind[device_kind >= 0],
+        )
+        # Each device sync's host call, by correlation.
+        call_of = _by_correlation(
+            trace.correlation[host_calls], trace.correlation[device_syncs]
+        )
+        joined = call_of >= 0
+        is_query = np.zeros(device_syncs.size, dtype=bool)
+        if joined.any():
+            query_ids = trace.name_ids_matching(set(QUERY_CALLS))
+            called = host_calls[np.maximum(call_of, 0)]
+            is_query = joined & names_in(trace, query_ids)[called]
+        blocking = call_kind >= 0
+        lone = ~joined  # a cuda_sync event whose call is not in the trace
+        events = np.concatenate([host_calls[blocking], device_syncs[lone]])
+        kind = np.concatenate([call_kind[blocking], device_kind[lone]])
+        # The device event joined to each blocking call (the lone ones: itself).
+        device_event_of_call = np.full(host_calls.size, -1, dtype=np.int64)
+        device_event_of_call[call_of[joined]] = device_syncs[joined]
+        device_event = np.concatenate(
+            [device_event_of_call[blocking], device_syncs[lone]]
+        )
+        order = np.argsort(trace.start_ns[events], kind="stable")
+        events, kind, device_event = events[order], kind[order], device_event[order]
+        start = trace.start_ns[events]
+        blocked = trace.duration_ns[events]
+        end = start + blocked
+        device = _devices(analysis, device_event)
+        steps = analysis.steps
+        step = step_index(
+            start,
+            np.array([item.start_ns for item in steps], dtype=np.int64),
+            np.array([item.end_ns for item in steps], dtype=np.int64),
+        )
+        ancestors = _ancestors(analysis.parent, events)
+        cause, reading = _causes(trace, ancestors)
+        path, paths = _chains(trace, ancestors, _path_member(trace))
+        stack, stacks = _chains(trace, ancestors, trace.kind == Kind.PYTHON)
+        stack, stacks = _call_stacks(trace, cause, stack, stacks)
+        return cls(
+            events=events.astype(np.int64),
+            kind=kind.astype(np.int64),
+            start_ns=start.astype(np.int64),
+            end_ns=end.astype(np.int64),
+            blocked_ns=blocked.astype(np.int64),
+            device_event=device_event.astype(np.int64),
+            device=device,
+            idle_after_ns=_idle_after(analysis, end, device),
+            step=step,
+            cause=cause,
+            reading=reading,
+            path=path,
+            paths=paths,
+            stack=stack,
+            stacks=stacks,
+            queries=int(is_query.sum()),
+        )
+
+
+def _devices(analysis: Analysis, device_event: Int64Array) -> Int64Array:
+    """Each sync's device: its `cuda_sync` event's track's, else the only one, else -1."""
+    trace = analysis.trace
+    track_device = np.array(
+        [-1 if track.device is None else track.device for track in trace.tracks]
+        or [-1],
+        dtype=np.int64,
+    )
+    known = [device for device in analysis.devices if device is not None]
+    only = known[0] if len(known) == 1 and len(analysis.devices) == 1 else -1
+    of_event = track_device[trace.track[np.maximum(device_event, 0)]]
+    return np.where((device_event >= 0) & (of_event >= 0), of_event, only).astype(
+        np.int64
+    )
+
+
+def _idle_after(analysis: Analysis, end: Int64Array, device: Int64Array) -> Int64Array:
+    """Per sync, its device's idle from `end` to the next device work's start (see above)."""
+    idle = np.full(end.size, -1, dtype=np.int64)
+    trace = analysis.trace
+    if end.size == 0 or not trace.gpu_observed:
+        return idle
+    work = np.flatnonzero(trace.device_work_mask)
+    work_device = np.array(
+        [-1 if track.device is None else track.device for track in trace.tracks]
+        or [-1],
+        dtype=np.int64,
+    )[trace.track[work]]
+    for value in np.unique(device).tolist():
+        mine = device == value
+        if value >= 0 and value in analysis.busy_by_device:
+            busy = analysis.busy_by_device[value]
+            starts = np.sort(trace.start_ns[work[work_device == value]])
+        else:
+            busy = analysis.busy_all_devices
+            starts = np.sort(trace.start_ns[work])
+        at = end[mine]
+        # Busy across the end: some interval starts before it and ends after.
+        block = np.searchsorted(busy.starts, at, side="left") - 1
+        covered = (block >= 0) & (busy.ends[np.maximum(block, 0)] > at)
+        following = np.searchsorted(starts, at, side="left")
+        has_next = following < starts.size
+        gap = starts[np.minimum(following, max(starts.size - 1, 0))] - at
+        idle[mine] = np.where(covered, 0, np.where(has_next, gap, -1))
+    return idle
+
+
+def _ancestors(parent: Int64Array, events: Int64Array) -> Int64Array:
+    """The enclosing events of each event, one row per level (innermost first), -1 padded."""
+    rows = []
+    current = parent[events] if events.size else np.zeros(0, dtype=np.int64)
+    while current.size and bool((current >= 0).any()):
+        rows.append(current)
+        current = np.where(current >= 0, parent[np.maximum(current, 0)], -1)
+    if not rows:
+        return np.zeros((0, events.size), dtype=np.int64)
+    return np.vstack(rows).astype(np.int64)
+
+
+def _causes(trace: Trace, ancestors: Int64Array) -> tuple[Int64Array, Int64Array]:
+    """The outermost enclosing operator of each sync, and the outermost that reads a value."""
+    count = ancestors.shape[1]
+    cause = np.full(count, -1, dtype=np.int64)
+    reading = np.full(count, -1, dtype=np.int64)
+    reads = names_in(trace, trace.name_ids_matching(set(READS_DEVICE_VALUES)))
+    for level in ancestors:  # innermost first: the last hit is the outermost
+        safe = np.maximum(level, 0)
+        present = level >= 0
+        operator = present & (trace.kind[safe] == Kind.CPU_OP)
+        cause = np.where(operator, level, cause)
+        reading = np.where(operator & reads[safe], level, reading)
+    return cause, reading
+
+
+def _path_member(trace: Trace) -> BoolArray:
+    """Events that name a sync's path: not steps, not Python frames."""
+    step_ids = [i for i, name in enumerate(trace.names) if STEP_NAME.match(name)]
+    member: BoolArray = (trace.kind != Kind.PYTHON) & ~names_in(trace, step_ids)
+    return member
+
+
+def _chains(
+    trace: Trace, ancestors: Int64Array, member: BoolArray
+) -> tuple[Int64Array, list[tuple[str, ...]]]:
+    """Each sync's enclosing `member` events' names, outermost first, interned (-1: none)."""
+    count = ancestors.shape[1]
+    chosen = np.where(
+        (ancestors >= 0) & member[np.maximum(ancestors, 0)], ancestors, -1
+    )[::-1]
+    index_of: dict[tuple[str, ...], int] = {}
+    chain = np.full(count, -1, dtype=np.int64)
+    for position, column in enumerate(chosen.T.tolist()):
+        names = tuple(trace.event_name(event) for event in column if event >= 0)
+        if names:
+            chain[position] = index_of.setdefault(names, len(index_of))
+    return chain, list(index_of)
+
+
+def _call_stacks(
+    trace: Trace,
+    cause: Int64Array,
+    stack: Int64Array,
+    stacks: list[tuple[str, ...]],
+) -> tuple[Int64Array, list[tuple[str, ...]]]:
+    """Where no Python frame encloses a sync, the cause's `Call stack` arg (older
+    profilers write it innermost first, `;`-separated), outermost first."""
+    stacks = list(stacks)
+    index_of = {frames: index for index, frames in enumerate(stacks)}
+    stack = stack.copy()
+    for position in np.flatnonzero((stack < 0) & (cause >= 0)).tolist():
+        text = trace.event_args(int(cause[position])).get("Call stack")
+        if not isinstance(text, str) or not text.strip():
+            continue
+        frames = tuple(
+            frame.strip() for frame in reversed(text.split(";")) if frame.strip()
+        )
+        if frames not in index_of:
+            index_of[frames] = len(stacks)
+            stacks.append(frames)
+        stack[position] = index_of[frames]
+    return stack, stacks
+
+
+# -- what people read: per kind, per cause, per step, the costliest -------------
+
+
+@dataclass(frozen=True)
+class SyncTotals:
+    """Syncs of one kind, one cause or one step: how many, the host time blocked,
+    the device idle after them (syncs with no device work after count none)."""
+
+    count: int
+    blocked_ns: int
+    idle_after_ns: int
+
+    @property
+    def cost_ns(self) -> int:
+        """Blocked plus idle after."""
+        return self.blocked_ns + self.idle_after_ns
+
+
+def _totals(columns: SyncColumns, key: Int64Array, keys: int) -> list[SyncTotals]:
+    """Totals per key in `[0, keys)` (-1: counted in none), all keys at once."""
+    kept = key >= 0
+    count = np.bincount(key[kept], minlength=keys)
+    blocked = np.bincount(key[kept], weights=columns.blocked_ns[kept], minlength=keys)
+    idle = np.bincount(
+        key[kept], weights=np.maximum(columns.idle_after_ns[kept], 0), minlength=keys
+    )
+    return [
+        SyncTotals(int(count[i]), int(blocked[i]), int(idle[i])) for i in range(keys)
+    ]
+
+
+@dataclass(frozen=True)
+class CauseTotals:
+    """The syncs one operator caused (`name` None: no operator encloses them)."""
+
+    name: str | None
+    reading: str | None
+    path: tuple[str, ...]
+    totals: SyncTotals
+    kinds: tuple[SyncKind, ...]
+
+
+@dataclass(frozen=True)
+class ValueReads:
+    """An operator that reads device values: its calls, and how many enclosed a sync."""
+
+    name: str
+    calls: int
+    waited: int
+
+
+@dataclass(frozen=True)
+class SyncReading:
+    """A capture's syncs: columns, totals per kind, cause and step, the costliest.
+
+    `top` holds positions in `columns`, costliest (blocked + idle after) first;
+    `window` the steps findings weigh (`Analysis.window_steps`), `in_window`
+    per sync whether one of them holds it.
+    """
+
+    trace: Trace
+    columns: SyncColumns
+    total: SyncTotals
+    by_kind: dict[SyncKind, SyncTotals]
+    by_cause: list[CauseTotals]
+    steps: list[Step]
+    step_totals: list[SyncTotals]
+    window: list[Step]
+    in_window: BoolArray
+    top: Int64Array
+    reads: list[ValueReads]
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> SyncReading:
+        """Read the syncs of an analysed trace."""
+        trace = analysis.trace
+        columns = SyncColumns.of(analysis)
+        steps = analysis.steps
+        window = analysis.window_steps
+        by_kind = _totals(columns, columns.kind, len(SYNC_KINDS))
+        kept = {step.event for step in window}
+        in_window = np.isin(
+            columns.step,
+            np.array(
+                [i for i, step in enumerate(steps) if step.event in kept] or [-2],
+                dtype=np.int64,
+            ),
+        )
+        cost = columns.cost_ns
+        return cls(
+            trace=trace,
+            columns=columns,
+            total=_totals(columns, np.zeros(len(columns), dtype=np.int64), 1)[0],
+            by_kind={
+                kind: totals
+                for kind, totals in zip(SYNC_KINDS, by_kind, strict=True)
+                if totals.count
+            },
+            by_cause=_by_cause(trace, columns),
+            steps=steps,
+            step_totals=_totals(columns, columns.step, len(steps)),
+            window=window,
+            in_window=in_window,
+            top=np.lexsort((columns.start_ns, -cost)).astype(np.int64),
+            reads=_value_reads(analysis, columns),
+        )
+
+
+def _by_cause(trace: Trace, columns: SyncColumns) -> list[CauseTotals]:
+    """Totals per causing operator's name, costliest first; each with the path
+    and reading operator of its costliest sync and the kinds it waited on."""
+    names = [
+        None if event < 0 else trace.event_name(event)
+        for event in columns.cause.tolist()
+    ]
+    groups: dict[str | None, int] = {}
+    key = np.array(
+        [groups.setdefault(name, len(groups)) for name in names], dtype=np.int64
+    )
+    totals = _totals(columns, key, len(groups))
+    cost = columns.cost_ns
+    rows = []
+    for name, index in groups.items():
+        members = np.flatnonzero(key == index)
+        first = int(members[np.argmax(cost[members])])
+        reading = int(columns.reading[first])
+        path = int(columns.path[first])
+        kinds = sorted(set(columns.kind[members].tolist()))
+        rows.append(
+            CauseTotals(
+                name=name,
+                reading=None if reading < 0 else trace.event_name(reading),
+                path=columns.paths[path] if path >= 0 else (),
+                totals=totals[index],
+                kinds=tuple(SYNC_KINDS[k] for k in kinds),
+            )
+        )
+    rows.sort(key=lambda row: (-row.totals.cost_ns, -row.totals.count, row.name or ""))
+    return rows
+
+
+def _value_reads(analysis: Analysis, columns: SyncColumns) -> list[ValueReads]:
+    """Each value-reading operator on CPU threads: calls, and calls enclosing a sync
+    (the rest ran on host tensors, or the runtime calls were not recorded)."""
+    trace = analysis.trace
+    ids = trace.name_ids_matching(set(READS_DEVICE_VALUES))
+    if ids.size == 0:
+        return []
+    calls = np.flatnonzero(names_in(trace, ids) & analysis.on_cpu)
+    enclosing = _ancestors(analysis.parent, columns.events)
+    waited = np.zeros(trace.event_count, dtype=bool)
+    waited[enclosing[enclosing >= 0]] = True
+    names = np.array(trace.names, dtype=object)[trace.name_id[calls]]
+    rows = []
+    for name in sorted(set(names.tolist())):
+        mine = calls[names == name]
+        rows.append(ValueReads(name, int(mine.size), int(waited[mine].sum())))
+    rows.sort(key=lambda row: (-row.waited, -row.calls, row.name))
+    return rows
