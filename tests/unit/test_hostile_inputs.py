@@ -337,7 +337,9 @@ def test_op_table_totals_do_not_wrap(tmp_path: Path) -> None:
 
 
 def test_many_steps_stay_fast(tmp_path: Path) -> None:
-    """20k profiler steps (a long inference profile) summarise in seconds."""
+    """20k profiler steps (a long inference profile) summarise without going
+    quadratic: a pass per step over the steps would take minutes, so the bound
+    is generous (the time itself is a benchmark's business, not a test's)."""
     steps = 20_000
     events: list[dict[str, Any]] = []
     for step in range(steps):
@@ -350,9 +352,9 @@ def test_many_steps_stay_fast(tmp_path: Path) -> None:
     path = tmp_path / "many-steps.json"
     path.write_bytes(orjson.dumps({"traceEvents": events}))
     try:
-        result = run_cli(["summary", str(path)], timeout=8)
+        result = run_cli(["summary", str(path)], timeout=60)
     except subprocess.TimeoutExpired:
-        pytest.fail("steptrace summary took more than 8 s")
+        pytest.fail("steptrace summary took more than 60 s on 20k steps")
     assert result.returncode == 0
 
 

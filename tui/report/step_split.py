@@ -15,7 +15,7 @@ from tui.core.figures.step_split import (
     StepSplitAverage,
 )
 from tui.core.results.step_split import DEVICE_PARTS
-from tui.report.text import fill
+from tui.report.text import STEP_ROWS_SHOWN, fill, more_steps_line
 
 HEADERS = {
     "kernel": "Kernel",
@@ -77,15 +77,21 @@ def _cells(
     return cells
 
 
-def _rows(breakdown: StepBreakdown, scale: float) -> list[list[str]]:
+def _rows(
+    breakdown: StepBreakdown, scale: float
+) -> tuple[list[list[str]], list[list[str]]]:
+    """The first `STEP_ROWS_SHOWN` steps' rows, and the average's (over every step)."""
     observed = breakdown.device_observed
     rows = [
         _cells("all" if step.step is None else str(step.step), step, scale, observed)
-        for step in breakdown.steps
+        for step in breakdown.steps[:STEP_ROWS_SHOWN]
     ]
-    if len(breakdown.steps) > 1:
-        rows.append(_cells("average", breakdown.average, scale, observed))
-    return rows
+    average = (
+        [_cells("average", breakdown.average, scale, observed)]
+        if len(breakdown.steps) > 1
+        else []
+    )
+    return rows, average
 
 
 def _notes(breakdown: StepBreakdown) -> list[str]:
@@ -110,10 +116,16 @@ def step_breakdown_lines(breakdown: StepBreakdown | None) -> list[str]:
     headers = ["step", "total", *(HEADERS[part] for part in PARTS)]
     widths = [_STEP_WIDTH] + [max(len(name), _NUMBER_WIDTH) for name in headers[1:]]
     lines = [f"{TITLE}, {unit}"]
-    for row in [headers, *_rows(breakdown, scale)]:
-        lines.append(
-            " ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
+    steps, average = _rows(breakdown, scale)
+
+    def line(row: list[str]) -> str:
+        return " ".join(
+            cell.rjust(width) for cell, width in zip(row, widths, strict=True)
         )
+
+    lines += [line(row) for row in [headers, *steps]]
+    lines += more_steps_line(len(breakdown.steps), STEP_ROWS_SHOWN)
+    lines += [line(row) for row in average]
     for note in _notes(breakdown):
         lines += fill(note, "  ", "  ")
     return lines
@@ -133,7 +145,11 @@ def step_breakdown_markdown(breakdown: StepBreakdown | None) -> list[str]:
         "| " + " | ".join(headers) + " |",
         "|" + "|".join("---:" for _ in headers) + "|",
     ]
-    lines += ["| " + " | ".join(row) + " |" for row in _rows(breakdown, scale)]
+    steps, average = _rows(breakdown, scale)
+    lines += ["| " + " | ".join(row) + " |" for row in [*steps, *average]]
+    more = len(breakdown.steps) - len(steps)
+    if more > 0:
+        lines += ["", f"{more:,} more steps are left out here (every step in --json)."]
     for note in _notes(breakdown):
         lines += ["", note[0].upper() + note[1:] + "."]
     return lines

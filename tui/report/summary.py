@@ -12,7 +12,13 @@ from tui.core.results.summary import SummaryResult
 from tui.report.fit import fit_end
 from tui.report.gpu_idle import gpu_idle_lines
 from tui.report.step_split import step_breakdown_lines
-from tui.report.text import TEXT_WIDTH, UNTRACED_MEANS, fill
+from tui.report.text import (
+    STEP_ROWS_SHOWN,
+    TEXT_WIDTH,
+    UNTRACED_MEANS,
+    fill,
+    more_steps_line,
+)
 
 
 def summary_text(result: SummaryResult) -> str:
@@ -56,7 +62,7 @@ def summary_text(result: SummaryResult) -> str:
         lines.append(
             f"{'step':>8} {'phase':<8} {'duration':>11} {'gap':>11}  data zone"
         )
-        for row in result.steps:
+        for row in result.steps[:STEP_ROWS_SHOWN]:
             gap = "–" if row.gap_ns is None else duration_text(row.gap_ns)
             line = (
                 f"{row.number:>8} {row.phase.value:<8} "
@@ -68,6 +74,7 @@ def summary_text(result: SummaryResult) -> str:
             ]
             cell = _zones_cell(entries, TEXT_WIDTH - len(line)) if entries else "–"
             lines.append(line + cell)
+        lines += more_steps_line(len(result.steps), STEP_ROWS_SHOWN)
     split = step_breakdown_lines(result.step_breakdown)
     if split:
         lines += ["", *split]

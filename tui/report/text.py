@@ -47,6 +47,17 @@ def startup_parts(
     return parts
 
 
+# A per-step table in text lists at most this many steps; the rest are in --json.
+STEP_ROWS_SHOWN = 40
+
+
+def more_steps_line(total: int, shown: int) -> list[str]:
+    """The line under a per-step table cut at `shown` rows (none when nothing is cut)."""
+    if total <= shown:
+        return []
+    return [f"  … {total - shown:,} more steps (every step in --json)"]
+
+
 def fill(text: str, first: str = "", rest: str = " " * 10) -> list[str]:
     """Wrap `text` at 80 columns after a label; long paths break anywhere."""
     return textwrap.wrap(
