@@ -262,10 +262,20 @@ def _syncs_text(result: SyncsResult, args: argparse.Namespace) -> str:
     return syncs_text(result) + "\n"
 
 
+def _memory_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--timeline",
+        action="store_true",
+        help="each device over the window: a sparkline in text, the series in "
+        "JSON (at most 512 points, each its bucket's highest level), the peak "
+        "and the operator holding it",
+    )
+
+
 def _memory(analysis: Analysis, args: argparse.Namespace) -> MemoryResult:
     from tui.core.results.memory import MemoryResult
 
-    return MemoryResult.of(analysis)
+    return MemoryResult.of(analysis, timeline=args.timeline)
 
 
 def _memory_text(result: MemoryResult, args: argparse.Namespace) -> str:
@@ -443,6 +453,7 @@ TABLE: dict[str, ResultCommand] = {
         "profile_memory captures: peak allocated per step, bytes per operator",
         _memory,
         _memory_text,
+        options=_memory_options,
     ),
     "gaps": ResultCommand(
         "device idle time inside data zones (lecture_batch_cpu…)",

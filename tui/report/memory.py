@@ -8,6 +8,7 @@ from tui.core.base.vocab import AllocatedSource
 from tui.core.figures.memory import MemoryReading
 from tui.core.results.memory import MemoryResult, peak_missing_reason
 from tui.report.fit import fit_end, pad_end
+from tui.report.memory_timeline import timeline_lines
 from tui.report.text import TEXT_WIDTH, distinct_cuts, fill
 
 _CELL = 11
@@ -39,6 +40,8 @@ def memory_text(result: MemoryResult) -> str:
     )
     lines = fill(f"peak allocated over {scope}: {peaks}", "memory    ")
     lines += _source_lines(reading)
+    if result.timeline is not None:
+        lines += timeline_lines(result.timeline, scope)
     if reading.steps:
         header = f"{'step':>8} {'phase':<8} " + " ".join(
             f"{fit_end(label, 12):>12}" for label in labels

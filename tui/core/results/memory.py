@@ -7,6 +7,8 @@ from typing import Any
 
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.memory import DeviceMemory, MemoryReading
+from tui.core.figures.memory_timeline import DeviceTimeline, memory_timeline
+from tui.core.results.memory_timeline import timeline_json
 
 NO_LEVEL_REASON = (
     "its [memory] events carry neither Total Allocated nor Bytes: "
@@ -20,18 +22,27 @@ class MemoryResult:
 
     reading: MemoryReading | None
     memory_option: bool | None  # what the capture description says about profile_memory
+    timeline: list[DeviceTimeline] | None = None  # asked with --timeline
 
     @classmethod
-    def of(cls, analysis: Analysis) -> MemoryResult:
-        """Read the memory events of an analysed trace."""
+    def of(cls, analysis: Analysis, timeline: bool = False) -> MemoryResult:
+        """Read the memory events of an analysed trace (and, asked, each device
+        over the window)."""
         trace = analysis.trace
         option = trace.capture.options.profile_memory
         if option is None and trace.metadata and "profile_memory" in trace.metadata:
             option = bool(trace.metadata.get("profile_memory"))
-        return cls(MemoryReading.of(analysis), option)
+        series = memory_timeline(analysis) if timeline else None
+        return cls(MemoryReading.of(analysis), option, series)
 
     def to_json(self) -> dict[str, Any]:
         """What `steptrace memory --json` prints."""
+        document = self._json()
+        if self.timeline is not None:
+            document["timeline"] = timeline_json(self.timeline)
+        return document
+
+    def _json(self) -> dict[str, Any]:
         reading = self.reading
         if reading is None:
             return {
