@@ -6,103 +6,16 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.builders.traces import cpu, gpu, metadata, write_trace
+from tests.builders.syncs import runtime, sync_trace
+from tests.builders.traces import cpu, metadata, write_trace
 from tui.cli import main
 from tui.core.base.vocab import SyncKind
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.syncs import SYNC_KINDS, SyncReading, call_sync_kind
 from tui.core.ingest.load import load_trace
-
-STEP_US = 1000.0
-
-
-def runtime(name: str, ts: float, dur: float, corr: int, **args: Any) -> dict[str, Any]:
-    return cpu(name, ts, dur, cat="cuda_runtime", correlation=corr, **args)
-
-
-def device_sync(
-    kind: str, ts: float, dur: float, corr: int, stream: int
-) -> dict[str, Any]:
-    return gpu(
-        kind,
-        ts,
-        dur,
-        cat="cuda_sync",
-        stream=stream,
-        correlation=corr,
-        cuda_sync_kind=kind,
-    )
-
-
-def sync_trace(path: Path) -> Path:
-    """Two steps of 1 ms; every sync in the first (µs):
-
-    - 120..150 cudaStreamSynchronize under python frames train.py > model.py and
-      aten::item > aten::_local_scalar_dense; stream 7's work ends at 145, the
-      next kernel starts at 180: blocked 30, idle after 30;
-    - 400..450 cudaStreamSynchronize under aten::to > aten::copy_, stream 8 runs
-      300..600 across its end: blocked 50, idle after 0;
-    - 650..700 cudaDeviceSynchronize, no operator, the next kernel at 900:
-      blocked 50, idle after 200;
-    - 750..752 cudaEventQuery with an Event Sync: a poll, left out (1 query);
-      760..763 cudaStreamWaitEvent with a Stream Wait Event: no host wait;
-    - 800..810 an Event Sync whose call is not in the trace: blocked 10 (its own
-      length), idle after 90;
-    - 950..960 a synchronous cudaMemcpy, no device work after: blocked 10, idle -1;
-    - aten::nonzero 20..30 with no sync inside (on host tensors).
-    """
-    events = list(metadata())
-    events += [
-        cpu("ProfilerStep#1", 0, STEP_US, cat="user_annotation"),
-        cpu("ProfilerStep#2", STEP_US, STEP_US, cat="user_annotation"),
-        cpu("aten::mm", 5, 15),
-        runtime("cudaLaunchKernel", 10, 5, 10),
-        gpu("k1", 10, 130, correlation=10),
-        cpu("aten::nonzero", 20, 10),
-        cpu("train.py(12): step", 90, 80, cat="python_function"),
-        cpu("model.py(5): forward", 95, 70, cat="python_function"),
-        cpu("aten::item", 100, 60),
-        cpu("aten::_local_scalar_dense", 105, 50),
-        runtime("cudaMemcpyAsync", 110, 5, 11),
-        gpu(
-            "Memcpy DtoH (Device -> Pageable)", 141, 4, cat="gpu_memcpy", correlation=11
-        ),
-        runtime("cudaStreamSynchronize", 120, 30, 12),
-        device_sync("Stream Sync", 121, 28, 12, 7),
-        cpu("aten::add", 165, 13),
-        runtime("cudaLaunchKernel", 170, 5, 13),
-        gpu("k2", 180, 100, correlation=13),
-        cpu("aten::relu", 290, 10),
-        runtime("cudaLaunchKernel", 292, 5, 14),
-        gpu("k3", 300, 300, correlation=14, stream=8),
-        cpu("aten::to", 380, 80),
-        cpu("aten::copy_", 385, 70),
-        runtime("cudaMemcpyAsync", 390, 5, 15),
-        gpu(
-            "Memcpy DtoH (Device -> Pageable)",
-            420,
-            25,
-            cat="gpu_memcpy",
-            correlation=15,
-        ),
-        runtime("cudaStreamSynchronize", 400, 50, 16),
-        device_sync("Stream Sync", 401, 48, 16, 7),
-        runtime("cudaDeviceSynchronize", 650, 50, 20),
-        device_sync("Context Sync", 651, 48, 20, -1),
-        runtime("cudaEventQuery", 750, 2, 30),
-        device_sync("Event Sync", 750, 1, 30, -1),
-        runtime("cudaStreamWaitEvent", 760, 3, 31),
-        device_sync("Stream Wait Event", 761, 1, 31, 7),
-        device_sync("Event Sync", 800, 10, 40, -1),
-        runtime("cudaLaunchKernel", 880, 5, 41),
-        gpu("k4", 900, 40, correlation=41),
-        runtime("cudaMemcpy", 950, 10, 42),
-    ]
-    return write_trace(path, events)
 
 
 @pytest.fixture

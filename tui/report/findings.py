@@ -29,6 +29,7 @@ from tui.core.findings.finding import (
     LaunchFigures,
     MissingReason,
     PageableFigures,
+    SyncFigures,
     TensorCoreFigures,
 )
 from tui.core.findings.weights import SLIVER_NS
@@ -59,6 +60,7 @@ _TITLES = {
     FindingId.DOMINANT_OP: "One operator dominates",
     FindingId.TENSOR_CORES: "Tensor-Core-eligible kernels off Tensor Cores",
     FindingId.LATE_RANK: "One rank reaches the collectives late",
+    FindingId.HOST_SYNC: "The host waits on the device (synchronisations)",
 }
 _HYPOTHESES = {
     FindingId.GPU_IDLE_DATA_ZONE: "the input pipeline may not keep up with the device",
@@ -78,6 +80,11 @@ _HYPOTHESES = {
         " precision (FP16, BF16, TF32) may run them on Tensor Cores"
     ),
     FindingId.LATE_RANK: "that rank's input or its compute may be slower",
+    FindingId.HOST_SYNC: (
+        "these synchronisations may hold the step: the host waits until the"
+        " device's queue is drained, then the device may idle until the host"
+        " launches work again"
+    ),
 }
 _NEXT_CHECKS = {
     FindingId.GPU_IDLE_DATA_ZONE: (
@@ -108,6 +115,11 @@ _NEXT_CHECKS = {
         " time and the results"
     ),
     FindingId.LATE_RANK: ("compare that rank's data zone and kernels with a peer's"),
+    FindingId.HOST_SYNC: (
+        "remove the .item()/sync or move it off the step's critical path, e.g."
+        " log metrics every N steps, then compare the step time"
+        " (steptrace syncs lists each sync with its operator)"
+    ),
 }
 _STATUS = {
     FindingStatus.LIKELY: "likely",
@@ -255,7 +267,33 @@ def observation(finding: Finding) -> str:
         return _dominant_text(figures)
     if isinstance(figures, TensorCoreFigures):
         return _tensor_core_text(figures)
+    if isinstance(figures, SyncFigures):
+        return _sync_text(figures)
+    if finding.id is FindingId.HOST_SYNC:
+        return "no host synchronisation in the window"
     return ""
+
+
+def _sync_text(figures: SyncFigures) -> str:
+    scope = (
+        f"over {plural(figures.steps, 'step')}"
+        if figures.steps
+        else "in the capture (no steps)"
+    )
+    text = (
+        f"{figures.syncs_per_step:g} host synchronisation(s) per step {scope}:"
+        f" the host waited {duration_text(figures.blocked_ns_per_step)} per step,"
+        " then the device idled"
+        f" {duration_text(figures.idle_after_ns_per_step)} per step before its"
+        f" next work; the costliest is a {printable(figures.name)}"
+        f" ({figures.kind.value})"
+    )
+    if figures.operator is not None:
+        text += (
+            f"; {printable(figures.operator)}'s syncs cost"
+            f" {duration_text(figures.operator_ns_per_step)} per step"
+        )
+    return text
 
 
 def _tensor_core_text(figures: TensorCoreFigures) -> str:
@@ -503,6 +541,11 @@ def _missing_text(reason: MissingReason, detail: str) -> str:
         return "the capture has device work but no kernels"
     if reason is MissingReason.NO_TENSOR_CORES:
         return f"Tensor Cores cannot be read on this capture ({detail})"
+    if reason is MissingReason.NO_RUNTIME_CALLS:
+        return (
+            "the capture holds no runtime call (cuda_runtime) nor cuda_sync event:"
+            " a host wait cannot be seen"
+        )
     if reason is MissingReason.NO_KERNEL_OPERATORS:
         return (
             "no kernel in the window was launched by an operator (cpu_op)"

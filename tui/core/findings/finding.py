@@ -15,6 +15,7 @@ from tui.core.base.vocab import (
     FindingStatus,
     GapKind,
     HostMemory,
+    SyncKind,
     Word,
 )
 from tui.core.findings.weights import Weight
@@ -34,6 +35,7 @@ class MissingReason(Word):
     NO_COLLECTIVES = "no_collectives"
     NO_TENSOR_CORES = "no_tensor_cores"
     NO_KERNEL_OPERATORS = "no_kernel_operators"
+    NO_RUNTIME_CALLS = "no_runtime_calls"
 
 
 @dataclass(frozen=True)
@@ -281,6 +283,27 @@ class TensorCoreFigures:
     operator_ns_per_step: float = 0.0
 
 
+@dataclass(frozen=True)
+class SyncFigures:
+    """The host's synchronisations in the window, per step (`figures/syncs.py`).
+
+    `name`, `event` and `kind` describe the costliest sync (blocked + idle
+    after); `operator` the causing operator holding the most of that cost
+    (None when none encloses a sync), `operator_ns_per_step` its cost.
+    """
+
+    steps: int
+    syncs: int
+    syncs_per_step: float
+    blocked_ns_per_step: float
+    idle_after_ns_per_step: float
+    name: str
+    event: int
+    kind: SyncKind
+    operator: str | None = None
+    operator_ns_per_step: float = 0.0
+
+
 Figures = (
     IdleFigures
     | CopyFigures
@@ -290,6 +313,7 @@ Figures = (
     | DominantFigures
     | TensorCoreFigures
     | LateRankFigures
+    | SyncFigures
 )
 
 

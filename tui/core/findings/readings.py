@@ -27,6 +27,7 @@ from tui.core.findings.finding import (
     ShowOperator,
     by_cost,
 )
+from tui.core.findings.syncs import host_sync
 from tui.core.findings.tensor_cores import tensor_cores
 from tui.core.findings.weights import DEFAULT_MIN_SHARE, DOMINANT_SHARE, Scale, scale_of
 
@@ -103,5 +104,6 @@ def compute_findings(
             many_small_launches(analysis, scale, waits),
             dominant_operator(analysis, scale),
             tensor_cores(analysis, scale),
+            host_sync(analysis, scale),
         ]
     )

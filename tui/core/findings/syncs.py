@@ -1,0 +1,105 @@
+"""Host synchronisations: the host waits on the device, then the device waits on the host.
+
+A sync (`figures/syncs.py`) blocks the host until the device's queue is
+drained; afterwards the device idles until the host issues work again. The
+pattern is any sync in the window's steps; its cost per step is the host
+time blocked plus the device idle after each sync, summed over the window
+and divided by its steps (the capture as one step without steps), capped
+at the median step by `Scale`: an upper bound of what removing the syncs
+could save.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tui.core.base.vocab import FindingId, FindingStatus
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.syncs import SYNC_KINDS, SyncReading
+from tui.core.findings.finding import (
+    Finding,
+    Missing,
+    MissingReason,
+    ShowEvents,
+    SyncFigures,
+    gpu_not_observed,
+)
+from tui.core.findings.weights import Scale, scale_of
+from tui.core.model.trace import Kind
+
+
+def host_sync(analysis: Analysis, scale: Scale | None = None) -> Finding:
+    """The window's syncs weighed by blocked time plus device idle after, per step."""
+    scale = scale or scale_of(analysis)
+    trace = analysis.trace
+    if not trace.gpu_observed:
+        return gpu_not_observed(FindingId.HOST_SYNC, trace)
+    reading = SyncReading.of(analysis)
+    columns = reading.columns
+    if not len(columns) and not _runtime_recorded(analysis):
+        return Finding(
+            FindingId.HOST_SYNC,
+            FindingStatus.NOT_OBSERVED,
+            missing=Missing(MissingReason.NO_RUNTIME_CALLS),
+        )
+    steps = analysis.window_steps
+    chosen = reading.in_window if steps else np.ones(len(columns), dtype=bool)
+    positions = np.flatnonzero(chosen)
+    per_step = max(len(steps), 1)
+    cost = columns.cost_ns
+    total = int(cost[positions].sum())
+    status, weight = scale.weigh(positions.size > 0, total / per_step)
+    if positions.size == 0:
+        return Finding(FindingId.HOST_SYNC, status, weight=weight)
+    costliest = int(positions[np.argmax(cost[positions])])
+    event = int(columns.events[costliest])
+    operator, operator_ns = _costliest_operator(reading, positions)
+    figures = SyncFigures(
+        steps=len(steps),
+        syncs=int(positions.size),
+        syncs_per_step=positions.size / per_step,
+        blocked_ns_per_step=int(columns.blocked_ns[positions].sum()) / per_step,
+        idle_after_ns_per_step=int(
+            np.maximum(columns.idle_after_ns[positions], 0).sum()
+        )
+        / per_step,
+        name=trace.event_name(event),
+        event=event,
+        kind=SYNC_KINDS[int(columns.kind[costliest])],
+        operator=operator,
+        operator_ns_per_step=operator_ns / per_step,
+    )
+    return Finding(
+        FindingId.HOST_SYNC,
+        status,
+        figures,
+        ShowEvents(figures.name, select=event),
+        weight=weight,
+    )
+
+
+def _costliest_operator(
+    reading: SyncReading, positions: np.ndarray
+) -> tuple[str | None, int]:
+    """The causing operator (by name) whose syncs cost the most, and that cost."""
+    columns = reading.columns
+    causes = columns.cause[positions]
+    known = causes >= 0
+    if not known.any():
+        return None, 0
+    trace = reading.trace
+    names = np.array(
+        [trace.event_name(int(event)) for event in causes[known].tolist()],
+        dtype=object,
+    )
+    unique, group = np.unique(names, return_inverse=True)
+    sums = np.bincount(group, weights=columns.cost_ns[positions][known])
+    best = int(np.argmax(sums))
+    return str(unique[best]), int(sums[best])
+
+
+def _runtime_recorded(analysis: Analysis) -> bool:
+    """Whether the capture holds runtime or driver calls (without them no sync can show)."""
+    trace = analysis.trace
+    calls = (trace.kind == Kind.RUNTIME) | (trace.kind == Kind.DRIVER)
+    return bool((calls & analysis.on_cpu).any())
