@@ -7,8 +7,6 @@ process never imports torch.
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -44,6 +42,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Capture in a child process, then open the trace it wrote."""
+    import importlib.util
+
     if importlib.util.find_spec("torch") is None:
         print(f"steptrace: the demo needs torch: {INSTALL_HINT}", file=sys.stderr)
         return 2
@@ -60,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     argv = [sys.executable, "-m", "tui", "capture", "demo", "-o", args.output]
     argv += ["--device", args.device]
+    import subprocess
+
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
     last = ""

@@ -13,7 +13,6 @@ imported inside `run` only.
 from __future__ import annotations
 
 import argparse
-import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,7 +91,7 @@ def ready_line(
     if is_loopback(host):
         reach = (
             f"from your computer: {printable(tunnel(host, port))} "
-            f"{printable(socket.gethostname())}, then open it"
+            f"{printable(_hostname())}, then open it"
         )
     else:
         reach = "open it from any machine that can reach this one"
@@ -195,3 +194,10 @@ def tls_context(certfile: str | None, keyfile: str | None) -> ssl.SSLContext | N
         )
         return None
     return context
+
+
+def _hostname() -> str:
+    """This machine's name, for the tunnel hint (socket is imported when needed)."""
+    import socket
+
+    return socket.gethostname()

@@ -18,7 +18,6 @@ A capture without steps is weighed as one step: its analysed span.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -92,6 +91,8 @@ class Scale:
 def median_step_ns(steps: list[Step], span_ns: int) -> float:
     """The median length of the window's steps; without steps, the analysed span."""
     if steps:
+        import statistics  # not at import: --help reads this module
+
         return float(statistics.median(step.duration_ns for step in steps))
     return float(max(span_ns, 0))
 
