@@ -94,6 +94,9 @@ def test_totals_per_kind_cause_and_step(reading: SyncReading) -> None:
         SyncKind.EVENT: (1, 10_000, 90_000),
         SyncKind.COPY: (1, 10_000, 0),
     }
+    # The copy has no device work after it: no idle counted, and said so.
+    assert reading.by_kind[SyncKind.COPY].followed == 0
+    assert reading.by_kind[SyncKind.STREAM].followed == 2
     causes = [
         (row.name, row.totals.count, row.totals.cost_ns) for row in reading.by_cause
     ]
@@ -129,6 +132,7 @@ def test_totals_per_kind_cause_and_step(reading: SyncReading) -> None:
         ("hipEventSynchronize", SyncKind.EVENT),
         ("cudaMemcpy", SyncKind.COPY),
         ("cuMemcpyDtoH_v2", SyncKind.COPY),
+        ("hipMemcpyWithStream", SyncKind.COPY),
         ("cudaMemcpyAsync", None),
         ("cudaEventQuery", None),
         ("cudaStreamWaitEvent", None),
@@ -143,7 +147,12 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     path = sync_trace(tmp_path / "syncs.json")
     assert main(["syncs", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["total"] == {"count": 5, "blocked_us": 150.0, "idle_after_us": 320.0}
+    assert data["total"] == {
+        "count": 5,
+        "blocked_us": 150.0,
+        "idle_after_us": 320.0,
+        "followed": 4,
+    }
     assert data["queries"] == 1
     assert [row["kind"] for row in data["kinds"]] == [
         "stream",

@@ -16,15 +16,13 @@ TEXT_TOP = 10
 DEFINITIONS = (
     "blocked: the host call's duration; idle after: the device's idle from the"
     " sync's end to its next kernel, copy or set (0 when work runs across the"
-    " end; none counted when no work follows)"
+    " end; –: no device work follows)"
 )
 
 
 def _figures(totals: SyncTotals) -> str:
-    return (
-        f"{totals.count:>6} {duration_text(totals.blocked_ns):>11} "
-        f"{duration_text(totals.idle_after_ns):>11}"
-    )
+    idle = duration_text(totals.idle_after_ns) if totals.followed else "–"
+    return f"{totals.count:>6} {duration_text(totals.blocked_ns):>11} {idle:>11}"
 
 
 def syncs_text(result: SyncsResult) -> str:

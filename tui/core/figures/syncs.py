@@ -5,7 +5,8 @@ A **sync** is a host call that returns only when device work is done:
 - runtime and driver calls (`BLOCKING_CALLS`): `cudaStreamSynchronize`,
   `cudaDeviceSynchronize`, `cudaEventSynchronize` and their driver and HIP
   spellings, and the synchronous copies (`cudaMemcpy`, `hipMemcpy`…, not
-  the `Async` ones), each with its kind (`SyncKind`);
+  the `Async` ones; `hipMemcpyWithStream`, PyTorch's copy-and-sync on ROCm),
+  each with its kind (`SyncKind`);
 - Kineto's `cuda_sync` device events (`Stream Sync`, `Event Sync`,
   `Context Sync`) are the device's side of those calls, joined to them by
   correlation id: they say the device and stream. A `cuda_sync` event whose
@@ -73,7 +74,7 @@ _CALL_KINDS = (
     (
         re.compile(
             r"cudaMemcpy(?:2D|3D|Peer|ToSymbol|FromSymbol)?"
-            r"|cuMemcpy(?:DtoH|HtoD|Peer)?|hipMemcpy(?:DtoH|HtoD|Peer)?"
+            r"|cuMemcpy(?:DtoH|HtoD|Peer)?|hipMemcpy(?:DtoH|HtoD|Peer|WithStream)?"
         ),
         SyncKind.COPY,
     ),
@@ -406,11 +407,13 @@ def _call_stacks(
 @dataclass(frozen=True)
 class SyncTotals:
     """Syncs of one kind, one cause or one step: how many, the host time blocked,
-    the device idle after them (syncs with no device work after count none)."""
+    the device idle after them, and how many had device work after them (the
+    others count no idle)."""
 
     count: int
     blocked_ns: int
     idle_after_ns: int
+    followed: int = 0
 
     @property
     def cost_ns(self) -> int:
@@ -426,8 +429,12 @@ def _totals(columns: SyncColumns, key: Int64Array, keys: int) -> list[SyncTotals
     idle = np.bincount(
         key[kept], weights=np.maximum(columns.idle_after_ns[kept], 0), minlength=keys
     )
+    followed = np.bincount(
+        key[kept], weights=columns.idle_after_ns[kept] >= 0, minlength=keys
+    )
     return [
-        SyncTotals(int(count[i]), int(blocked[i]), int(idle[i])) for i in range(keys)
+        SyncTotals(int(count[i]), int(blocked[i]), int(idle[i]), int(followed[i]))
+        for i in range(keys)
     ]
 
 

@@ -21,6 +21,7 @@ def _totals_json(totals: SyncTotals) -> dict[str, Any]:
         "count": totals.count,
         "blocked_us": us(totals.blocked_ns),
         "idle_after_us": us(totals.idle_after_ns),
+        "followed": totals.followed,
     }
 
 
