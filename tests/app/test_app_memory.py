@@ -82,6 +82,21 @@ async def test_lanes_and_step_peaks(memory_trace: Path) -> None:
 
 
 @pilot_test
+async def test_a_wide_step_line_names_the_operator_of_the_peak(
+    memory_trace: Path,
+) -> None:
+    """Room enough: the step's cuda:0 peak is reached in the entrainement range
+    (the fourth activation, by construction), as memory --timeline says."""
+    app = make_app(memory_trace)
+    async with app.run_test(size=(200, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        assert "cuda:0 peak in entrainement" in info(app.screen)
+
+
+@pilot_test
 async def test_no_memory_events_no_lane_and_the_help_says_why(
     tmp_path: Path, isolated_data_dir: Path
 ) -> None:

@@ -141,3 +141,18 @@ def test_cli_timeline_text_and_json(
     assert "highest level" in document["timeline"]["downsampling"]
     assert main(["memory", str(path), "--json"]) == 0
     assert "timeline" not in json.loads(capsys.readouterr().out)
+
+
+def test_a_selected_steps_status_names_the_operator_of_its_peak(
+    tmp_path: Path,
+) -> None:
+    """The app's step line: each step's cuda:0 peak is reached when its fourth
+    activation is allocated, in the entrainement range (by construction); the
+    part goes first when room runs out."""
+    from tui.view.status import step_info
+
+    analysis = Analysis(load_trace(write_memory_trace(tmp_path / "m.json")))
+    for step in analysis.steps:
+        line = step_info(analysis, step)
+        assert "cuda:0 peak in entrainement" in line.plain
+        assert "cuda:0 peak in" not in line.fit(60).plain

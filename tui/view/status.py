@@ -20,6 +20,7 @@ from tui.core.base.vocab import AllocatedSource, GapKind
 from tui.core.figures.analysis import Analysis, Step
 from tui.core.figures.kernels import readable_kernel_name
 from tui.core.figures.memory import DeviceMemory, devices_of
+from tui.core.figures.memory_timeline import peak_operator
 from tui.core.model.trace import Kind
 from tui.report.fit import ELLIPSIS, fit_middle
 from tui.report.gpu_idle import step_idle_text
@@ -157,7 +158,11 @@ def step_info(analysis: Analysis, step: Step) -> StatusLine:
     )
     memory = analysis.trace.memory
     if len(memory):  # profile_memory captures: the step's peaks (as steptrace memory)
-        parts.append(Part(_step_peaks(devices_of(memory), step), 4))
+        devices = devices_of(memory)
+        parts.append(Part(_step_peaks(devices, step), 4))
+        held = _peak_holder(analysis, devices, step)
+        if held:
+            parts.append(_part(held, 1))
     idle = analysis.gpu_idle
     split = None if idle is None else idle.step(step.number)
     if split is not None:
@@ -193,6 +198,17 @@ def _step_peaks(devices: list[DeviceMemory], step: Step) -> Text:
         else:
             peaks.append(" unknown: no [memory] event by its end")
     return peaks
+
+
+def _peak_holder(analysis: Analysis, devices: list[DeviceMemory], step: Step) -> str:
+    """The operator in which a device's step peak is reached (as `memory
+    --timeline` reads it), for the first device, devices before the CPU, whose
+    peak a CPU event holds; "" when none."""
+    for device in devices:  # devices before the CPU (_step_peaks sorted them)
+        operator = peak_operator(analysis, device, step.start_ns, step.end_ns)
+        if operator is not None:
+            return f"  {printable(device.label)} peak in {printable(operator.name)}"
+    return ""
 
 
 def event_info(analysis: Analysis, event: int, span_ns: int) -> StatusLine:

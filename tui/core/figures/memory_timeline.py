@@ -123,6 +123,17 @@ def bucket_maxima(
     return edges[:-1].astype(np.int64), np.maximum(inside, carried).astype(np.int64)
 
 
+def peak_operator(
+    analysis: Analysis, device: DeviceMemory, start_ns: int, end_ns: int
+) -> PeakOperator | None:
+    """The operator holding the instant a device's peak over [start, end) is
+    first reached; None when no level is known there or no CPU event holds it."""
+    index = _peak_index(device, start_ns, end_ns)
+    if index is None:
+        return None
+    return _operator_at(analysis, int(device.time_ns[index]))
+
+
 def _peak_index(device: DeviceMemory, start: int, end: int) -> int | None:
     """The first memory event setting the window's highest level (the one before
     the window when the level it starts at is the highest)."""
@@ -191,11 +202,7 @@ def memory_timeline(analysis: Analysis) -> list[DeviceTimeline]:
         reserved = _reserved(trace.memory, device)
         index = _peak_index(device, start, end)
         peak_ns = None if index is None else max(int(device.time_ns[index]), start)
-        operator = (
-            None
-            if index is None
-            else _operator_at(analysis, int(device.time_ns[index]))
-        )
+        operator = peak_operator(analysis, device, start, end)
         peak_reserved = (
             None
             if reserved is None
