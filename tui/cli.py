@@ -26,6 +26,7 @@ COMMANDS = (
     "kernels",
     "copies",
     "syncs",
+    "critical",
     "memory",
     "collectives",
     "gaps",

@@ -1,7 +1,7 @@
 """The result commands as one table: each row a command that opens a capture,
 computes one typed result from it and prints it as text or JSON.
 
-`steptrace summary|ops|kernels|copies|syncs|memory|gaps|zones|report|findings TRACE`: a row
+`steptrace summary|ops|kernels|copies|syncs|critical|memory|gaps|zones|report|findings TRACE`: a row
 says its own options, how it computes its result from the opened capture and,
 when not as every other, how it prints; `run` is the one way they all run
 (open with `tui.core.opening`, words from `tui.report`). Every import that costs
@@ -23,6 +23,7 @@ from tui.commands._zones import add_zone_option
 if TYPE_CHECKING:
     from tui.core.figures.analysis import Analysis
     from tui.core.results.copies import CopiesResult
+    from tui.core.results.critical import CriticalResult
     from tui.core.results.findings import FindingsResult
     from tui.core.results.gaps import GapsResult
     from tui.core.results.kernels import KernelsResult
@@ -262,6 +263,29 @@ def _syncs_text(result: SyncsResult, args: argparse.Namespace) -> str:
     return syncs_text(result) + "\n"
 
 
+def _critical_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--step", type=int, default=None, metavar="N", help="only ProfilerStep#N"
+    )
+
+
+def _critical(analysis: Analysis, args: argparse.Namespace) -> CriticalResult:
+    """HTA's critical path over the steps' range and per step (or one step)."""
+    from tui.core.results.critical import CriticalResult
+
+    if args.step is not None and all(
+        step.number != args.step for step in analysis.steps
+    ):
+        raise _no_step(analysis, args.step)
+    return CriticalResult.of(analysis, args.step)
+
+
+def _critical_text(result: CriticalResult, args: argparse.Namespace) -> str:
+    from tui.report.critical import critical_text
+
+    return critical_text(result) + "\n"
+
+
 def _memory_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeline",
@@ -448,6 +472,13 @@ TABLE: dict[str, ResultCommand] = {
         " after; per kind, operator and step",
         _syncs,
         _syncs_text,
+    ),
+    "critical": ResultCommand(
+        "critical path per step (HTA 0.5.0's): its time split into CPU, kernels, "
+        "gaps between kernels and launch delays",
+        _critical,
+        _critical_text,
+        options=_critical_options,
     ),
     "memory": ResultCommand(
         "profile_memory captures: peak allocated per step, bytes per operator",

@@ -1,0 +1,303 @@
+"""The critical-path graph of one window, built as HTA 0.5.0's CPGraph is.
+
+Nodes are the start and the end of each CPU operator, runtime call and device
+op in the window; edges carry time (an operator's or a kernel's stretch, the
+delay from a launch to its kernel, the gap between two kernels of a stream)
+or only order (consecutive top-level operators of a thread, a kernel that a
+synchronising call waits for). DEFINITIONS.md §13 says which rows are in the
+window and where steptrace departs from HTA.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tui.core.figures.critical.frame import HtaFrame, Int64Array
+
+ROOT = -1  # the call stack's root: no event
+NO_EVENT = -2  # an edge attributed to no event (order only, or a launch delay)
+STREAM_WAIT_EVENT = "Stream Wait Event"
+EVENT_SYNC = "Event Sync"
+STREAM_SYNC = "Stream Sync"
+CONTEXT_SYNC = "Context Sync"
+
+
+class EdgeKind(enum.IntEnum):
+    """HTA's CPEdgeType."""
+
+    OPERATOR = 0  # within an operator or a kernel: weighs its time
+    DEPENDENCY = 1  # consecutive top-level operators of a thread: order only
+    LAUNCH_DELAY = 2  # a launch's start to its kernel's start
+    KERNEL_KERNEL = 3  # a stream's previous op end to the next start
+    SYNC = 4  # the device op a call or another op waits for: order only
+
+
+@dataclass
+class Graph:
+    """Nodes (an event's start or end) in time order, edges in insertion order."""
+
+    node_event: list[int] = field(default_factory=list)
+    node_ns: list[int] = field(default_factory=list)
+    node_is_start: list[bool] = field(default_factory=list)
+    start_node: dict[int, int] = field(default_factory=dict)
+    end_node: dict[int, int] = field(default_factory=dict)
+    # (src, dst) -> [kind, weight, attributed event]; a second edge replaces the first
+    edges: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    succ: list[dict[int, None]] = field(default_factory=list)
+    pred: list[dict[int, None]] = field(default_factory=list)
+
+    def add(self, src: int, dst: int, kind: EdgeKind, zero: bool = False) -> None:
+        """An edge weighing dst - src, or nothing for order edges and `zero`."""
+        order_only = kind in (EdgeKind.DEPENDENCY, EdgeKind.SYNC) or zero
+        weight = 0 if order_only else self.node_ns[dst] - self.node_ns[src]
+        key = (src, dst)
+        attributed = self.edges[key][2] if key in self.edges else NO_EVENT
+        self.edges[key] = [int(kind), weight, attributed]
+        self.succ[src][dst] = None
+        self.pred[dst][src] = None
+
+    def attribute(self, src: int, dst: int, parent: int) -> None:
+        """HTA's _attribute_edge: the event an operator or gap edge's time belongs to."""
+        kind = self.edges[(src, dst)][0]
+        if kind == EdgeKind.KERNEL_KERNEL:
+            event = self.node_event[src]
+        elif kind != EdgeKind.OPERATOR:
+            return
+        elif self.node_is_start[src]:
+            event = self.node_event[src]
+        elif not self.node_is_start[dst]:
+            event = self.node_event[dst]
+        else:
+            event = parent
+        self.edges[(src, dst)][2] = event
+
+
+def build_graph(frame: HtaFrame, window: tuple[int, int]) -> Graph:
+    """The graph of the events in `window` (HTA's clipping of an annotation's range)."""
+    events = _clipped(frame, window)
+    graph = _nodes(frame, events)
+    _call_stacks(frame, events, graph)
+    _device_ops(frame, events, graph)
+    return graph
+
+
+def _clipped(frame: HtaFrame, window: tuple[int, int]) -> Int64Array:
+    """CPU rows starting in the window (not emptied by rounding), and device rows
+    whose launching call is one of them."""
+    start, end = window
+    duration = frame.duration_ns
+    on_cpu = frame.kept & (frame.stream == -1)
+    cpu = on_cpu & (frame.start_ns >= start) & (frame.start_ns <= end) & (duration > 0)
+    device = np.zeros_like(cpu)
+    callers = np.flatnonzero(cpu & (frame.partner >= 0))
+    targets = frame.partner[callers]
+    device[targets[frame.kept[targets] & (frame.stream[targets] != -1)]] = True
+    wait_ids = frame.trace.name_ids_matching({STREAM_WAIT_EVENT})
+    device |= frame.kept & (frame.stream != -1) & np.isin(frame.trace.name_id, wait_ids)
+    return np.flatnonzero(cpu | device).astype(np.int64)
+
+
+def _nodes(frame: HtaFrame, events: Int64Array) -> Graph:
+    """A start and an end node per operator, runtime call and correlated device row."""
+    trace = frame.trace
+    is_node = frame.node_category[events] | (
+        (frame.stream[events] != -1) & (trace.correlation[events] >= 0)
+    )
+    chosen = events[is_node]
+    stamps = np.concatenate([frame.start_ns[chosen], frame.end_ns[chosen]])
+    order = np.argsort(stamps, kind="stable")
+    graph = Graph()
+    count = chosen.size
+    for node, position in enumerate(order.tolist()):
+        event = int(chosen[position % count]) if count else 0
+        is_start = position < count
+        graph.node_event.append(event)
+        graph.node_ns.append(int(stamps[position]))
+        graph.node_is_start.append(is_start)
+        (graph.start_node if is_start else graph.end_node)[event] = node
+    graph.succ = [{} for _ in range(len(order))]
+    graph.pred = [{} for _ in range(len(order))]
+    return graph
+
+
+def _call_stacks(frame: HtaFrame, events: Int64Array, graph: Graph) -> None:
+    """Each CPU thread's operators in call-stack order (HTA's depth-first walk)."""
+    trace = frame.trace
+    tracks = trace.track[events]
+    for track in np.unique(tracks).tolist():
+        mine = events[tracks == track]
+        if not np.all(frame.stream[mine] < 0):
+            continue  # a device stream, or a thread HTA cannot place
+        parent, children = _stack_tree(frame, mine)
+        _walk(frame, graph, parent, children)
+
+
+def _stack_tree(
+    frame: HtaFrame, events: Int64Array
+) -> tuple[dict[int, int], dict[int, list[int]]]:
+    """Parents and children as HTA's CallStackGraph nests one thread's rows."""
+    start = frame.start_ns[events]
+    end = frame.end_ns[events]
+    duration = np.maximum(end - start, 0)
+    marks: list[tuple[int, int, int, int, int]] = []
+    for event, begin, finish, length in zip(
+        events.tolist(),
+        start.tolist(),
+        (start + duration).tolist(),
+        duration.tolist(),
+        strict=True,
+    ):
+        marks.append((begin, 1, -length, event, event))  # starts: longest first
+        marks.append((finish, 0, length, -event, event))  # ends before starts
+    marks.sort()
+    parent: dict[int, int] = {}
+    children: dict[int, list[int]] = {ROOT: []}
+    stack: list[int] = []
+    for _, is_start, _, _, event in marks:
+        if is_start:
+            up = stack[-1] if stack else ROOT
+            parent[event] = up
+            children.setdefault(up, []).append(event)
+            children.setdefault(event, [])
+            stack.append(event)
+        elif stack:
+            stack.pop()
+    return parent, children
+
+
+def _walk(
+    frame: HtaFrame,
+    graph: Graph,
+    parent: dict[int, int],
+    children: dict[int, list[int]],
+) -> None:
+    """HTA's enter/exit callbacks over the call-stack tree, depth first."""
+    last_node: int | None = None
+    last_top: int | None = None
+    depth = 0
+    last_parent = ROOT
+    todo: list[tuple[int, bool]] = [(ROOT, True)]
+    while todo:
+        event, entering = todo.pop()
+        if entering:
+            todo.append((event, False))
+            todo.extend((child, True) for child in reversed(children.get(event, [])))
+        start = graph.start_node.get(event)
+        end = graph.end_node.get(event)
+        if start is None or end is None:
+            continue
+        if entering:
+            if depth == 0 and last_top is not None:
+                graph.add(last_top, start, EdgeKind.DEPENDENCY)
+            depth += 1
+            if last_node is not None:
+                graph.add(last_node, start, EdgeKind.OPERATOR)
+                graph.attribute(last_node, start, last_parent)
+            last_node = start
+            last_parent = parent[event]
+            continue
+        depth -= 1
+        if last_node is not None:
+            graph.add(
+                last_node, end, EdgeKind.OPERATOR, zero=bool(frame.blocking[event])
+            )
+            graph.attribute(last_node, end, last_parent)
+        if depth == 0:
+            last_node = None
+            last_top = end
+        else:
+            last_node = end
+            last_parent = parent[event]
+
+
+def _queue_lengths(frame: HtaFrame) -> dict[int, int]:
+    """Per launch and device op of the whole frame, its stream's queue length after
+    it (HTA's TraceCounters: +1 at a launch, -1 at its op's start)."""
+    launches = np.flatnonzero(frame.launches)
+    ops = frame.partner[launches]
+    keep = frame.kept[ops] & (frame.stream[ops] != -1)
+    launches, ops = launches[keep], ops[keep]
+    rows = np.concatenate([launches, ops])
+    stamps = np.concatenate([frame.start_ns[launches], frame.start_ns[ops]])
+    steps = np.concatenate([np.ones(launches.size), -np.ones(ops.size)]).astype(
+        np.int64
+    )
+    streams = np.concatenate([frame.stream[ops], frame.stream[ops]])
+    order = np.lexsort((stamps, streams))
+    lengths: dict[int, int] = {}
+    current: dict[int, int] = {}
+    for row, step, stream in zip(
+        rows[order].tolist(),
+        steps[order].tolist(),
+        streams[order].tolist(),
+        strict=True,
+    ):
+        current[stream] = current.get(stream, 0) + step
+        lengths[row] = current[stream]
+    return lengths
+
+
+def _device_ops(frame: HtaFrame, events: Int64Array, graph: Graph) -> None:
+    """Kernels, copies and syncs: their own edges, launch or kernel-kernel delays,
+    and the synchronisation edges (HTA's _construct_graph_from_kernels)."""
+    trace = frame.trace
+    sync_ids = trace.name_ids_matching({EVENT_SYNC, CONTEXT_SYNC})
+    chosen = events[
+        ((frame.stream[events] != -1) | np.isin(trace.name_id[events], sync_ids))
+        & (trace.correlation[events] >= 0)
+    ]
+    is_sync = frame.sync_rows[chosen]
+    sort_by = np.where(is_sync, frame.end_ns[chosen], frame.start_ns[chosen])
+    chosen = chosen[np.argsort(sort_by, kind="stable")]
+    queue = _queue_lengths(frame)
+    last: dict[int, int] = {}  # stream -> end node of its last op
+    for event in chosen.tolist():
+        stream = int(frame.stream[event])
+        call = int(frame.partner[event])
+        if frame.sync_rows[event]:
+            _sync(frame, graph, event, stream, call, last)
+            continue
+        start, end = graph.start_node[event], graph.end_node[event]
+        graph.add(start, end, EdgeKind.OPERATOR)
+        graph.attribute(start, end, ROOT)
+        previous = last.get(stream)
+        call_ns = int(frame.start_ns[call]) if call >= 0 else None
+        launched_alone = (
+            queue.get(call) == 1
+            and queue.get(event) == 0
+            and call_ns is not None
+            and (previous is None or graph.node_ns[previous] < call_ns)
+        )
+        if launched_alone and call in graph.start_node:
+            graph.add(graph.start_node[call], start, EdgeKind.LAUNCH_DELAY)
+        elif previous is not None:
+            graph.add(previous, start, EdgeKind.KERNEL_KERNEL)
+            graph.attribute(previous, start, ROOT)
+        last[stream] = end
+
+
+def _sync(
+    frame: HtaFrame,
+    graph: Graph,
+    event: int,
+    stream: int,
+    call: int,
+    last: dict[int, int],
+) -> None:
+    """A stream or context sync: the host call ends after the stream's (every
+    stream's) last op. Event syncs are not followed (DEFINITIONS.md §13)."""
+    name = frame.name(event)
+    if name == CONTEXT_SYNC:
+        waited = list(last.values())
+    elif name == STREAM_SYNC:
+        waited = [last[stream]] if stream in last else []
+    else:
+        return
+    host_end = graph.end_node.get(call)
+    if host_end is None:
+        return
+    for node in waited:
+        graph.add(node, host_end, EdgeKind.SYNC)
