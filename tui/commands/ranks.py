@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from tui.commands._cluster import add_cluster_option
 from tui.commands._zones import add_zone_option
 
 
@@ -28,6 +29,7 @@ def register(subparsers: Any) -> None:
         help="ranks loaded at once in worker processes (default: the cores, "
         "fewer if memory is short; 1: in this process)",
     )
+    add_cluster_option(parser)
     add_zone_option(parser)
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
     parser.set_defaults(func=run)
@@ -55,7 +57,11 @@ def run(args: argparse.Namespace) -> int:
     progress = RunProgressLine() if sys.stderr.isatty() else None
     try:
         analysis = open_run(
-            args.folder, asked=args.zone, workers=args.workers, progress=progress
+            args.folder,
+            asked=args.zone,
+            workers=args.workers,
+            progress=progress,
+            cluster=args.cluster,
         )
     finally:
         if progress is not None:

@@ -24,12 +24,14 @@ def open_run(
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
     discovered: Callable[[RunLayout], None] | None = None,
+    cluster: str | None = None,
 ) -> RunAnalysis | ZoneRefusal:
     """Read a run folder's ranks (in worker processes) on the zone `asked`; refused
     when a name is held by no rank.
 
     TraceLoadError when no rank can be read, core LoadCancelled when `cancel`
-    is set; `discovered` hears which files are the ranks before any is read.
+    is set; `discovered` hears which files are the ranks before any is read;
+    `cluster`: a Dask scheduler's address to summarise the ranks on.
     """
     run = read_run(
         folder,
@@ -38,6 +40,7 @@ def open_run(
         progress=progress,
         cancel=cancel,
         discovered=discovered,
+        cluster=cluster,
     )
     if cancel is not None and cancel.is_set():
         raise LoadCancelled()

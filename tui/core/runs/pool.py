@@ -65,6 +65,20 @@ class RankOutcome:
     seconds: float
 
 
+# Computes the summaries of the ranks not kept (paths, zones, progress, cancel,
+# ranks already finished), as the pool does: a cluster (`cluster.py`).
+Summariser = Callable[
+    [
+        Sequence[Path],
+        Sequence[str] | None,
+        ProgressCallback | None,
+        threading.Event | None,
+        int,
+    ],
+    list[RankOutcome],
+]
+
+
 def json_bytes_of(path: Path) -> int:
     """The size of a trace's JSON: the file, or a gzip file's recorded size (its last 4 bytes)."""
     try:
@@ -224,10 +238,12 @@ def summarise_files(
     zones: Sequence[str] | None = None,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
+    elsewhere: Summariser | None = None,
 ) -> list[RankOutcome]:
     """Each file's summary (in the order given); `workers` 1 works in this process.
 
-    Summaries kept from an earlier run of the same files and code are reused.
+    Summaries kept from an earlier run of the same files and code are reused;
+    the others are computed here, or by `elsewhere` (a cluster) when given.
 
     Raises LoadCancelled when `cancel` is set, KeyboardInterrupt on Ctrl+C,
     after ending every worker.
@@ -245,11 +261,13 @@ def summarise_files(
         except (KeyError, TypeError, ValueError):
             continue
         outcomes[str(path)] = RankOutcome(str(path), summary, None, 0.0)
-        _report_end(progress, outcomes[str(path)], len(outcomes), len(paths))
+        report_end(progress, outcomes[str(path)], len(outcomes), len(paths))
     missing = [path for path in paths if str(path) not in outcomes]
     sizes = [json_bytes_of(path) for path in missing]
     count = plan_workers(sizes, workers)
-    if missing and count <= 1:
+    if missing and elsewhere is not None:
+        fresh = elsewhere(missing, zones, progress, cancel, len(outcomes))
+    elif missing and count <= 1:
         fresh = _summarise_here(missing, zones, progress, cancel, len(outcomes))
     elif missing:
         fresh = _summarise_in_pool(
@@ -299,13 +317,14 @@ def _summarise_here(
         except TraceLoadError as error:
             outcome = RankOutcome(name, None, str(error), time.monotonic() - started)
         outcomes.append(outcome)
-        _report_end(progress, outcome, already + len(outcomes), total)
+        report_end(progress, outcome, already + len(outcomes), total)
     return outcomes
 
 
-def _report_end(
+def report_end(
     progress: ProgressCallback | None, outcome: RankOutcome, finished: int, total: int
 ) -> None:
+    """Tell `progress` that a rank is done (or failed): `finished` of `total`."""
     if progress is not None:
         phase = RankEnd.DONE if outcome.summary is not None else RankEnd.FAILED
         progress(RankProgress(outcome.path, phase, None, finished, total))
@@ -355,7 +374,7 @@ def _summarise_in_pool(
                 name = pending.pop(future)
                 outcome = _outcome_of(name, future)
                 outcomes[name] = outcome
-                _report_end(
+                report_end(
                     progress, outcome, already + len(outcomes), already + len(paths)
                 )
         finished_cleanly = True

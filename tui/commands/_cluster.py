@@ -1,0 +1,20 @@
+"""`--cluster ADDRESS`: summarise a run's ranks on a running Dask scheduler."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+ENVIRONMENT = "STEPTRACE_CLUSTER"
+
+
+def add_cluster_option(parser: argparse.ArgumentParser) -> None:
+    """Add `--cluster ADDRESS` (default: $STEPTRACE_CLUSTER; neither: the local pool)."""
+    parser.add_argument(
+        "--cluster",
+        default=os.environ.get(ENVIRONMENT) or None,
+        metavar="ADDRESS",
+        help="summarise the ranks as tasks on a running Dask scheduler "
+        "(tcp://host:8786; default: $STEPTRACE_CLUSTER) whose workers see the "
+        "run's folder at the same path; needs the cluster extra",
+    )

@@ -1,0 +1,207 @@
+"""Summarise the ranks of a run as tasks on a running Dask scheduler (`--cluster ADDRESS`).
+
+The same pure function the local pool maps, `rank_summary.summarise_file`,
+runs on the cluster's workers, which read the rank files where they are (a
+filesystem they share with this machine, at the same paths); only the small
+JSON summaries travel back. The kept summaries are checked here before
+anything is submitted (`pool.summarise_files` does that and hands this module
+the ranks it lacks). Dask is imported only on this path.
+
+Faults: a scheduler that does not answer within `CONNECT_SECONDS` raises
+ClusterUnreachable; a task that raises is retried once (`retries=1`), and a
+rank whose workers died is rerun elsewhere by the scheduler (as often as its
+`allowed-failures` says) and then reported failed with the reason; a path
+the workers cannot see is that rank's error; Ctrl+C or a cancel cancels
+the run's futures and tells the ranks still loading to stop.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tui.core.base.errors import LoadCancelled, TraceLoadError
+from tui.core.runs.pool import (
+    ProgressCallback,
+    RankOutcome,
+    json_bytes_of,
+    report_end,
+)
+from tui.core.runs.rank_summary import RankSummary, summarise_file
+
+# How long to wait for the scheduler to answer before giving up.
+CONNECT_SECONDS = 5.0
+_POLL_SECONDS = 0.1
+# How often a rank loading on a worker asks whether the run was cancelled.
+_CANCEL_CHECK_SECONDS = 0.5
+
+
+class ClusterUnreachable(TraceLoadError):
+    """The scheduler at the address given did not answer; the message is one line."""
+
+
+def _distributed() -> Any:
+    """The `distributed` package (untyped), imported on the cluster path only."""
+    import distributed
+
+    return distributed
+
+
+# -- on the workers -------------------------------------------------------------
+
+
+class _RunStopped:
+    """`cancel` for the loader on a worker: is the run's Dask Event set? Asked at most
+    every `_CANCEL_CHECK_SECONDS`, so a cancelled run stops loading soon, cheaply."""
+
+    def __init__(self, event_name: str) -> None:
+        self.event_name = event_name
+        self.checked = 0.0
+        self.stopped = False
+
+    def is_set(self) -> bool:
+        now = time.monotonic()
+        if self.stopped or now - self.checked < _CANCEL_CHECK_SECONDS:
+            return self.stopped
+        self.checked = now
+        try:
+            self.stopped = bool(_distributed().Event(self.event_name).is_set())
+        except Exception:  # no client on this worker (yet): keep loading
+            self.stopped = False
+        return self.stopped
+
+
+def summarise_on_worker(
+    path: str, zones: Sequence[str] | None, event_name: str
+) -> tuple[dict[str, Any] | None, str | None, float]:
+    """One rank's summary JSON, or why it has none, and the seconds it took (a Dask task).
+
+    One decoding process per task: a worker's processes are its slots.
+    """
+    started = time.monotonic()
+    if not os.path.exists(path):
+        return (
+            None,
+            f"{path}: not found on the worker at {socket.gethostname()} "
+            "(the workers must see the run's folder at the same path)",
+            0.0,
+        )
+    try:
+        summary = summarise_file(
+            path, zones, decode_workers=1, cancel=_RunStopped(event_name)
+        )
+        return summary, None, time.monotonic() - started
+    except LoadCancelled:
+        return None, f"{path}: cancelled", time.monotonic() - started
+    except TraceLoadError as error:
+        return None, str(error), time.monotonic() - started
+    except MemoryError:
+        return None, f"{path}: not enough memory", time.monotonic() - started
+
+
+# -- here -------------------------------------------------------------------------
+
+
+def connect(address: str, timeout: float = CONNECT_SECONDS) -> Any:
+    """A Dask client of the scheduler at `address`; ClusterUnreachable when it does not answer."""
+    try:
+        client_class = _distributed().Client
+    except ImportError as error:
+        raise ClusterUnreachable(
+            f"--cluster needs Dask: pip install 'steptrace[cluster]' ({error})"
+        ) from None
+    try:
+        return client_class(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ClusterUnreachable(
+            f"no Dask scheduler answered at {address} within {timeout:g} s ({reason})"
+        ) from None
+
+
+def summarise_on_cluster(
+    paths: Sequence[Path],
+    zones: Sequence[str] | None,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    already: int,
+    *,
+    address: str,
+    timeout: float = CONNECT_SECONDS,
+) -> list[RankOutcome]:
+    """Each file's summary (in the order given), computed on the cluster at `address`.
+
+    Raises ClusterUnreachable when the scheduler does not answer, LoadCancelled
+    when `cancel` is set and KeyboardInterrupt on Ctrl+C, after cancelling
+    every future of the run.
+    """
+    client = connect(address, timeout)
+    names = [os.path.abspath(path) for path in paths]
+    total = already + len(paths)
+    outcomes: dict[str, RankOutcome] = {}
+    event_name = f"steptrace-stop-{uuid.uuid4().hex}"
+    pending: dict[Any, tuple[str, str]] = {}
+    finished_cleanly = False
+    try:
+        for given, name in zip(paths, names, strict=True):
+            # Largest first, as the local pool does: big ranks never meet at the end.
+            future = client.submit(
+                summarise_on_worker,
+                name,
+                None if zones is None else list(zones),
+                event_name,
+                pure=False,
+                retries=1,
+                priority=json_bytes_of(Path(given)),
+            )
+            pending[future] = (str(given), name)
+        while pending:
+            if cancel is not None and cancel.is_set():
+                raise LoadCancelled()
+            done = [future for future in pending if future.done()]
+            if not done:
+                time.sleep(_POLL_SECONDS)
+                continue
+            for future in done:
+                path, name = pending.pop(future)
+                outcome = _outcome_of(path, name, future)
+                outcomes[path] = outcome
+                report_end(progress, outcome, already + len(outcomes), total)
+        finished_cleanly = True
+    finally:
+        if not finished_cleanly:
+            _stop(client, list(pending), event_name)
+        client.close(timeout=timeout)
+    return [outcomes[str(path)] for path in paths]
+
+
+def _outcome_of(path: str, name: str, future: Any) -> RankOutcome:
+    """The rank's outcome from its finished future: its summary, or the reason it has none."""
+    if future.status == "finished":
+        data, error, seconds = future.result()
+        summary = None if data is None else RankSummary.from_json(data)
+        return RankOutcome(path, summary, error, seconds)
+    if future.status == "cancelled":
+        return RankOutcome(path, None, f"{name}: cancelled on the cluster", 0.0)
+    failure = future.exception()
+    last = getattr(getattr(failure, "last_worker", None), "address", None)
+    if last is not None:  # KilledWorker: every worker that ran it died
+        reason = f"{name}: the workers running it died (the last at {last})"
+    else:
+        reason = f"{name}: {type(failure).__name__}: {failure}"
+    return RankOutcome(path, None, reason, 0.0)
+
+
+def _stop(client: Any, futures: list[Any], event_name: str) -> None:
+    """Cancel the run's futures and tell the ranks still loading to stop."""
+    try:
+        _distributed().Event(event_name, client=client).set()
+        client.cancel(futures, force=True)
+    except Exception:  # the scheduler is gone: nothing is left to stop
+        return
