@@ -51,9 +51,26 @@ def register(subparsers: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     """A folder is a run (per rank); anything else a trace."""
     if Path(args.trace).is_dir():
-        print(
-            "steptrace: collectives reads one trace for now; give a rank's trace",
-            file=sys.stderr,
-        )
-        return 2
+        return _run_folder(args)
     return run(COMMAND, args)
+
+
+def _run_folder(args: argparse.Namespace) -> int:
+    """Every rank of the folder, its collectives split into wait and transfer."""
+    from tui.commands._common import print_json
+    from tui.core.base.errors import TraceLoadError
+    from tui.core.base.textsafe import printable
+    from tui.core.results.collectives import RunCollectivesResult
+    from tui.core.runs.collectives_across import read_run_collectives
+    from tui.report.collectives import run_collectives_text
+
+    try:
+        result = RunCollectivesResult(read_run_collectives(args.trace))
+    except TraceLoadError as problem:
+        print(f"steptrace: {printable(str(problem))}", file=sys.stderr)
+        return 2
+    if args.json:
+        print_json(result.to_json())
+    else:
+        sys.stdout.write(run_collectives_text(result) + "\n")
+    return 0

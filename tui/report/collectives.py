@@ -6,8 +6,12 @@ from __future__ import annotations
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text, plural, size_text
 from tui.core.base.vocab import CollectiveSide
-from tui.core.figures.collective_bandwidth import CollectiveBandwidth
-from tui.core.results.collectives import CollectivesResult, kind_totals
+from tui.core.figures.collective_bandwidth import CollectiveBandwidth, bus_factor
+from tui.core.results.collectives import (
+    CollectivesResult,
+    RunCollectivesResult,
+    kind_totals,
+)
 from tui.report.fit import fit_end
 from tui.report.text import fill
 
@@ -86,3 +90,50 @@ def collectives_lines(reading: CollectiveBandwidth) -> list[str]:
 def collectives_text(result: CollectivesResult) -> str:
     """`steptrace collectives TRACE` at 80 columns."""
     return "\n".join(collectives_lines(result.reading))
+
+
+def run_collectives_text(result: RunCollectivesResult) -> str:
+    """`steptrace collectives DIR` at 80 columns: per rank its time split into
+    wait and transfer, then per kind and size with busbw over the transfer."""
+    run = result.run
+    lines = fill(
+        f"{printable(str(run.folder))}: {plural(len(run.ranks), 'rank')}, "
+        f"{plural(run.matched_steps, 'step')} matched across them"
+    )
+    for rank in run.ranks:
+        wait, transfer, matched = rank.split(rank.reading.calls)
+        share = f" ({100 * wait / (wait + transfer):.0f} %)" if wait + transfer else ""
+        lines.append(
+            f"  rank {rank.rank:<4} {plural(len(rank.reading.calls), 'collective'):>16}"
+            f" {duration_text(rank.reading.time_ns):>11}  wait "
+            f"{duration_text(wait)}{share}, transfer {duration_text(transfer)}"
+        )
+    lines += fill(
+        "wait: time beyond the straggler's in each matched collective (it arrives "
+        "last and waits for nobody: its time is the transfer), as ranks reads a step"
+    )
+    lines += [
+        "",
+        "per rank, kind and message size (busbw over the transfer time, GB/s)",
+        f"{'rank':>4} {'kind':<15} {'size':>10} {'n':>4} {'count':>6} "
+        f"{'wait':>10} {'transfer':>10} {'busbw':>7}",
+    ]
+    for rank in run.ranks:
+        for row in rank.reading.rows[:TEXT_ROWS]:
+            wait, transfer, matched = rank.split(row.calls)
+            factor = bus_factor(row.kind, row.group_size or 0)
+            busbw = (
+                row.size_bytes * matched / transfer * factor
+                if row.size_bytes is not None and factor is not None and transfer > 0
+                else None
+            )
+            size = "?" if row.size_bytes is None else size_text(row.size_bytes)
+            ranks = "?" if row.group_size is None else str(row.group_size)
+            lines.append(
+                f"{rank.rank:>4} {fit_end(printable(row.kind), 15):<15} {size:>10} "
+                f"{ranks:>4} {row.count:>6} {duration_text(wait):>10} "
+                f"{duration_text(transfer):>10} {_gbps(busbw):>7}"
+            )
+    for warning in run.warnings:
+        lines += fill(printable(warning), "warning: ")
+    return "\n".join(lines)

@@ -9,7 +9,7 @@ them from its own args, else from the `record_param_comms` its launch call sits
 in; its kind, when no size is written, from the `nccl:*` / `gloo:*` /
 `c10d::*` range around the launch. Without communication kernels, the
 collectives are the `record_param_comms` ops with a collective name (else the
-outermost collective CPU ops), timed on the host: for NCCL that is the call
+outermost `gloo:*` / `nccl:*` ranges, else `c10d::*` ops), timed on the host: for NCCL that is the call
 that enqueues the work, not the transfer, and the result says which side.
 
 Bandwidths follow nccl-tests (doc/PERFORMANCE.md): the size S is the whole
@@ -82,6 +82,7 @@ _KIND_PATTERNS = (
     ("scatter", "scatter"),
 )
 _PREFIX = re.compile(r"^(?:nccl:|gloo:|c10d::)")
+LIBRARY_RANGE = re.compile(r"^(?:nccl:|gloo:)")
 
 
 def collective_kind(name: str) -> str:
@@ -145,6 +146,7 @@ class CollectiveRow:
     process_group: str | None
     count: int
     time_ns: int
+    calls: tuple[CollectiveCall, ...] = ()
 
     @property
     def mean_ns(self) -> float:
@@ -271,13 +273,13 @@ def find_collective_calls(
     ]
     if not params:
         ops = np.flatnonzero(cpu_collective_mask(trace, on_cpu)).tolist()
-        chosen = set(ops)
-        parent = analysis.parent
-        params = [op for op in ops if not _inside(parent, op, chosen)]
-    else:
-        chosen = set(params)
-        parent = analysis.parent
-        params = [op for op in params if not _inside(parent, op, chosen)]
+        # The library's own range (gloo:*, nccl:*, often on a worker thread) is
+        # the work; c10d::* is the dispatcher's call that hands it over.
+        library = [op for op in ops if LIBRARY_RANGE.match(trace.event_name(op))]
+        params = library or ops
+    chosen = set(params)
+    parent = analysis.parent
+    params = [op for op in params if not _inside(parent, op, chosen)]
     calls = [
         _call(
             event,
@@ -323,6 +325,7 @@ def collective_bandwidth(analysis: Analysis) -> CollectiveBandwidth:
             process_group=key[4],
             count=len(members),
             time_ns=sum(call.duration_ns for call in members),
+            calls=tuple(members),
         )
         for key, members in groups.items()
     ]

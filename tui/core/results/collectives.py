@@ -1,5 +1,6 @@
-"""`steptrace collectives TRACE`: collectives per kind and message size, with
-nccl-tests' algorithm and bus bandwidth."""
+"""`steptrace collectives TRACE|DIR`: collectives per kind and message size, with
+nccl-tests' algorithm and bus bandwidth; for a run, per rank, with each
+collective's time split into wait and transfer."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from tui.core.figures.analysis import Analysis
 from tui.core.figures.collective_bandwidth import (
     CollectiveBandwidth,
     CollectiveRow,
+    bus_factor,
     collective_bandwidth,
 )
+from tui.core.runs.collectives_across import RankCollectives, RunCollectives
 
 SOURCE = "nccl-tests doc/PERFORMANCE.md"
 
@@ -81,4 +84,52 @@ class CollectivesResult:
                 for item in kind_totals(reading)
             ],
             "rows": [row_json(row) for row in reading.rows],
+        }
+
+
+def _split_json(rank: RankCollectives, row: CollectiveRow) -> dict[str, Any]:
+    """A row with its wait and transfer on this rank, and busbw over the transfer."""
+    wait, transfer, matched = rank.split(row.calls)
+    item = row_json(row)
+    busbw = None
+    factor = bus_factor(row.kind, row.group_size or 0)
+    if row.size_bytes is not None and factor is not None and transfer > 0:
+        busbw = row.size_bytes * matched / transfer * factor
+    item.update(
+        matched=matched,
+        wait_us=us(wait),
+        transfer_us=us(transfer),
+        transfer_busbw_gbps=busbw,
+    )
+    return item
+
+
+@dataclass(frozen=True)
+class RunCollectivesResult:
+    """A run folder's collectives per rank, split into wait and transfer."""
+
+    run: RunCollectives
+
+    def to_json(self) -> dict[str, Any]:
+        """What `steptrace collectives DIR --json` prints."""
+        ranks = []
+        for rank in self.run.ranks:
+            wait, transfer, matched = rank.split(rank.reading.calls)
+            document = CollectivesResult(rank.reading).to_json()
+            document["rows"] = [_split_json(rank, row) for row in rank.reading.rows]
+            ranks.append(
+                {
+                    "rank": rank.rank,
+                    "path": str(rank.path),
+                    **document,
+                    "matched": matched,
+                    "wait_us": us(wait),
+                    "transfer_us": us(transfer),
+                }
+            )
+        return {
+            "folder": str(self.run.folder),
+            "matched_steps": self.run.matched_steps,
+            "ranks": ranks,
+            "warnings": list(self.run.warnings),
         }
