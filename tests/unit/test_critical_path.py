@@ -118,3 +118,38 @@ def test_cli_json_shape(step_trace: Path) -> None:
 
 def test_cli_refuses_a_missing_step(step_trace: Path) -> None:
     assert main(["critical", str(step_trace), "--step", "9"]) == 2
+
+
+def _event_sync_trace(tmp_path: Path, record_us: float) -> Path:
+    """The step with the Stream Sync replaced by cudaEventSynchronize on an
+    event recorded at `record_us` on stream 7."""
+    event_sync = gpu(
+        "Event Sync",
+        170,
+        330,
+        cat="cuda_sync",
+        correlation=5,
+        wait_on_stream=7,
+        wait_on_cuda_event_record_corr_id=4,
+    )
+    event_sync["args"]["stream"] = -1  # Kineto's Event Sync has no stream of its own
+    events = [
+        *_events(with_sync=False),
+        _runtime("cudaEventRecord", record_us, 2, 4),
+        _runtime("cudaEventSynchronize", 170, 385, 5),
+        event_sync,
+    ]
+    return write_trace(tmp_path / f"event_{record_us:.0f}.json", events)
+
+
+@pytest.mark.parametrize(("record_us", "path_us"), [(140, 545), (100, 490)])
+def test_an_event_sync_waits_for_the_op_its_event_recorded(
+    tmp_path: Path, record_us: float, path_us: int
+) -> None:
+    """Recorded after add_kernel's launch (140), the host waits for add_kernel:
+    the path is the Stream Sync's, 545. Recorded before it (100), the host
+    waits only for gemm (10 + 30 + 300 + 5 + 50 = 395 through the host), and
+    the device chain ending at add_kernel (490) is the longest."""
+    (step,) = _paths(_event_sync_trace(tmp_path, record_us)).steps
+    assert step.path is not None
+    assert step.path.path_ns == path_us * 1000

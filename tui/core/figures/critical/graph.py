@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tui.core.figures.critical.cuda_events import EventWaits, event_waits
 from tui.core.figures.critical.frame import HtaFrame, Int64Array
 
 ROOT = -1  # the call stack's root: no event
@@ -253,16 +254,22 @@ def _device_ops(frame: HtaFrame, events: Int64Array, graph: Graph) -> None:
     sort_by = np.where(is_sync, frame.end_ns[chosen], frame.start_ns[chosen])
     chosen = chosen[np.argsort(sort_by, kind="stable")]
     queue = _queue_lengths(frame)
+    waits = event_waits(frame)
     last: dict[int, int] = {}  # stream -> end node of its last op
+    held: dict[int, int] = {}  # op -> the op it must follow (a Stream Wait Event)
     for event in chosen.tolist():
         stream = int(frame.stream[event])
         call = int(frame.partner[event])
         if frame.sync_rows[event]:
-            _sync(frame, graph, event, stream, call, last)
+            _sync(frame, graph, event, stream, call, last, waits, held)
             continue
         start, end = graph.start_node[event], graph.end_node[event]
         graph.add(start, end, EdgeKind.OPERATOR)
         graph.attribute(start, end, ROOT)
+        waited = graph.end_node.get(held.pop(event, ROOT))
+        if waited is not None:
+            graph.add(waited, start, EdgeKind.SYNC)
+        waited_ns = graph.node_ns[waited] if waited is not None else None
         previous = last.get(stream)
         call_ns = int(frame.start_ns[call]) if call >= 0 else None
         launched_alone = (
@@ -270,10 +277,13 @@ def _device_ops(frame: HtaFrame, events: Int64Array, graph: Graph) -> None:
             and queue.get(event) == 0
             and call_ns is not None
             and (previous is None or graph.node_ns[previous] < call_ns)
+            and (waited_ns is None or waited_ns < call_ns)
         )
         if launched_alone and call in graph.start_node:
             graph.add(graph.start_node[call], start, EdgeKind.LAUNCH_DELAY)
-        elif previous is not None:
+        elif previous is not None and (
+            waited_ns is None or waited_ns < graph.node_ns[previous]
+        ):
             graph.add(previous, start, EdgeKind.KERNEL_KERNEL)
             graph.attribute(previous, start, ROOT)
         last[stream] = end
@@ -286,10 +296,27 @@ def _sync(
     stream: int,
     call: int,
     last: dict[int, int],
+    waits: EventWaits,
+    held: dict[int, int],
 ) -> None:
     """A stream or context sync: the host call ends after the stream's (every
-    stream's) last op. Event syncs are not followed (DEFINITIONS.md §13)."""
+    stream's) last op; an event sync after the op its event recorded; a stream
+    wait holds the next op its thread launches to the stream."""
     name = frame.name(event)
+    if name in (EVENT_SYNC, STREAM_WAIT_EVENT):
+        source = waits.source.get(event)
+        if source is None:
+            return
+        if name == STREAM_WAIT_EVENT:
+            target = waits.next_op.get(call)
+            if target is not None:
+                held[target] = source
+            return
+        source_end = graph.end_node.get(source)
+        host_end = graph.end_node.get(call)
+        if source_end is not None and host_end is not None:
+            graph.add(source_end, host_end, EdgeKind.SYNC)
+        return
     if name == CONTEXT_SYNC:
         waited = list(last.values())
     elif name == STREAM_SYNC:
