@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
 import numpy as np
 import orjson
 
@@ -28,6 +29,43 @@ _FIELDS = (
     ("device_id", "Device Id", -1),
 )
 _NAMES = ("time_ns", *(name for name, _, _ in _FIELDS))
+
+
+class _MemoryArgs(msgspec.Struct):
+    """The args of a `[memory]` event when they are what torch writes: integers."""
+
+    bytes: int | None = msgspec.field(name="Bytes", default=None)
+    total_allocated: int | None = msgspec.field(name="Total Allocated", default=None)
+    total_reserved: int | None = msgspec.field(name="Total Reserved", default=None)
+    device_type: int | None = msgspec.field(name="Device Type", default=None)
+    device_id: int | None = msgspec.field(name="Device Id", default=None)
+
+
+_BATCH = msgspec.json.Decoder(list[_MemoryArgs])
+_LIMIT = 2**62
+
+
+def _typed_batch(raws: list[bytes]) -> dict[str, np.ndarray[Any, Any]] | None:
+    """Every event's five fields decoded in one call, or None when some event's
+    args are not plain integers (a float, a string, bad JSON: the slow path)."""
+    joined = b"[" + b",".join(raw if raw else b"{}" for raw in raws) + b"]"
+    try:
+        decoded = _BATCH.decode(joined)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    columns: dict[str, np.ndarray[Any, Any]] = {}
+    for name, _, default in _FIELDS:
+        values = [getattr(args, name) for args in decoded]
+        try:
+            column = np.array(
+                [default if value is None else value for value in values],
+                dtype=np.int64,
+            )
+        except OverflowError:
+            return None
+        far = (column >= _LIMIT) | (column <= -_LIMIT)
+        columns[name] = np.where(far, default, column)
+    return columns
 
 
 def _integer(value: Any, default: int) -> int:
@@ -55,6 +93,12 @@ class MemoryCollector:
         keep = np.flatnonzero(valid).tolist()
         if not keep:
             return
+        self.parts["time_ns"].append(times[keep])
+        batch = _typed_batch([bytes(memory[index].args) for index in keep])
+        if batch is not None:
+            for name, _, _ in _FIELDS:
+                self.parts[name].append(batch[name])
+            return
         values: dict[str, list[int]] = {name: [] for name, _, _ in _FIELDS}
         for index in keep:
             raw = memory[index].args
@@ -66,7 +110,6 @@ class MemoryCollector:
                 args = {}
             for name, key, default in _FIELDS:
                 values[name].append(_integer(args.get(key), default))
-        self.parts["time_ns"].append(times[keep])
         for name, _, _ in _FIELDS:
             self.parts[name].append(np.array(values[name], dtype=np.int64))
 
