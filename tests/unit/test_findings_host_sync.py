@@ -9,7 +9,7 @@ from tests.builders.syncs import STEP_US, runtime, sync_trace
 from tests.builders.traces import cpu, gpu, metadata, write_trace
 from tui.core.base.vocab import FindingId, FindingStatus
 from tui.core.figures.analysis import Analysis
-from tui.core.findings.finding import MissingReason, ShowEvents, SyncFigures
+from tui.core.findings.finding import MissingReason, SyncFigures
 from tui.core.findings.readings import compute_findings
 from tui.core.findings.syncs import host_sync
 from tui.core.ingest.load import load_trace
@@ -36,13 +36,11 @@ def test_cost_is_blocked_plus_idle_after_per_step(tmp_path: Path) -> None:
     # the costliest operator: aten::item (30 + 30).
     assert figures.name == "cudaDeviceSynchronize"
     assert figures.operator == "aten::item"
-    anchor = finding.anchor
-    assert isinstance(anchor, ShowEvents) and anchor.name == "cudaDeviceSynchronize"
-    assert anchor.select == figures.event
     said = words(finding)
     assert "may" in said.hypothesis
     assert "every N steps" in said.next_check and ".item()" in said.next_check
     assert "aten::item" in said.observation
+    assert "5 host synchronisations over 2 steps (2.5 per step)" in said.observation
     assert FindingId.HOST_SYNC in {f.id for f in compute_findings(analysis)}
 
 
@@ -107,3 +105,29 @@ def test_not_seen_and_not_observed(tmp_path: Path) -> None:
     assert (
         finding.missing is not None and finding.missing.reason is MissingReason.NO_GPU
     )
+
+
+def test_the_finding_marks_every_sync_on_the_timeline(tmp_path: Path) -> None:
+    """Selecting the reading marks every sync (n / N visit them in time order)
+    and selects the costliest."""
+    from tui.app.screens.anchors import Visit, finding_target
+    from tui.core.findings.finding import ShowSyncs
+
+    analysis = analysis_of(sync_trace(tmp_path / "syncs.json"))
+    finding = host_sync(analysis)
+    assert isinstance(finding.anchor, ShowSyncs)
+    figures = finding.figures
+    assert isinstance(figures, SyncFigures)
+    assert finding.anchor.select == figures.event
+    target = finding_target(finding, analysis.trace, analysis)
+    assert isinstance(target, Visit)
+    trace = analysis.trace
+    assert [trace.event_name(int(e)) for e in target.events] == [
+        "cudaStreamSynchronize",
+        "cudaStreamSynchronize",
+        "cudaDeviceSynchronize",
+        "Event Sync",
+        "cudaMemcpy",
+    ]
+    assert target.event == figures.event
+    assert trace.event_name(figures.event) == "cudaDeviceSynchronize"

@@ -281,7 +281,8 @@ def _sync_text(figures: SyncFigures) -> str:
         else "in the capture (no steps)"
     )
     text = (
-        f"{figures.syncs_per_step:g} host synchronisation(s) per step {scope}:"
+        f"{plural(figures.syncs, 'host synchronisation')} {scope}"
+        f" ({figures.syncs_per_step:.3g} per step):"
         f" the host waited {duration_text(figures.blocked_ns_per_step)} per step,"
         " then the device idled"
         f" {duration_text(figures.idle_after_ns_per_step)} per step before its"

@@ -21,6 +21,7 @@ from tui.app.widgets.timeline import Timeline
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.figures.analysis import Analysis, Step
+from tui.core.figures.syncs import SyncColumns
 from tui.core.findings.finding import (
     Finding,
     ShowEvents,
@@ -28,6 +29,7 @@ from tui.core.findings.finding import (
     ShowKernel,
     ShowOperator,
     ShowStep,
+    ShowSyncs,
 )
 from tui.core.model.trace import Trace
 from tui.report.findings import words
@@ -202,6 +204,9 @@ def finding_target(finding: Finding, trace: Trace, analysis: Analysis) -> Target
     if isinstance(anchor, ShowEvents):
         events = _named(trace, anchor.name)
         return Visit(events, f"{printable(anchor.name)}:", anchor.select, anchor.select)
+    if isinstance(anchor, ShowSyncs):
+        syncs = SyncColumns.of(analysis).events  # in time order
+        return Visit(syncs, "sync:", anchor.select)
     if isinstance(anchor, ShowKernel):
         events = _named(trace, anchor.name)
         step = next((s for s in analysis.steps if s.number == anchor.step), None)

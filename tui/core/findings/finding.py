@@ -86,7 +86,15 @@ class ShowKernel:
     step: int | None = None
 
 
-Anchor = ShowGap | ShowOperator | ShowEvents | ShowStep | ShowKernel
+@dataclass(frozen=True)
+class ShowSyncs:
+    """Mark every host synchronisation (`figures/syncs.py`) on the timeline; select
+    event `select`."""
+
+    select: int
+
+
+Anchor = ShowGap | ShowOperator | ShowEvents | ShowStep | ShowKernel | ShowSyncs
 
 
 # -- figures of each reading ---------------------------------------------------

@@ -20,7 +20,7 @@ from tui.core.findings.finding import (
     Finding,
     Missing,
     MissingReason,
-    ShowEvents,
+    ShowSyncs,
     SyncFigures,
     gpu_not_observed,
 )
@@ -73,7 +73,7 @@ def host_sync(analysis: Analysis, scale: Scale | None = None) -> Finding:
         FindingId.HOST_SYNC,
         status,
         figures,
-        ShowEvents(figures.name, select=event),
+        ShowSyncs(event),
         weight=weight,
     )
 
