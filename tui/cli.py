@@ -27,6 +27,7 @@ COMMANDS = (
     "copies",
     "syncs",
     "critical",
+    "queue",
     "memory",
     "collectives",
     "gaps",

@@ -1,7 +1,7 @@
 """The result commands as one table: each row a command that opens a capture,
 computes one typed result from it and prints it as text or JSON.
 
-`steptrace summary|ops|kernels|copies|syncs|critical|memory|gaps|zones|report|findings TRACE`: a row
+`steptrace summary|ops|kernels|copies|syncs|critical|queue|memory|gaps|zones|report|findings TRACE`: a row
 says its own options, how it computes its result from the opened capture and,
 when not as every other, how it prints; `run` is the one way they all run
 (open with `tui.core.opening`, words from `tui.report`). Every import that costs
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from tui.core.results.kernels import KernelsResult
     from tui.core.results.memory import MemoryResult
     from tui.core.results.ops import OpsResult
+    from tui.core.results.queue import QueueResult
     from tui.core.results.summary import SummaryResult
     from tui.core.results.syncs import SyncsResult
     from tui.core.results.zones import ZonesResult
@@ -286,6 +287,18 @@ def _critical_text(result: CriticalResult, args: argparse.Namespace) -> str:
     return critical_text(result) + "\n"
 
 
+def _queue(analysis: Analysis, args: argparse.Namespace) -> QueueResult:
+    from tui.core.results.queue import QueueResult
+
+    return QueueResult.of(analysis)
+
+
+def _queue_text(result: QueueResult, args: argparse.Namespace) -> str:
+    from tui.report.queue import queue_text
+
+    return queue_text(result) + "\n"
+
+
 def _memory_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeline",
@@ -479,6 +492,12 @@ TABLE: dict[str, ResultCommand] = {
         _critical,
         _critical_text,
         options=_critical_options,
+    ),
+    "queue": ResultCommand(
+        "launch queue per stream (HTA's queue length): ops launched and not "
+        "started over time, time at a full queue, longest wait",
+        _queue,
+        _queue_text,
     ),
     "memory": ResultCommand(
         "profile_memory captures: peak allocated per step, bytes per operator",

@@ -19,6 +19,7 @@ from tui.core.base.vocab import GapKind, StepPhase, ZoneSource
 from tui.core.figures.breakdown.idle import GpuIdle, gpu_idle
 from tui.core.figures.launches import GraphReplays
 from tui.core.figures.optable import OpTable, build_op_table, group_name
+from tui.core.figures.queue import LaunchQueue, launch_queue
 from tui.core.figures.zones import (
     DATALOADER_PREFIX,
     DEFAULT_DATA_ZONE,
@@ -282,6 +283,11 @@ class Analysis:
     def graph_work(self) -> BoolArray:
         """Per event: device work replayed by a CUDA graph, left out of launch figures."""
         return self.graph_replays.work
+
+    @cached_property
+    def launch_queue(self) -> LaunchQueue:
+        """Every stream's launch queue (steptrace's rules), shared by the CLI and the app."""
+        return launch_queue(self.trace, self.launch_call, self.graph_work)
 
     @property
     def unlinked_device_events(self) -> int:
