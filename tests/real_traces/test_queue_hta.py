@@ -5,7 +5,7 @@ The oracle is HTA's own output in tests/fixtures/hta/hta_queue.json
 blocked on a full queue, include_last_profiler_step=True). Under HTA's rules
 (its launch call names, streams by number, fractional µs rounded) every
 stream's summary is HTA's exactly, once two things HTA does by accident are
-done as it did them (DEFINITIONS.md §13):
+done as it did them (DEFINITIONS.md §14):
 
 * at a time where a launch and an op's start on one stream tie, HTA's order
   is an unstable sort's; steptrace counts the launch first. The fixture

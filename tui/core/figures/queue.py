@@ -1,7 +1,7 @@
 """The launch queue: per stream, how many device ops the host has launched that
 have not started yet, over time (HTA 0.5.0's queue length analysis).
 
-As HTA's `TraceCounters` counts it (tests/fixtures/hta/DEFINITIONS.md §13):
+As HTA's `TraceCounters` counts it (tests/fixtures/hta/DEFINITIONS.md §14):
 a stream's queue grows by one at the *start* of the runtime call that
 launched an op (`cudaLaunchKernel`, `cudaMemcpyAsync`…) and shrinks by one
 when the op *starts* on the device, so a running kernel is no longer queued.
