@@ -58,6 +58,7 @@ class StepTraceApp(App[int]):
         allow_capture: bool = False,
         zones: tuple[str, ...] = (),
         rank_workers: int | None = None,
+        rank_cluster: str | None = None,
         compare: CompareRequest | None = None,
     ) -> None:
         """`path`: a trace, or a run folder (one trace per rank); `served`:
@@ -65,11 +66,13 @@ class StepTraceApp(App[int]):
         is off unless `allow_capture`; `zones`: the data zone named on the
         command line (`--zone`, for the first trace or run opened);
         `rank_workers`: ranks of a run read at once (None: cores and memory);
+        `rank_cluster`: a Dask scheduler's address to read a run's ranks on;
         `compare`: the capture to compare the trace with once it is open
         (`steptrace diff A B` on a terminal)."""
         super().__init__()
         self.trace_path = Path(path)
         self.rank_workers = rank_workers
+        self.rank_cluster = rank_cluster
         if self.trace_path.is_dir():
             prepare_worker_processes()
         self.served = served
@@ -91,7 +94,8 @@ class StepTraceApp(App[int]):
     def open_run(self, folder: Path, zones: tuple[str, ...] = ()) -> None:
         """Read a run folder's ranks; the ranks screen shows them when ready."""
         self.push_screen(
-            RunLoadingScreen(folder, zones, self.rank_workers), self._loaded
+            RunLoadingScreen(folder, zones, self.rank_workers, self.rank_cluster),
+            self._loaded,
         )
 
     def open_trace(self, path: Path, zones: tuple[str, ...] = ()) -> None:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tui.commands._cluster import add_cluster_option
 from tui.commands._zones import add_zone_option
 
 NO_TERMINAL = (
@@ -29,6 +30,7 @@ def register(subparsers: Any) -> None:
         help="trace file (Kineto / Chrome trace JSON), or a folder of per-rank traces",
     )
     add_zone_option(parser)
+    add_cluster_option(parser)
     # Set by `steptrace serve` on the app process of each browser connection.
     parser.add_argument("--served", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--allow-capture", action="store_true", help=argparse.SUPPRESS)
@@ -67,19 +69,27 @@ def open_in_app(
     served: bool = False,
     allow_capture: bool = False,
     zones: tuple[str, ...] = (),
+    cluster: str | None = None,
 ) -> int:
     """Run the explorer on `path`; its exit status: 2 when the file could not be
     read, a `--zone` name occurs nowhere, or there is no terminal to run in.
 
     `served`: the app runs for a browser (`steptrace serve`, through pipes):
     it says so, and launching captures is off unless `allow_capture`.
-    A folder opens as a run: its ranks screen, each rank's timeline from there."""
+    A folder opens as a run: its ranks screen, each rank's timeline from there;
+    `cluster`: a Dask scheduler's address to read its ranks on."""
     if not served and not has_terminal():
         print(f"steptrace: {NO_TERMINAL}", file=sys.stderr)
         return 2
     from tui.app.app import StepTraceApp
 
-    app = StepTraceApp(path, served=served, allow_capture=allow_capture, zones=zones)
+    app = StepTraceApp(
+        path,
+        served=served,
+        allow_capture=allow_capture,
+        zones=zones,
+        rank_cluster=cluster,
+    )
     app.run()
     for line in app.exit_lines:
         print(line, file=sys.stderr)
@@ -98,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
     zones = tuple(args.zone)
     if args.served:
         return open_in_app(
-            path, served=True, allow_capture=args.allow_capture, zones=zones
+            path,
+            served=True,
+            allow_capture=args.allow_capture,
+            zones=zones,
+            cluster=args.cluster,
         )
-    return open_in_app(path, zones=zones)
+    return open_in_app(path, zones=zones, cluster=args.cluster)

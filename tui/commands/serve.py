@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.commands._cluster import add_cluster_option
 from tui.serve.hosts import is_loopback, tunnel, url_host
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="let the served app launch captures (key c): off by default",
     )
+    add_cluster_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -155,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
     token = new_token()
     trace = path.resolve()
     server = TraceServer(
-        app_argv(trace, allow_capture=args.allow_capture),
+        app_argv(trace, allow_capture=args.allow_capture, cluster=args.cluster),
         host=host,
         port=port,
         token=token,

@@ -317,9 +317,14 @@ def listen(host: str, port: int) -> socket.socket:
     return socket.create_server((host, port), family=family)
 
 
-def app_argv(trace: Path, *, allow_capture: bool) -> list[str]:
-    """The command each browser connection runs: this steptrace, served mode."""
+def app_argv(
+    trace: Path, *, allow_capture: bool, cluster: str | None = None
+) -> list[str]:
+    """The command each browser connection runs: this steptrace, served mode
+    (a run's ranks read on the Dask scheduler at `cluster` when given)."""
     argv = [sys.executable, "-m", "tui", "open", "--served"]
     if allow_capture:
         argv.append("--allow-capture")
+    if cluster is not None:
+        argv += ["--cluster", cluster]
     return [*argv, "--", str(trace)]

@@ -101,14 +101,20 @@ class RunLoadingScreen(Screen[RunOutcome]):
     ]
 
     def __init__(
-        self, folder: Path, zones: tuple[str, ...] = (), workers: int | None = None
+        self,
+        folder: Path,
+        zones: tuple[str, ...] = (),
+        workers: int | None = None,
+        cluster: str | None = None,
     ) -> None:
         """`zones`: data-zone names asked for (`--zone`); `workers`: ranks read at
-        once (None: as many as cores and memory allow; 1: in this process)."""
+        once (None: as many as cores and memory allow; 1: in this process);
+        `cluster`: a Dask scheduler's address to read the ranks on instead."""
         super().__init__()
         self.folder = folder
         self.zones = zones
         self.rank_workers = workers
+        self.cluster = cluster
         self.cancel_event = threading.Event()
 
     def compose(self) -> ComposeResult:
@@ -123,14 +129,12 @@ class RunLoadingScreen(Screen[RunOutcome]):
             yield ProgressBar(total=None, show_eta=False, id="run-loading-bar")
             yield Static("finding the ranks", id="run-loading-phase", markup=False)
             yield Static("", id="run-loading-ranks", markup=False)
-            yield Static(
-                Text(
-                    "each rank is read in its own process (through the column cache); "
-                    "Esc cancels",
-                    style="italic",
-                ),
-                markup=False,
+            where = (
+                "each rank is read in its own process (through the column cache)"
+                if self.cluster is None
+                else f"each rank is read on the Dask cluster at {printable(self.cluster)}"
             )
+            yield Static(Text(f"{where}; Esc cancels", style="italic"), markup=False)
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -186,6 +190,7 @@ class RunLoadingScreen(Screen[RunOutcome]):
             progress=progress,
             cancel=self.cancel_event,
             discovered=discovered,
+            cluster=self.cluster,
         )
         if isinstance(opened, ZoneRefusal):
             lines = zone_refusal_lines(opened)
