@@ -232,3 +232,41 @@ def test_a_shared_trace_reads_its_raw_args(shared_traces: Path) -> None:
     count, time_us = raw[("allreduce", "Float", 2_049_000, 2_049_000, 1)]
     assert row.algbw_gbps == pytest.approx(8_196_000 * count / (time_us * 1000))
     assert row.busbw_gbps == 0.0  # one rank: 2(n-1)/n = 0
+
+
+def _raw_range_sizes(path: Path, name: str) -> dict[int, int]:
+    """Bytes → count of the `name` ranges, from their Input Dims (float: 4 B)."""
+    document = json.loads(gzip.decompress(path.read_bytes()))
+    sizes: dict[int, int] = defaultdict(int)
+    for event in document["traceEvents"]:
+        if event.get("name") == name:
+            (shape,) = event["args"]["Input Dims"]
+            assert event["args"]["Input type"] == ["float"]
+            elements = 1
+            for size in shape:
+                elements *= size
+            sizes[elements * 4] += 1
+    return dict(sizes)
+
+
+@pytest.mark.parametrize(
+    ("name", "range_name"),
+    [
+        ("negative_queue_length_values_check-rank0.json.gz", "nccl:all_reduce"),
+        ("cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", "gloo:all_reduce"),
+    ],
+)
+def test_all_reduce_without_kineto_keys_is_sized_from_its_inputs(
+    shared_traces: Path, name: str, range_name: str
+) -> None:
+    """Before record_param_comms carried sizes, an all_reduce's range recorded its
+    input (the whole array): its size, with no group size, so algbw but no busbw."""
+    reading = _reading(shared_traces / name)
+    rows = [row for row in reading.rows if row.kind == "all_reduce"]
+    assert {row.size_bytes: row.count for row in rows} == _raw_range_sizes(
+        shared_traces / name, range_name
+    )
+    for row in rows:
+        assert row.algbw_gbps is not None and row.busbw_gbps is None
+    # The other kinds' inputs are a rank's part: left unsized.
+    assert all(row.size_bytes is None for row in reading.rows if row not in rows)

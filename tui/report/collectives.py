@@ -75,9 +75,16 @@ def collectives_lines(reading: CollectiveBandwidth) -> list[str]:
     if reading.sized < len(reading.calls):
         lines += fill(
             f"size ?: {len(reading.calls) - reading.sized} collectives carry no "
-            "message size (record_param_comms' 'In msg nelems' and 'dtype', "
-            "written by PyTorch 2.x; older traces give Input Dims only, and no "
-            "group size): no bandwidth for them"
+            "message size (Kineto's 'In msg nelems' and 'dtype' on "
+            "record_param_comms or the kernel; else, for all_reduce, broadcast "
+            "and reduce, the range's recorded input): no bandwidth for them"
+        )
+    if any(
+        row.size_bytes is not None and row.group_size is None for row in reading.rows
+    ):
+        lines += fill(
+            "n ?: no 'Group size' written (only record_param_comms has it): "
+            "algbw without busbw"
         )
     if any(row.group_size == 1 for row in reading.rows):
         lines += fill(

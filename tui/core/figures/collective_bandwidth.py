@@ -66,6 +66,26 @@ DTYPE_BYTES = {
     "ComplexDouble": 16,
 }
 
+# `Input type` (caffe2 type names, on nccl:*/gloo:* ranges with record_shapes)
+# as the dtype names above.
+INPUT_TYPE_DTYPE = {
+    "float": "Float",
+    "double": "Double",
+    "c10::Half": "Half",
+    "c10::BFloat16": "BFloat16",
+    "long int": "Long",
+    "long": "Long",
+    "int": "Int",
+    "short int": "Short",
+    "short": "Short",
+    "signed char": "Char",
+    "unsigned char": "Byte",
+    "bool": "Bool",
+}
+# Kinds whose recorded input is the whole array (nccl-tests' S): the others'
+# inputs are a rank's part or its list of parts.
+WHOLE_INPUT_KINDS = ("all_reduce", "broadcast", "reduce")
+
 # Kinds as nccl-tests names its tests, recognised in a collective's name with
 # the separators removed (first match wins: reduce_scatter before reduce).
 _KIND_PATTERNS = (
@@ -202,20 +222,47 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _input_message(args: dict[str, Any]) -> tuple[int | None, str | None]:
+    """Elements and dtype from a range's recorded inputs (`Input Dims`, `Input
+    type`): every tensor's shape, all of one known type; (None, None) else."""
+    dims, types = args.get("Input Dims"), args.get("Input type")
+    if not isinstance(dims, list) or not isinstance(types, list) or not dims:
+        return None, None
+    if len(types) != len(dims) or len(set(map(str, types))) != 1:
+        return None, None
+    dtype = INPUT_TYPE_DTYPE.get(str(types[0]))
+    total = 0
+    for shape in dims:
+        if not isinstance(shape, list) or not all(
+            isinstance(size, int) and not isinstance(size, bool) for size in shape
+        ):
+            return None, None
+        total += int(np.prod(shape, dtype=np.int64)) if shape else 1
+    return (total, dtype) if dtype is not None else (None, None)
+
+
 def _call(
     event: int, name: str, start: int, duration: int, args: dict[str, Any]
 ) -> CollectiveCall:
-    """A collective from the args that describe it (the kernel's or its op's)."""
+    """A collective from the args that describe it (the kernel's or its op's);
+    without Kineto's keys, an all_reduce, broadcast or reduce (whose input is
+    the whole array) is sized from its range's recorded inputs."""
     written = _text(args.get(COLLECTIVE_NAME))
+    kind = collective_kind(written or name)
+    in_nelems, out_nelems = _int(args.get(IN_NELEMS)), _int(args.get(OUT_NELEMS))
+    dtype = _text(args.get(DTYPE))
+    if in_nelems is None and out_nelems is None and kind in WHOLE_INPUT_KINDS:
+        in_nelems, dtype = _input_message(args)
+        out_nelems = in_nelems
     return CollectiveCall(
         event=event,
-        kind=collective_kind(written or name),
+        kind=kind,
         name=written or name,
         start_ns=start,
         duration_ns=duration,
-        dtype=_text(args.get(DTYPE)),
-        in_nelems=_int(args.get(IN_NELEMS)),
-        out_nelems=_int(args.get(OUT_NELEMS)),
+        dtype=dtype,
+        in_nelems=in_nelems,
+        out_nelems=out_nelems,
         group_size=_int(args.get(GROUP_SIZE)),
         process_group=_text(args.get(PROCESS_GROUP)),
     )
@@ -223,9 +270,10 @@ def _call(
 
 def _described_by(analysis: Analysis, event: int) -> tuple[str, dict[str, Any]]:
     """The collective around a CPU event: the nearest `record_param_comms` with a
-    collective name (its args), else the nearest collective range (its name)."""
+    collective name (its args), else the nearest collective range (its name and
+    args)."""
     trace, parent = analysis.trace, analysis.parent
-    named = ""
+    named, named_args = "", {}
     current = event
     while current >= 0:
         name = trace.event_name(current)
@@ -234,9 +282,9 @@ def _described_by(analysis: Analysis, event: int) -> tuple[str, dict[str, Any]]:
             if COLLECTIVE_NAME in args:
                 return named or name, args
         elif not named and CPU_COLLECTIVE.match(name):
-            named = name
+            named, named_args = name, trace.event_args(current)
         current = int(parent[current])
-    return named, {}
+    return named, named_args
 
 
 def find_collective_calls(
