@@ -156,3 +156,14 @@ def test_a_selected_steps_status_names_the_operator_of_its_peak(
         line = step_info(analysis, step)
         assert "cuda:0 peak in entrainement" in line.plain
         assert "cuda:0 peak in" not in line.fit(60).plain
+
+
+def test_the_level_a_window_starts_at_is_its_first_point_and_can_be_its_peak() -> None:
+    times = np.array([10, 20, 30, 40], dtype=np.int64)
+    levels = np.array([5, 9, 3, 7], dtype=np.int64)
+    device = DeviceMemory("cuda:0", times, levels)
+    timeline = DeviceTimeline(device, None, 25, 50, device.peak(25, 50), 25, None, None)
+    series = timeline.allocated_series()
+    assert series.time_ns.tolist() == [25, 30, 40]
+    assert series.level.tolist() == [9, 3, 7]
+    assert timeline.peak_bytes == 9
