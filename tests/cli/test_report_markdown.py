@@ -143,6 +143,7 @@ def test_the_figures_are_those_of_the_construction(analysis: Analysis) -> None:
         "likely",
         "likely",
         "likely",
+        "likely",
         "possible",
         "not_seen",
         "not_seen",
@@ -164,6 +165,12 @@ def test_the_figures_are_those_of_the_construction(analysis: Analysis) -> None:
     assert findings["tensor_cores"]["figures"]["eligible_share"] == pytest.approx(
         200 / 250
     )
+    # HTA 0.5.0's critical_path_analysis on this trace: each step's path is
+    # 400 µs, 120 µs of it cpu_bound (the largest overhead), 250 µs of kernels.
+    critical = findings["critical_path"]
+    assert critical["cost_us_per_step"] == pytest.approx(120)
+    assert critical["figures"]["path_us_per_step"] == pytest.approx(400)
+    assert critical["figures"]["bound_by"] == "gpu_compute_bound"
     assert [note["id"][0] for note in payload["notes"]] == ["a", "b"]
     assert payload["instrumentation"]["record_shapes"] is False
 

@@ -18,9 +18,11 @@ from tui.core.base.vocab import (
     FindingStatus,
     GapKind,
 )
+from tui.core.figures.critical import BoundBy
 from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE
 from tui.core.findings.finding import (
     CopyFigures,
+    CriticalPathFigures,
     DominantFigures,
     Finding,
     HostBoundFigures,
@@ -61,6 +63,7 @@ _TITLES = {
     FindingId.TENSOR_CORES: "Tensor-Core-eligible kernels off Tensor Cores",
     FindingId.LATE_RANK: "One rank reaches the collectives late",
     FindingId.HOST_SYNC: "The host waits on the device (synchronisations)",
+    FindingId.CRITICAL_PATH: "What bounds the step (critical path)",
 }
 _HYPOTHESES = {
     FindingId.GPU_IDLE_DATA_ZONE: "the input pipeline may not keep up with the device",
@@ -84,6 +87,9 @@ _HYPOTHESES = {
         "these synchronisations may hold the step: the host waits until the"
         " device's queue is drained, then the device may idle until the host"
         " launches work again"
+    ),
+    FindingId.CRITICAL_PATH: (
+        "overhead on the step's longest chain of dependent work may hold it"
     ),
 }
 _NEXT_CHECKS = {
@@ -120,6 +126,40 @@ _NEXT_CHECKS = {
         " log metrics every N steps, then compare the step time"
         " (steptrace syncs lists each sync with its operator)"
     ),
+    FindingId.CRITICAL_PATH: (
+        "read the step's critical path (steptrace critical TRACE --step N) and"
+        " compare the step time after shortening its largest overhead"
+    ),
+}
+# The critical path's words by its largest overhead class: hypothesis, next check.
+_CRITICAL_WORDS = {
+    BoundBy.CPU: (
+        "the host's operators on the critical path may hold the step: the device"
+        " waits for the work they issue",
+        "read the operators on the path (steptrace critical TRACE --step N), cut"
+        " host work there (torch.compile, fewer synchronisations, a larger"
+        " batch) and compare the step time",
+    ),
+    BoundBy.LAUNCH: (
+        "kernels on the critical path may wait between their launch call and"
+        " their start: launching, not computing, may hold the step",
+        "group the launches on the path (CUDA graphs, torch.compile fusion) and"
+        " compare the step time (steptrace critical TRACE --step N lists them)",
+    ),
+    BoundBy.KERNEL_KERNEL: (
+        "gaps between consecutive kernels of a stream on the critical path may"
+        " hold the step",
+        "read what the stream waits for between those kernels (steptrace"
+        " critical TRACE --step N, steptrace queue TRACE), fuse them or capture"
+        " them in a CUDA graph, and compare the step time",
+    ),
+}
+_BOUND_WORDS = {
+    BoundBy.CPU: "CPU-bound",
+    BoundBy.GPU_COMPUTE: "GPU-bound",
+    BoundBy.GPU_COMMUNICATION: "communication-bound",
+    BoundBy.KERNEL_KERNEL: "bound by gaps between kernels",
+    BoundBy.LAUNCH: "launch-bound",
 }
 _STATUS = {
     FindingStatus.LIKELY: "likely",
@@ -157,6 +197,11 @@ def words(finding: Finding) -> FindingWords:
         hypothesis = (
             "if this copy carries the same constant each time (not the batch), "
             + hypothesis
+        )
+    if isinstance(figures, CriticalPathFigures):
+        title = f"The step is {_BOUND_WORDS[figures.bound_by]} (critical path)"
+        hypothesis, next_check = _CRITICAL_WORDS.get(
+            figures.overhead, (hypothesis, next_check)
         )
     if isinstance(figures, DominantFigures) and figures.collective:
         title = "One collective dominates"
@@ -269,9 +314,31 @@ def observation(finding: Finding) -> str:
         return _tensor_core_text(figures)
     if isinstance(figures, SyncFigures):
         return _sync_text(figures)
+    if isinstance(figures, CriticalPathFigures):
+        return _critical_text(figures)
     if finding.id is FindingId.HOST_SYNC:
         return "no host synchronisation in the window"
     return ""
+
+
+def _critical_text(figures: CriticalPathFigures) -> str:
+    scope = (
+        f"over {plural(figures.steps, 'step')}"
+        if figures.steps
+        else "in the capture (no steps)"
+    )
+    shares = ", ".join(
+        f"{kind.value} {share:.1f} %" for kind, share in figures.shares if share
+    )
+    text = (
+        f"the critical path {scope} is {duration_text(figures.path_ns_per_step)}"
+        f" per step ({shares}): the step is {_BOUND_WORDS[figures.bound_by]};"
+        f" its largest overhead is {figures.overhead.value},"
+        f" {duration_text(figures.overhead_ns_per_step)} per step"
+    )
+    if figures.top is not None:
+        text += f", most of it in {printable(figures.top)}"
+    return text
 
 
 def _sync_text(figures: SyncFigures) -> str:

@@ -101,6 +101,7 @@ class FindingId(Word):
     TENSOR_CORES = "tensor_cores"
     LATE_RANK = "late_rank"
     HOST_SYNC = "host_sync"
+    CRITICAL_PATH = "critical_path"
 
 
 class FindingStatus(Word):

@@ -7,6 +7,7 @@ report floor words them, the app and the CLI show them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tui.core.base.vocab import (
     CollectiveSide,
@@ -21,6 +22,9 @@ from tui.core.base.vocab import (
 from tui.core.findings.weights import Weight
 from tui.core.model.observed import gpu_missing_reason
 from tui.core.model.trace import Trace
+
+if TYPE_CHECKING:
+    from tui.core.figures.critical import BoundBy
 
 
 class MissingReason(Word):
@@ -312,6 +316,25 @@ class SyncFigures:
     operator_ns_per_step: float = 0.0
 
 
+@dataclass(frozen=True)
+class CriticalPathFigures:
+    """The window steps' critical paths (HTA's, `figures/critical`), per step.
+
+    `bound_by` is the class holding most of the paths, `overhead` the largest
+    class that is not the device's own work (operators, gaps between kernels,
+    launch delays), `top` the event holding most of that overhead; `shares`
+    each class's percentage of the paths' time.
+    """
+
+    steps: int
+    path_ns_per_step: float
+    bound_by: BoundBy
+    overhead: BoundBy
+    overhead_ns_per_step: float
+    shares: tuple[tuple[BoundBy, float], ...]
+    top: str | None = None
+
+
 Figures = (
     IdleFigures
     | CopyFigures
@@ -322,6 +345,7 @@ Figures = (
     | TensorCoreFigures
     | LateRankFigures
     | SyncFigures
+    | CriticalPathFigures
 )
 
 

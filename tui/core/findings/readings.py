@@ -17,6 +17,7 @@ from tui.core.figures.analysis import Analysis
 from tui.core.figures.collectives import CPU_COLLECTIVE
 from tui.core.figures.shapes import operator_shape_split, shapes_in_trace
 from tui.core.findings.copies import pageable_copy, repeated_copy
+from tui.core.findings.critical import critical_path
 from tui.core.findings.data_zone import idle_in_data_zone
 from tui.core.findings.device import host_bound, many_small_launches, stream_waits
 from tui.core.findings.finding import (
@@ -105,5 +106,6 @@ def compute_findings(
             dominant_operator(analysis, scale),
             tensor_cores(analysis, scale),
             host_sync(analysis, scale),
+            critical_path(analysis, scale),
         ]
     )

@@ -62,29 +62,33 @@ def _path(
 
 
 def critical_paths(
-    trace: Trace, steps: Sequence[Step], only: int | None = None
+    trace: Trace,
+    steps: Sequence[Step],
+    only: int | None = None,
+    window: bool = True,
 ) -> CriticalPaths:
-    """The critical path over the steps' range and per step (`only`: that step alone)."""
+    """The critical path over the steps' range (not computed without `window`)
+    and per step (`only`: that step alone)."""
     frame = HtaFrame.of(trace)
     if not steps:
         kept = frame.kept.nonzero()[0]
-        whole = (
+        capture = (
             (int(frame.start_ns[kept].min()), int(frame.end_ns[kept].max()))
             if kept.size
             else (0, 0)
         )
-        window, refused = _path(frame, whole)
-        return CriticalPaths(window, refused, (), True)
+        path, refused = _path(frame, capture)
+        return CriticalPaths(path, refused, (), True)
     windows = [
         (int(frame.start_ns[step.event]), int(frame.end_ns[step.event]))
         for step in steps
     ]
     span = (min(w[0] for w in windows), max(w[1] for w in windows))
-    window, refused = _path(frame, span)
+    whole, refused = _path(frame, span) if window else (None, None)
     per_step = []
     for step, bounds in zip(steps, windows, strict=True):
         if only is not None and step.number != only:
             continue
         path, why = _path(frame, bounds)
         per_step.append(StepPath(step.number, path, why))
-    return CriticalPaths(window, refused, tuple(per_step), False)
+    return CriticalPaths(whole, refused, tuple(per_step), False)
