@@ -7,10 +7,13 @@ also copies onto the NCCL kernel ("Collective function metadata populated from
 CPU op to GPU kernel", libkineto's key names). A communication kernel takes
 them from its own args, else from the `record_param_comms` its launch call sits
 in; its kind, when no size is written, from the `nccl:*` / `gloo:*` /
-`c10d::*` range around the launch. Without communication kernels, the
-collectives are the `record_param_comms` ops with a collective name (else the
-outermost `gloo:*` / `nccl:*` ranges, else `c10d::*` ops), timed on the host: for NCCL that is the call
-that enqueues the work, not the transfer, and the result says which side.
+`c10d::*` range around the launch. Without those keys, an all_reduce, broadcast
+or reduce is sized from its range's recorded input (`Input Dims` × `Input
+type`, the whole array for these kinds), with no group size. Without
+communication kernels, the collectives are the `record_param_comms` ops with a
+collective name (else the outermost `gloo:*` / `nccl:*` ranges, else `c10d::*`
+ops), timed on the host: for NCCL that is the call that enqueues the work, not
+the transfer, and the result says which side.
 
 Bandwidths follow nccl-tests (doc/PERFORMANCE.md): the size S is the whole
 array, the larger of the input and output messages (all_gather's output and
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from tui.core.base.vocab import CollectiveSide
 from tui.core.figures.analysis import Analysis
@@ -341,7 +345,7 @@ def find_collective_calls(
     return (CollectiveSide.CPU if calls else None), calls
 
 
-def _inside(parent: Any, event: int, chosen: set[int]) -> bool:
+def _inside(parent: npt.NDArray[np.int64], event: int, chosen: set[int]) -> bool:
     """Whether an ancestor of `event` is itself one of `chosen` (count it once)."""
     current = int(parent[event])
     while current >= 0:
