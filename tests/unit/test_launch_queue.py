@@ -17,58 +17,27 @@ import json
 import math
 import statistics
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
+from tests.builders.queue import STREAM_7, STREAM_20, write_queue_trace
 from tests.builders.traces import cpu, gpu, metadata, write_trace
 from tui.cli import main
 from tui.core.base.vocab import BreakdownRules
 from tui.core.figures.analysis import Analysis
-from tui.core.figures.queue import LaunchQueue, launch_queue
-from tui.core.ingest.load import load_trace
-
-# (stream, call name, call start, op category, op name, op start, op duration), µs
-OPS = (
-    (7, "cudaLaunchKernel", 0, "kernel", "k0", 100, 50),
-    (7, "cudaLaunchKernel", 10, "kernel", "k1", 150, 50),
-    (7, "cudaLaunchKernel", 20, "kernel", "k2", 200, 50),
-    (
-        20,
-        "cudaMemcpyAsync",
-        250,
-        "gpu_memcpy",
-        "Memcpy HtoD (Pinned -> Device)",
-        300,
-        20,
-    ),
-    (20, "cudaLaunchKernel", 300, "kernel", "k3", 320, 10),
+from tui.core.figures.queue import (
+    LaunchQueue,
+    launch_queue,
+    longest_between,
+    slice_edges,
 )
-STREAM_7 = [1, 2, 3, 2, 1, 0]
-STREAM_20 = [1, 2, 1, 0]
-
-
-def _events() -> list[dict[str, Any]]:
-    events = [cpu("aten::work", 0, 400)]
-    for correlation, (stream, call, at, cat, name, start, dur) in enumerate(OPS, 1):
-        events.append(
-            cpu(call, at, 5, cat="cuda_runtime", correlation=correlation, cbid=211)
-        )
-        events.append(
-            gpu(name, start, dur, cat=cat, stream=stream, correlation=correlation)
-        )
-    # No launch call in the capture for this one.
-    events.append(gpu("orphan", 400, 10, stream=7, correlation=98))
-    # A graph replay: one cudaGraphLaunch, its kernel has no launch of its own.
-    events.append(cpu("cudaGraphLaunch", 380, 5, cat="cuda_runtime", correlation=99))
-    events.append(gpu("replayed", 420, 10, stream=7, correlation=99))
-    return metadata() + events
+from tui.core.ingest.load import load_trace
 
 
 @pytest.fixture
 def capture(tmp_path: Path) -> Path:
-    return write_trace(tmp_path / "queue.json", _events())
+    return write_queue_trace(tmp_path / "queue.json")
 
 
 def _queue(path: Path, rules: BreakdownRules, full_at: int = 1024) -> LaunchQueue:
@@ -162,3 +131,24 @@ def test_queue_json_and_text(capture: Path, capsys: pytest.CaptureFixture[str]) 
     text = capsys.readouterr().out
     assert "stream 7" in text and "stream 20" in text
     assert "2 device ops have no launch of their own" in text
+
+
+def test_the_longest_queue_per_slice_is_a_loops() -> None:
+    """The sparkline's and the lane's cells, against a loop over the changes."""
+    rng = np.random.default_rng(21)
+    for _ in range(50):
+        times = np.sort(rng.integers(0, 1000, rng.integers(1, 40))).astype(np.int64)
+        lengths = rng.integers(0, 30, times.size).astype(np.int64)
+        start, end = sorted(rng.integers(-100, 1100, 2).tolist())
+        width = int(rng.integers(1, 30))
+        edges = slice_edges(start, end, width)
+        expected = []
+        for low, high in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True):
+            # The length in effect at the slice's start: the last change at or before it.
+            held = [int(v) for t, v in zip(times, lengths, strict=True) if t <= low]
+            inside = [
+                int(v) for t, v in zip(times, lengths, strict=True) if low <= t < high
+            ]
+            expected.append(max([held[-1] if held else 0, *inside]))
+        assert longest_between(times, lengths, edges).tolist() == expected
+        assert edges[0] == start and edges[-1] == end + 1

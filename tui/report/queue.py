@@ -7,7 +7,12 @@ import numpy as np
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text, plural
-from tui.core.figures.queue import LaunchQueue, StreamQueue, bucket_maxima
+from tui.core.figures.queue import (
+    LaunchQueue,
+    StreamQueue,
+    longest_between,
+    slice_edges,
+)
 from tui.core.results.queue import QueueResult
 from tui.report.fit import fit_end
 from tui.report.text import TEXT_WIDTH, fill
@@ -32,7 +37,8 @@ def stream_label(stream: StreamQueue) -> str:
 def sparkline(stream: StreamQueue, start_ns: int, end_ns: int, width: int) -> str:
     """Each column the longest queue in its slice, in eighths of the stream's
     maximum (blank: empty)."""
-    maxima = bucket_maxima(stream.time_ns, stream.length, start_ns, end_ns, width)
+    edges = slice_edges(start_ns, end_ns, width)
+    maxima = longest_between(stream.time_ns, stream.length, edges)
     top = stream.stats.maximum
     if top <= 0:
         return " " * width

@@ -17,6 +17,7 @@ from tui.core.model.trace import TrackKind
 from tui.view.labels import distinct_labels
 from tui.view.lanes import BoolArray, Int64Array, Lane, lanes_of
 from tui.view.memory_lane import MemoryLane
+from tui.view.queue_lane import QueueLane
 from tui.view.timeline_index import (
     DEFAULT_DEPTH_CAP,
     EXPANDED_DEPTH_CAP,
@@ -50,6 +51,8 @@ class Row:
     """Sorted events of a header row, to tell whether it draws an event."""
     memory: MemoryLane | None = None
     """The allocated bytes a memory row draws."""
+    queue: QueueLane | None = None
+    """The launch queue a queue row draws."""
 
 
 @dataclass(frozen=True)
@@ -125,10 +128,12 @@ def build_layout(
     zone: ZoneView,
     expanded: set[int] | frozenset[int] = frozenset(),
     first_cap: int = DEFAULT_DEPTH_CAP,
+    queues: bool = False,
 ) -> TimelineLayout:
     """Rows: axis, steps, zones, then the tracks in the index's order, with one
     memory row per device after the device streams (after the main thread when
-    there is none) when the capture holds memory events.
+    there is none) when the capture holds memory events; with `queues`, each
+    device stream's launch queue under it.
 
     `first_cap` folds the first track (the main thread) to fewer depths so
     that, on a small terminal, the first device stream still shows.
@@ -181,6 +186,9 @@ def build_layout(
                     gaps=gaps,
                 )
             )
+        lane = index.queues.get(track_index) if queues else None
+        if lane is not None:
+            body.append(Row(RowRole.QUEUE, lane.label, queue=lane))
         if position == memory_after:
             body += memory_rows(index)
     if memory_after < 0:

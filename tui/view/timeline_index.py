@@ -19,6 +19,7 @@ from tui.core.model.steps import Step
 from tui.core.model.trace import Trace, TrackKind
 from tui.view.lanes import Int64Array, Lane, lanes_of
 from tui.view.memory_lane import MemoryLane, memory_lanes
+from tui.view.queue_lane import QueueLane, queue_lanes
 
 DEFAULT_DEPTH_CAP = 4
 """Depths shown per CPU thread before `x` unfolds it (the last row holds the rest)."""
@@ -45,6 +46,8 @@ class TimelineIndex:
     """Allocated bytes per device (profile_memory captures only)."""
     graph_work: npt.NDArray[np.bool_] | None = None
     """Per event: device work replayed by a CUDA graph (drawn apart)."""
+    queues: dict[int, QueueLane] = field(default_factory=dict)
+    """Per device track, its launch queue (drawn under it when asked)."""
     _per_depth: dict[int, list[Int64Array]] = field(default_factory=dict)
     _lanes: dict[tuple[int, int, bool], list[Lane]] = field(default_factory=dict)
 
@@ -73,6 +76,7 @@ class TimelineIndex:
             annotations,
             memory_lanes(trace),
             analysis.graph_work,
+            queue_lanes(analysis.launch_queue) if trace.gpu_observed else {},
         )
         for track in index.track_order:
             if cancelled():

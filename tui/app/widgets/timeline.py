@@ -103,6 +103,7 @@ class Timeline(TimelineKeys, ScrollView, can_focus=True):
         self.selection = Selection()
         self._cursor_fraction = 0.5
         self._expanded: set[int] = set()
+        self._queues_shown = False
         self._first_cap = DEFAULT_DEPTH_CAP
         self._marked_mask: npt.NDArray[np.bool_] | None = None
         self._row_marks: dict[int, list[Lane]] = {}
@@ -131,7 +132,11 @@ class Timeline(TimelineKeys, ScrollView, can_focus=True):
         rows = self._rows
         here = rows[self._cursor_row] if self._cursor_row < len(rows) else None
         self.rows_layout = build_layout(
-            self.index, self.zone_view, self._expanded, self._first_cap
+            self.index,
+            self.zone_view,
+            self._expanded,
+            self._first_cap,
+            self._queues_shown,
         )
         self._row_marks.clear()
         rows = self._rows

@@ -43,6 +43,7 @@ KEY_BINDINGS: list[BindingType] = [
     Binding("home", "home", "Start", show=False),
     Binding("end", "end", "End", show=False),
     Binding("x", "toggle_expand", "Expand track", show=False),
+    Binding("Q", "toggle_queues", "Launch queue under each stream", show=False),
     Binding("enter", "activate", "Details"),
 ]
 """The timeline's keys; the actions they name are `TimelineKeys`'s methods."""
@@ -75,6 +76,7 @@ class KeysHost(Protocol):
     _cursor_fraction: float
     _cursor_row: int
     _expanded: set[int]
+    _queues_shown: bool
     selected_event: int | None
 
     @property
@@ -222,6 +224,11 @@ class TimelineKeys:
         if row is None or row.track is None:
             return
         self._expanded ^= {row.track}
+        self._relayout()
+
+    def action_toggle_queues(self: KeysHost) -> None:
+        """Show each device stream's launch queue under it (HTA's queue length), or hide them."""
+        self._queues_shown = not self._queues_shown
         self._relayout()
 
     def action_activate(self: KeysHost) -> None:

@@ -137,6 +137,8 @@ class Painter:
             style = base + Style(bold=True, color="bright_red")
         elif what == "memory":
             style = base + Style(color="magenta")
+        elif what == "queue":
+            style = base + Style(color="yellow")
         else:
             colour_key = int(key[1])  # type: ignore[call-overload]
             colour = _KIND_COLOURS.get(colour_key) or _OTHER_COLOURS.get(
@@ -207,8 +209,12 @@ class Painter:
         self, cells: MemoryCells, in_range: BoolArray | None
     ) -> list[Segment]:
         """Block glyphs in eighths of the peak in view; a selected range reversed."""
-        glyphs = cells.glyphs()
-        style = self.style("memory")
+        return self.level_segments(cells.glyphs(), self.style("memory"), in_range)
+
+    def level_segments(
+        self, glyphs: str, style: Style, in_range: BoolArray | None
+    ) -> list[Segment]:
+        """A lane of level glyphs (memory, queue); a selected range reversed."""
         if in_range is None or not in_range.any():
             return [Segment(glyphs, style)]
         a = int(np.argmax(in_range))
@@ -388,6 +394,10 @@ def draw_line(
             on_cursor,
         )
         segments += painter.memory_segments(memory, in_range)
+    elif row.role is RowRole.QUEUE and row.queue is not None:
+        segments += painter.level_segments(
+            row.queue.glyphs(window), painter.style("queue"), in_range
+        )
     elif row.role is RowRole.AXIS:
         cursor_cell = min(window.width - 1, int(view.cursor_fraction * window.width))
         segments += painter.axis(

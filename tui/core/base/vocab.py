@@ -254,6 +254,7 @@ class RowRole(Word):
     ZONES = "zones"
     TRACK = "track"
     MEMORY = "memory"
+    QUEUE = "queue"
 
 
 class KernelSort(Word):

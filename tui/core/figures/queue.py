@@ -97,6 +97,7 @@ class StreamQueue:
 
     stream: int | str
     device: int | None
+    track: int | None  # the timeline track holding its ops (None: several)
     ops: int  # device ops counted, each once in and once out
     time_ns: Int64Array  # each change, in order
     length: Int64Array  # the queue length from that change on
@@ -139,6 +140,7 @@ class QueueInput:
     stream: Int64Array  # index into `streams`
     streams: tuple[int | str, ...]
     devices: tuple[int | None, ...]
+    tracks: tuple[int | None, ...]
     device_ops: int
 
 
@@ -181,8 +183,8 @@ def time_at_or_above(time_ns: Int64Array, length: Int64Array, limit: int) -> int
 
 
 def _stream_queue(
-    stream: int | str,
-    device: int | None,
+    ops: QueueInput,
+    index: int,
     series: tuple[Int64Array, Int64Array, Int64Array],
     full_at: int,
 ) -> StreamQueue:
@@ -191,8 +193,9 @@ def _stream_queue(
     span = int(time_ns[-1] - time_ns[0])
     weighted = int((length[:-1] * held).sum())
     return StreamQueue(
-        stream=stream,
-        device=device,
+        stream=ops.streams[index],
+        device=ops.devices[index],
+        track=ops.tracks[index],
         ops=int(waits.size),
         time_ns=time_ns,
         length=length,
@@ -216,7 +219,7 @@ def launch_queue(
     ops = queue_input(trace, launch_call, graph_work, rules)
     series = stream_queues(ops.call_ns, ops.start_ns, ops.stream)
     streams = tuple(
-        _stream_queue(ops.streams[index], ops.devices[index], one, full_at)
+        _stream_queue(ops, index, one, full_at)
         for index, one in enumerate(series)
         if one[0].size
     )
@@ -263,6 +266,7 @@ def _steptrace_ops(
         stream=stream.reshape(-1).astype(np.int64),
         streams=tuple(labels),
         devices=tuple(trace.tracks[int(t)].device for t in tracks.tolist()),
+        tracks=tuple(int(track) for track in tracks.tolist()),
         device_ops=int(work.sum()),
     )
 
@@ -290,39 +294,44 @@ def _hta_ops(trace: Trace) -> QueueInput:
     start_ns, _ = hta_times(trace, events)
     numbers, index = np.unique(stream[events], return_inverse=True)
     devices: list[int | None] = []
+    tracks: list[int | None] = []
     for number in numbers.tolist():
-        on = {
-            trace.tracks[int(track)].device
-            for track in np.unique(trace.track[events[stream[events] == number]])
-        }
+        held = np.unique(trace.track[events[stream[events] == number]]).tolist()
+        on = {trace.tracks[int(track)].device for track in held}
         devices.append(next(iter(on)) if len(on) == 1 else None)
+        tracks.append(int(held[0]) if len(held) == 1 else None)
     return QueueInput(
         call_ns=call_ns,
         start_ns=start_ns,
         stream=index.reshape(-1).astype(np.int64),
         streams=tuple(int(number) for number in numbers.tolist()),
         devices=tuple(devices),
+        tracks=tuple(tracks),
         device_ops=int((on_stream & trace.device_work_mask).sum()),
     )
 
 
-def bucket_maxima(
-    time_ns: Int64Array, length: Int64Array, start_ns: int, end_ns: int, width: int
-) -> Int64Array:
-    """The highest queue length in each of `width` equal slices of
-    [start_ns, end_ns] (the level in effect when a slice begins counts; 0
-    before the first change), for a sparkline."""
-    if width <= 0:
-        return np.zeros(0, dtype=np.int64)
+def slice_edges(start_ns: int, end_ns: int, width: int) -> Int64Array:
+    """`width` equal slices of [start_ns, end_ns], the last one closed (a
+    sparkline's columns): their starts, then one past the end."""
     span = max(end_ns - start_ns, 1)
-    edges = start_ns + (np.arange(width + 1, dtype=np.int64) * span) // width
+    edges = start_ns + (np.arange(width + 1, dtype=np.int64) * span) // max(width, 1)
+    edges[-1] = end_ns + 1
+    return edges
+
+
+def longest_between(
+    time_ns: Int64Array, length: Int64Array, edges: Int64Array
+) -> Int64Array:
+    """The longest queue in each slice [edges[i], edges[i+1]): the length in
+    effect when the slice begins (0 before the first change) and every change
+    inside it."""
     before = np.searchsorted(time_ns, edges[:-1], side="right") - 1
-    maxima = np.where(before >= 0, length[np.maximum(before, 0)], 0).astype(np.int64)
+    longest = np.where(before >= 0, length[np.maximum(before, 0)], 0).astype(np.int64)
     low = np.searchsorted(time_ns, edges[:-1], side="left")
     high = np.searchsorted(time_ns, edges[1:], side="left")
-    high[-1] = np.searchsorted(time_ns, end_ns, side="right")
-    full = np.flatnonzero(high > low)
-    if full.size:
-        inside = np.maximum.reduceat(length[: high[full[-1]]], low[full])
-        maxima[full] = np.maximum(maxima[full], inside)
-    return maxima
+    filled = np.flatnonzero(high > low)
+    if filled.size:
+        inside = np.maximum.reduceat(length[: high[filled[-1]]], low[filled])
+        longest[filled] = np.maximum(longest[filled], inside)
+    return longest
