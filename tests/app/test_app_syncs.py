@@ -18,9 +18,9 @@ from tui.core.base.vocab import FindingId
 def test_the_syncs_marked(
     snap_compare: Callable[..., bool], tmp_path: Path, isolated_data_dir: Path
 ) -> None:
-    """2 then enter on the costliest reading (the host syncs, 235 µs a step of 1 ms)
-    marks the five syncs and selects the cudaDeviceSynchronize (50 µs blocked,
-    200 µs idle after)."""
+    """2 then enter on the costliest reading (the host syncs, 244.5 µs a step of
+    1 ms) marks the seven syncs and selects the cudaDeviceSynchronize (50 µs
+    blocked, 200 µs idle after)."""
     path = sync_trace(tmp_path / "syncs.json")
 
     def check(app: App[Any]) -> None:
@@ -30,7 +30,9 @@ def test_the_syncs_marked(
         assert screen.findings[0].id is FindingId.HOST_SYNC
         trace = screen.trace
         assert [trace.event_name(int(e)) for e in screen.marks] == [
+            "cudaMemcpyAsync",
             "cudaStreamSynchronize",
+            "cudaMemcpyAsync",
             "cudaStreamSynchronize",
             "cudaDeviceSynchronize",
             "Event Sync",

@@ -32,11 +32,15 @@ def device_sync(
 def sync_trace(path: Path) -> Path:
     """Two steps of 1 ms; every sync in the first (µs):
 
-    - 120..150 cudaStreamSynchronize under python frames train.py > model.py and
-      aten::item > aten::_local_scalar_dense; stream 7's work ends at 145, the
-      next kernel starts at 180: blocked 30, idle after 30;
-    - 400..450 cudaStreamSynchronize under aten::to > aten::copy_, stream 8 runs
-      300..600 across its end: blocked 50, idle after 0;
+    - under python frames train.py > model.py and aten::item >
+      aten::_local_scalar_dense: 110..146 cudaMemcpyAsync of a copy into pageable
+      memory (141..145, after k1 ends at 140): blocked 36, idle after 1 (cut at
+      the next sync on the thread); 147..150 cudaStreamSynchronize, the next
+      kernel at 180: blocked 3, idle after 30;
+    - 302..304 cudaMemcpyAsync into pinned memory: no wait;
+    - under aten::to > aten::copy_: 390..446 cudaMemcpyAsync into pageable memory
+      and 447..450 cudaStreamSynchronize, stream 8 runs 300..600 across both
+      ends: blocked 56 and 3, idle after 0;
     - 650..700 cudaDeviceSynchronize, no operator, the next kernel at 900:
       blocked 50, idle after 200;
     - 750..752 cudaEventQuery with an Event Sync: a poll, left out (1 query);
@@ -58,21 +62,24 @@ def sync_trace(path: Path) -> Path:
         cpu("model.py(5): forward", 95, 70, cat="python_function"),
         cpu("aten::item", 100, 60),
         cpu("aten::_local_scalar_dense", 105, 50),
-        runtime("cudaMemcpyAsync", 110, 5, 11),
+        runtime("cudaMemcpyAsync", 110, 36, 11),
         gpu(
             "Memcpy DtoH (Device -> Pageable)", 141, 4, cat="gpu_memcpy", correlation=11
         ),
-        runtime("cudaStreamSynchronize", 120, 30, 12),
-        device_sync("Stream Sync", 121, 28, 12, 7),
+        runtime("cudaStreamSynchronize", 147, 3, 12),
+        device_sync("Stream Sync", 147, 2, 12, 7),
         cpu("aten::add", 165, 13),
         runtime("cudaLaunchKernel", 170, 5, 13),
         gpu("k2", 180, 100, correlation=13),
         cpu("aten::relu", 290, 10),
         runtime("cudaLaunchKernel", 292, 5, 14),
         gpu("k3", 300, 300, correlation=14, stream=8),
+        cpu("aten::copy_", 301, 5),
+        runtime("cudaMemcpyAsync", 302, 2, 17),
+        gpu("Memcpy DtoH (Device -> Pinned)", 600, 5, cat="gpu_memcpy", correlation=17),
         cpu("aten::to", 380, 80),
         cpu("aten::copy_", 385, 70),
-        runtime("cudaMemcpyAsync", 390, 5, 15),
+        runtime("cudaMemcpyAsync", 390, 56, 15),
         gpu(
             "Memcpy DtoH (Device -> Pageable)",
             420,
@@ -80,8 +87,8 @@ def sync_trace(path: Path) -> Path:
             cat="gpu_memcpy",
             correlation=15,
         ),
-        runtime("cudaStreamSynchronize", 400, 50, 16),
-        device_sync("Stream Sync", 401, 48, 16, 7),
+        runtime("cudaStreamSynchronize", 447, 3, 16),
+        device_sync("Stream Sync", 447, 2, 16, 7),
         runtime("cudaDeviceSynchronize", 650, 50, 20),
         device_sync("Context Sync", 651, 48, 20, -1),
         runtime("cudaEventQuery", 750, 2, 30),

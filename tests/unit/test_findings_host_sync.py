@@ -23,24 +23,24 @@ def analysis_of(path: Path) -> Analysis:
 def test_cost_is_blocked_plus_idle_after_per_step(tmp_path: Path) -> None:
     analysis = analysis_of(sync_trace(tmp_path / "syncs.json"))
     finding = host_sync(analysis)
-    # Two 1 ms steps; the first holds blocked 150 us and idle after 320 us.
+    # Two 1 ms steps; the first holds blocked 168 us and idle after 321 us.
     assert finding.status is FindingStatus.LIKELY
-    assert finding.cost_ns_per_step == (150_000 + 320_000) / 2
+    assert finding.cost_ns_per_step == (168_000 + 321_000) / 2
     figures = finding.figures
     assert isinstance(figures, SyncFigures)
     assert figures.steps == 2
-    assert figures.syncs == 5
-    assert figures.blocked_ns_per_step == 75_000
-    assert figures.idle_after_ns_per_step == 160_000
+    assert figures.syncs == 7
+    assert figures.blocked_ns_per_step == 84_000
+    assert figures.idle_after_ns_per_step == 160_500
     # The costliest sync: cudaDeviceSynchronize (50 blocked + 200 idle), no operator;
-    # the costliest operator: aten::item (30 + 30).
+    # the costliest operator: aten::item (36 + 1, then 3 + 30).
     assert figures.name == "cudaDeviceSynchronize"
     assert figures.operator == "aten::item"
     said = words(finding)
     assert "may" in said.hypothesis
     assert "every N steps" in said.next_check and ".item()" in said.next_check
     assert "aten::item" in said.observation
-    assert "5 host synchronisations over 2 steps (2.5 per step)" in said.observation
+    assert "7 host synchronisations over 2 steps (3.5 per step)" in said.observation
     assert FindingId.HOST_SYNC in {f.id for f in compute_findings(analysis)}
 
 
@@ -123,7 +123,9 @@ def test_the_finding_marks_every_sync_on_the_timeline(tmp_path: Path) -> None:
     assert isinstance(target, Visit)
     trace = analysis.trace
     assert [trace.event_name(int(e)) for e in target.events] == [
+        "cudaMemcpyAsync",
         "cudaStreamSynchronize",
+        "cudaMemcpyAsync",
         "cudaStreamSynchronize",
         "cudaDeviceSynchronize",
         "Event Sync",

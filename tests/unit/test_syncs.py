@@ -28,28 +28,48 @@ def test_every_sync_with_its_blocked_time_and_idle_after(reading: SyncReading) -
     columns = reading.columns
     names = [trace.event_name(int(event)) for event in columns.events]
     assert names == [
+        "cudaMemcpyAsync",
         "cudaStreamSynchronize",
+        "cudaMemcpyAsync",
         "cudaStreamSynchronize",
         "cudaDeviceSynchronize",
         "Event Sync",
         "cudaMemcpy",
     ]
     assert [SYNC_KINDS[int(k)] for k in columns.kind] == [
+        SyncKind.COPY,
         SyncKind.STREAM,
+        SyncKind.COPY,
         SyncKind.STREAM,
         SyncKind.DEVICE,
         SyncKind.EVENT,
         SyncKind.COPY,
     ]
-    assert columns.blocked_ns.tolist() == [30_000, 50_000, 50_000, 10_000, 10_000]
-    assert columns.idle_after_ns.tolist() == [30_000, 0, 200_000, 90_000, -1]
+    assert columns.blocked_ns.tolist() == [
+        36_000,
+        3_000,
+        56_000,
+        3_000,
+        50_000,
+        10_000,
+        10_000,
+    ]
+    assert columns.idle_after_ns.tolist() == [1_000, 30_000, 0, 0, 200_000, 90_000, -1]
     assert columns.queries == 1
-    assert columns.device.tolist() == [0, 0, 0, 0, 0]
+    assert columns.device.tolist() == [0] * 7
     # The joined cuda_sync events, and the lone one stands for itself.
     joined = [
         None if e < 0 else trace.event_name(e) for e in columns.device_event.tolist()
     ]
-    assert joined == ["Stream Sync", "Stream Sync", "Context Sync", "Event Sync", None]
+    assert joined == [
+        None,
+        "Stream Sync",
+        None,
+        "Stream Sync",
+        "Context Sync",
+        "Event Sync",
+        None,
+    ]
 
 
 def test_cause_reading_path_and_stack(reading: SyncReading) -> None:
@@ -61,52 +81,52 @@ def test_cause_reading_path_and_stack(reading: SyncReading) -> None:
 
     assert [name(int(e)) for e in columns.cause] == [
         "aten::item",
+        "aten::item",
+        "aten::to",
         "aten::to",
         None,
         None,
         None,
     ]
-    assert [name(int(e)) for e in columns.reading] == ["aten::item"] + [None] * 4
-    assert columns.paths[int(columns.path[0])] == (
-        "aten::item",
-        "aten::_local_scalar_dense",
-    )
-    assert columns.paths[int(columns.path[1])] == ("aten::to", "aten::copy_")
-    assert int(columns.path[2]) == -1  # directly in the step: steps are left out
-    assert columns.stacks[int(columns.stack[0])] == (
-        "train.py(12): step",
-        "model.py(5): forward",
-    )
-    assert columns.stack[1:].tolist() == [-1] * 4
+    assert [name(int(e)) for e in columns.reading] == ["aten::item"] * 2 + [None] * 5
+    item_path = ("aten::item", "aten::_local_scalar_dense")
+    assert columns.paths[int(columns.path[0])] == item_path
+    assert columns.paths[int(columns.path[1])] == item_path
+    assert columns.paths[int(columns.path[3])] == ("aten::to", "aten::copy_")
+    assert int(columns.path[4]) == -1  # directly in the step: steps are left out
+    frames = ("train.py(12): step", "model.py(5): forward")
+    assert columns.stacks[int(columns.stack[0])] == frames
+    assert columns.stacks[int(columns.stack[1])] == frames
+    assert columns.stack[2:].tolist() == [-1] * 5
 
 
 def test_totals_per_kind_cause_and_step(reading: SyncReading) -> None:
-    assert reading.total.count == 5
-    assert reading.total.blocked_ns == 150_000
-    assert reading.total.idle_after_ns == 320_000
+    assert reading.total.count == 7
+    assert reading.total.blocked_ns == 168_000
+    assert reading.total.idle_after_ns == 321_000
     by_kind = {
         kind: (t.count, t.blocked_ns, t.idle_after_ns)
         for kind, t in reading.by_kind.items()
     }
     assert by_kind == {
-        SyncKind.STREAM: (2, 80_000, 30_000),
+        SyncKind.STREAM: (2, 6_000, 30_000),
         SyncKind.DEVICE: (1, 50_000, 200_000),
         SyncKind.EVENT: (1, 10_000, 90_000),
-        SyncKind.COPY: (1, 10_000, 0),
+        SyncKind.COPY: (3, 102_000, 1_000),
     }
-    # The copy has no device work after it: no idle counted, and said so.
-    assert reading.by_kind[SyncKind.COPY].followed == 0
+    # The synchronous cudaMemcpy has no device work after it: no idle counted.
+    assert reading.by_kind[SyncKind.COPY].followed == 2
     assert reading.by_kind[SyncKind.STREAM].followed == 2
     causes = [
         (row.name, row.totals.count, row.totals.cost_ns) for row in reading.by_cause
     ]
     assert causes == [
         (None, 3, 360_000),
-        ("aten::item", 1, 60_000),
-        ("aten::to", 1, 50_000),
+        ("aten::item", 2, 70_000),
+        ("aten::to", 2, 59_000),
     ]
     steps = [(t.count, t.blocked_ns, t.idle_after_ns) for t in reading.step_totals]
-    assert steps == [(5, 150_000, 320_000), (0, 0, 0)]
+    assert steps == [(7, 168_000, 321_000), (0, 0, 0)]
     assert reading.in_window.all()
     reads = {row.name: (row.calls, row.waited) for row in reading.reads}
     assert reads == {
@@ -148,10 +168,10 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert main(["syncs", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["total"] == {
-        "count": 5,
-        "blocked_us": 150.0,
-        "idle_after_us": 320.0,
-        "followed": 4,
+        "count": 7,
+        "blocked_us": 168.0,
+        "idle_after_us": 321.0,
+        "followed": 6,
     }
     assert data["queries"] == 1
     assert [row["kind"] for row in data["kinds"]] == [
@@ -160,7 +180,7 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         "event",
         "copy",
     ]
-    assert data["steps"][0]["step"] == 1 and data["steps"][0]["count"] == 5
+    assert data["steps"][0]["step"] == 1 and data["steps"][0]["count"] == 7
     first = data["top"][0]
     assert first["name"] == "cudaDeviceSynchronize"
     assert first["blocked_us"] == 50.0 and first["idle_after_us"] == 200.0
@@ -174,7 +194,7 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert main(["syncs", str(path)]) == 0
     text = capsys.readouterr().out
     words = " ".join(text.split())
-    assert "5 host synchronisations" in words and "1 event query left out" in words
+    assert "7 host synchronisations" in words and "1 event query left out" in words
     assert all(len(line) <= 80 for line in text.splitlines())
 
 
@@ -199,25 +219,47 @@ WORK_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
 
 
 def raw_syncs(path: Path) -> tuple[int, float, float, int]:
-    """Count, blocked µs and idle-after µs of the blocking runtime calls, and the
+    """Count, blocked µs and idle-after µs of the blocking runtime calls (and of the
+    cudaMemcpyAsync calls whose copy goes into pageable host memory), and the
     cuda_sync events of queries, computed from the JSON alone (one device)."""
     events = json.loads(gzip.decompress(path.read_bytes()))["traceEvents"]
+    pageable = {
+        e["args"]["correlation"]
+        for e in events
+        if e.get("cat") == "gpu_memcpy"
+        and e["name"] == "Memcpy DtoH (Device -> Pageable)"
+    }
     calls = [
-        e for e in events if e.get("cat") == "cuda_runtime" and e["name"] in BLOCKING
+        e
+        for e in events
+        if e.get("cat") == "cuda_runtime"
+        and (
+            e["name"] in BLOCKING
+            or (e["name"] == "cudaMemcpyAsync" and e["args"]["correlation"] in pageable)
+        )
     ]
+    calls.sort(key=lambda e: (e["pid"], e["tid"], float(e["ts"])))
     work = [
         (float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)))
         for e in events
         if e.get("cat") in WORK_CATEGORIES and e.get("ph") == "X"
     ]
     idle = 0.0
-    for call in calls:
+    for index, call in enumerate(calls):
         end = float(call["ts"]) + float(call["dur"])
         if any(start < end < stop for start, stop in work):
             continue
         following = [start for start, _ in work if start >= end]
-        if following:
-            idle += min(following) - end
+        if not following:
+            continue
+        until = min(following)
+        later = calls[index + 1] if index + 1 < len(calls) else None
+        if later is not None and (later["pid"], later["tid"]) == (
+            call["pid"],
+            call["tid"],
+        ):
+            until = min(until, max(float(later["ts"]), end))
+        idle += until - end
     query_ids = {
         e["args"]["correlation"]
         for e in events
@@ -238,6 +280,7 @@ def raw_syncs(path: Path) -> tuple[int, float, float, int]:
         "critical_path-cuda_event_sync-event_sync_trace.json.gz",
         "critical_path-cuda_event_sync_multi_stream-event_sync_trace.json.gz",
         "critical_path-alexnet-benchmark_result_2869224_1695835535_trace.json.gz",
+        "negative_queue_length_values_check-rank0.json.gz",
     ],
 )
 def test_shared_traces_against_their_json(shared_traces: Path, name: str) -> None:
@@ -248,5 +291,16 @@ def test_shared_traces_against_their_json(shared_traces: Path, name: str) -> Non
     assert reading.total.blocked_ns / 1000 == pytest.approx(blocked_us)
     assert reading.total.idle_after_ns / 1000 == pytest.approx(idle_us)
     assert reading.columns.queries == queries
-    # Every blocking call here has its cuda_sync event.
-    assert (reading.columns.device_event >= 0).all()
+    # The cuda_sync events of those calls are joined to them (none on its own here).
+    events = json.loads(gzip.decompress(path.read_bytes()))["traceEvents"]
+    waits = {
+        e["args"]["correlation"]
+        for e in events
+        if e.get("cat") == "cuda_runtime" and e["name"] in BLOCKING
+    }
+    joined = sum(
+        1
+        for e in events
+        if e.get("cat") == "cuda_sync" and e["args"].get("correlation") in waits
+    )
+    assert int((reading.columns.device_event >= 0).sum()) == joined

@@ -4,9 +4,16 @@ A **sync** is a host call that returns only when device work is done:
 
 - runtime and driver calls (`BLOCKING_CALLS`): `cudaStreamSynchronize`,
   `cudaDeviceSynchronize`, `cudaEventSynchronize` and their driver and HIP
-  spellings, and the synchronous copies (`cudaMemcpy`, `hipMemcpy`…, not
-  the `Async` ones; `hipMemcpyWithStream`, PyTorch's copy-and-sync on ROCm),
-  each with its kind (`SyncKind`);
+  spellings, and the synchronous copies (`cudaMemcpy`, `hipMemcpy`…;
+  `hipMemcpyWithStream`, PyTorch's copy-and-sync on ROCm), each with its
+  kind (`SyncKind`);
+- an asynchronous copy call (`cudaMemcpyAsync`…) whose copy goes from the
+  device into pageable host memory (`Memcpy DtoH (Device -> Pageable)`): CUDA
+  returns from it only once the copy is done, so the host waits for the
+  stream's earlier work (`.item()`, `.cpu()` spend most of their wait there,
+  the `cudaStreamSynchronize` after it finds the stream drained). Copies into
+  pinned memory and from pageable memory to the device are not counted (the
+  pageable-copy reading weighs the latter);
 - Kineto's `cuda_sync` device events (`Stream Sync`, `Event Sync`,
   `Context Sync`) are the device's side of those calls, joined to them by
   correlation id: they say the device and stream. A `cuda_sync` event whose
@@ -22,9 +29,11 @@ For each sync:
 - **idle after**: on the sync's device (the `cuda_sync` event's device; the
   only device when the trace has one; else every device together), from the
   sync's end to the start of the next device work (kernel, copy or set, on
-  any stream); 0 when device work runs across the sync's end (the device did
-  not wait), -1 when no device work follows. A sync drains the device's
-  queue, so the device idles until the host issues work again;
+  any stream), cut at the next sync on the same thread (that one counts the
+  rest: no idle counts twice); 0 when device work runs across the sync's
+  end (the device did not wait), -1 when no device work follows. A sync
+  drains the device's queue, so the device idles until the host issues work
+  again;
 - **cause**: the outermost operator (`cpu_op`) enclosing the call on its
   thread: the one the program called (`aten::item` over
   `aten::_local_scalar_dense`, `aten::to` over `aten::copy_`); **reading**:
@@ -44,8 +53,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from tui.core.base.vocab import SyncKind
+from tui.core.base.vocab import CopyDirection, HostMemory, SyncKind
 from tui.core.figures.analysis import Analysis
+from tui.core.figures.copies import parse_copy_name
 from tui.core.figures.launches import step_index
 from tui.core.model.masks import kinds_in, names_in
 from tui.core.model.steps import STEP_NAME, Step
@@ -211,6 +221,15 @@ class SyncColumns:
             analysis.on_cpu & kinds_in(trace, (Kind.RUNTIME, Kind.DRIVER))
         ).astype(np.int64)
         call_kind = _kind_by_name(trace, None)[trace.name_id[host_calls]]
+        waits = _waiting_copy_calls(analysis)
+        at = np.searchsorted(host_calls, waits)
+        at = at[
+            (at < host_calls.size)
+            & (host_calls[np.minimum(at, host_calls.size - 1)] == waits)
+        ]
+        call_kind[at] = np.where(
+            call_kind[at] >= 0, call_kind[at], SYNC_KINDS.index(SyncKind.COPY)
+        )
         device_syncs = np.flatnonzero(
             (trace.kind == Kind.SYNC) & on_device[trace.track]
         ).astype(np.int64)
@@ -266,7 +285,9 @@ class SyncColumns:
             blocked_ns=blocked.astype(np.int64),
             device_event=device_event.astype(np.int64),
             device=device,
-            idle_after_ns=_idle_after(analysis, end, device),
+            idle_after_ns=_idle_after(
+                analysis, end, device, _next_on_track(trace.track[events], start)
+            ),
             step=step,
             cause=cause,
             reading=reading,
@@ -294,8 +315,39 @@ def _devices(analysis: Analysis, device_event: Int64Array) -> Int64Array:
     )
 
 
-def _idle_after(analysis: Analysis, end: Int64Array, device: Int64Array) -> Int64Array:
-    """Per sync, its device's idle from `end` to the next device work's start (see above)."""
+def _waiting_copy_calls(analysis: Analysis) -> Int64Array:
+    """The launch calls of copies from the device into pageable host memory: an
+    asynchronous call (`cudaMemcpyAsync`) returns only once such a copy is done
+    (CUDA's API sync behaviour), so the host waits for the stream's work."""
+    trace = analysis.trace
+    copies = np.flatnonzero(trace.kind == Kind.MEMCPY)
+    names = np.unique(trace.name_id[copies])
+    waiting = [
+        name
+        for name in names.tolist()
+        if parse_copy_name(trace.names[name])
+        == (CopyDirection.DEVICE_TO_HOST, HostMemory.PAGEABLE)
+    ]
+    calls = analysis.launch_call[copies[names_in(trace, waiting)[copies]]]
+    return np.unique(calls[calls >= 0]).astype(np.int64)
+
+
+def _next_on_track(track: npt.NDArray[np.int32], start: Int64Array) -> Int64Array:
+    """Per sync, the start of the next sync on its thread (or track); int64 max when none."""
+    following = np.full(start.size, np.iinfo(np.int64).max, dtype=np.int64)
+    if start.size < 2:
+        return following
+    order = np.lexsort((start, track))
+    same = track[order][1:] == track[order][:-1]
+    following[order[:-1]] = np.where(same, start[order][1:], np.iinfo(np.int64).max)
+    return following
+
+
+def _idle_after(
+    analysis: Analysis, end: Int64Array, device: Int64Array, cut: Int64Array
+) -> Int64Array:
+    """Per sync, its device's idle from `end` to the next device work's start, cut
+    at `cut` (the next sync on its thread, which counts the rest); see above."""
     idle = np.full(end.size, -1, dtype=np.int64)
     trace = analysis.trace
     if end.size == 0 or not trace.gpu_observed:
@@ -321,7 +373,8 @@ def _idle_after(analysis: Analysis, end: Int64Array, device: Int64Array) -> Int6
         following = np.searchsorted(starts, at, side="left")
         has_next = following < starts.size
         gap = starts[np.minimum(following, max(starts.size - 1, 0))] - at
-        idle[mine] = np.where(covered, 0, np.where(has_next, gap, -1))
+        until = np.minimum(gap, np.maximum(cut[mine] - at, 0))
+        idle[mine] = np.where(covered, 0, np.where(has_next, until, -1))
     return idle
 
 
