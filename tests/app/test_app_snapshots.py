@@ -216,7 +216,7 @@ def test_findings(snap_compare: Callable[..., bool], cuda_trace: Path) -> None:
 
     def check(app: App[Any]) -> None:
         findings = app.screen.query_one(FindingsPanel).findings
-        assert len(findings) == 8
+        assert len(findings) == 9
         costs = [f.cost_ns_per_step for f in findings if f.seen]
         assert costs and costs == sorted(costs, reverse=True)
         likely = [f for f in findings if f.status is FindingStatus.LIKELY]
