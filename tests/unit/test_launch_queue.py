@@ -152,3 +152,22 @@ def test_the_longest_queue_per_slice_is_a_loops() -> None:
             expected.append(max([held[-1] if held else 0, *inside]))
         assert longest_between(times, lengths, edges).tolist() == expected
         assert edges[0] == start and edges[-1] == end + 1
+
+
+def test_the_report_says_the_longest_queue(
+    capture: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Stream 7's queue grows longest (3 ops); k2 waited 180 µs (launched 20, started 200)."""
+    assert main(["report", str(capture), "--md"]) == 0
+    assert (
+        "Launch queue: at most 3 ops launched and not yet started on stream 7 "
+        "(mean 1.5 over its changes, 2.1 over time); an op there waited up to "
+        "180 µs from its launch to its start"
+    ) in capsys.readouterr().out
+    assert main(["report", str(capture), "--json"]) == 0
+    streams = json.loads(capsys.readouterr().out)["launch_queue"]
+    assert [(s["stream"], s["max"], s["ops"]) for s in streams] == [
+        (7, 3, 3),
+        (20, 2, 2),
+    ]
+    assert "t_us" not in streams[0]

@@ -118,3 +118,31 @@ def queue_text(result: QueueResult) -> str:
             "",
         )
     return "\n".join([*lines, "", *fill(MEANING, "", "")])
+
+
+def queue_report_line(queue: LaunchQueue | None) -> str | None:
+    """The report's sentence on the launch queue: the stream whose queue grew
+    longest, its figures, and how long an op waited at most; None without a queue."""
+    if queue is None or not queue.streams:
+        return None
+    longest = max(queue.streams, key=lambda stream: (stream.stats.maximum, stream.ops))
+    stats = longest.stats
+    in_time = (
+        ""
+        if longest.mean_over_time is None
+        else f", {longest.mean_over_time:.1f} over time"
+    )
+    said = (
+        f"Launch queue: at most {plural(stats.maximum, 'op')} launched and not yet "
+        f"started on {printable(f'stream {longest.stream}')} (mean {stats.mean:.1f} "
+        f"over its changes{in_time}); an op there waited up to "
+        f"{duration_text(longest.drain_max_ns)} from its launch to its start"
+    )
+    full = [stream for stream in queue.streams if stream.full_ns]
+    if full:
+        held = sum(stream.full_ns for stream in full)
+        said += (
+            f"; a queue was full ({queue.full_at} ops) for {duration_text(held)}, "
+            "when launching blocks the host"
+        )
+    return said + " (HTA's queue length; steptrace queue gives every stream)."

@@ -15,11 +15,13 @@ from typing import Any
 from tui.core.base.units import NOT_OBSERVED, ms, us
 from tui.core.base.vocab import GapKind
 from tui.core.figures.analysis import Analysis
+from tui.core.figures.queue import LaunchQueue
 from tui.core.figures.time_split import TimeSplit
 from tui.core.findings.finding import Finding
 from tui.core.findings.weights import DEFAULT_MIN_SHARE
 from tui.core.model.description import CaptureDescription
 from tui.core.results.findings import FindingsResult
+from tui.core.results.queue import stream_summary_json
 from tui.core.results.step_split import step_breakdown_json
 from tui.core.results.summary import SummaryResult
 from tui.notes.model import Note
@@ -85,6 +87,7 @@ class ReportResult:
     split: TimeSplit
     weighed: FindingsResult
     notes: tuple[Note, ...]
+    queue: LaunchQueue | None = None
 
     @classmethod
     def of(
@@ -99,6 +102,7 @@ class ReportResult:
             TimeSplit.of(analysis),
             FindingsResult.of(analysis, min_share),
             tuple(note for note in notes if not note.deleted),
+            analysis.launch_queue if analysis.trace.gpu_observed else None,
         )
 
     @property
@@ -305,6 +309,9 @@ class ReportResult:
             "gpu_observed": summary.gpu_observed,
             "gpu_missing_reason": summary.gpu_missing_reason,
             "step_breakdown": step_breakdown_json(summary.step_breakdown),
+            "launch_queue": None
+            if self.queue is None
+            else [stream_summary_json(stream) for stream in self.queue.streams],
             "findings": findings_json(self.weighed)["findings"],
             "findings_median_step_us": us(self.weighed.median_step_ns),
             "notes": [note.to_dict() for note in self.notes],

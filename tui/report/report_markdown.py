@@ -27,6 +27,7 @@ from tui.report.markdown import (
     window_sentence,
 )
 from tui.report.notes import notes_section
+from tui.report.queue import queue_report_line
 from tui.report.report import (
     FINDINGS_RULE,
     SPLIT_RULE,
@@ -89,6 +90,9 @@ def report_markdown(result: ReportResult, trace_name: str | None = None) -> str:
     idle = gpu_idle_report_line(result.summary.gpu_idle)
     if idle is not None:
         lines += ["", idle]
+    queue = queue_report_line(result.queue)
+    if queue is not None:
+        lines += ["", queue]
     split = step_breakdown_markdown(result.summary.step_breakdown)
     if split:
         lines += ["", "## Step time as TensorBoard splits it", "", *split]

@@ -9,6 +9,7 @@ from tui.report.fit import fit_words, pad_end
 from tui.report.gpu_idle import gpu_idle_report_line
 from tui.report.markdown import SIMPLIFIED_MEANS, scenario_parts
 from tui.report.notes import render_text
+from tui.report.queue import queue_report_line
 from tui.report.report import UNIT_RULE, ReportResult, share_text
 from tui.report.step_split import step_breakdown_lines
 from tui.report.text import fill, startup_parts
@@ -53,6 +54,9 @@ def report_text(result: ReportResult) -> str:
     idle = gpu_idle_report_line(summary.gpu_idle)
     if idle is not None:
         lines += ["", *fill(idle, "  ", "  ")]
+    queue = queue_report_line(result.queue)
+    if queue is not None:
+        lines += fill(queue, "  ", "  ")
     split = step_breakdown_lines(summary.step_breakdown)
     if split:
         lines += ["", *split]

@@ -13,8 +13,8 @@ from tui.core.figures.queue import LaunchQueue, StreamQueue
 from tui.core.model.observed import gpu_missing_reason
 
 
-def stream_json(stream: StreamQueue) -> dict[str, Any]:
-    """One stream's figures and its whole series (µs from the trace's origin)."""
+def stream_summary_json(stream: StreamQueue) -> dict[str, Any]:
+    """One stream's figures, without its series (the report's `launch_queue`)."""
     stats = stream.stats
     return {
         "stream": stream.stream,
@@ -33,6 +33,13 @@ def stream_json(stream: StreamQueue) -> dict[str, Any]:
         "full_us": us(stream.full_ns),
         "drain_max_us": us(stream.drain_max_ns),
         "drain_mean_us": us(stream.drain_mean_ns),
+    }
+
+
+def stream_json(stream: StreamQueue) -> dict[str, Any]:
+    """One stream's figures and its whole series (µs from the trace's origin)."""
+    return {
+        **stream_summary_json(stream),
         "t_us": [us(value) for value in stream.time_ns.tolist()],
         "length": stream.length.tolist(),
     }
