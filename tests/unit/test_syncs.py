@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.syncs import runtime, sync_trace
-from tests.builders.traces import cpu, metadata, write_trace
+from tests.builders.traces import cpu, gpu, metadata, write_trace
 from tui.cli import main
 from tui.core.base.vocab import SyncKind
 from tui.core.figures.analysis import Analysis
@@ -304,3 +304,27 @@ def test_shared_traces_against_their_json(shared_traces: Path, name: str) -> Non
         if e.get("cat") == "cuda_sync" and e["args"].get("correlation") in waits
     )
     assert int((reading.columns.device_event >= 0).sum()) == joined
+
+
+def test_names_from_the_trace_never_reach_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An operator, a Python frame and a sync named with terminal sequences are
+    printed escaped."""
+    hostile = "x\x1b[2Jy\x9b31m\u202e"
+    path = write_trace(
+        tmp_path / "hostile.json",
+        [
+            *metadata(),
+            cpu("frame" + hostile, 0, 100, cat="python_function"),
+            cpu("aten::item" + hostile, 1, 90),
+            runtime("cudaLaunchKernel", 2, 2, 1),
+            gpu("k", 5, 20, correlation=1),
+            runtime("cudaStreamSynchronize", 10, 20, 2),
+            gpu("k", 60, 10, correlation=3),
+        ],
+    )
+    assert main(["syncs", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "aten::item" in text and "frame" in text
+    assert not any(char in text for char in ("\x1b", "\x9b", "\u202e"))
