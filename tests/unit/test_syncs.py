@@ -328,3 +328,27 @@ def test_names_from_the_trace_never_reach_the_terminal(
     text = capsys.readouterr().out
     assert "aten::item" in text and "frame" in text
     assert not any(char in text for char in ("\x1b", "\x9b", "\u202e"))
+
+
+def test_an_older_profilers_call_stack(tmp_path: Path) -> None:
+    """Without Python frames, the causing operator's `Call stack` arg (innermost
+    first, `;`-separated, as PyTorch 1.8-1.9 wrote it) is the stack, outermost first."""
+    path = write_trace(
+        tmp_path / "old.json",
+        [
+            *metadata(),
+            cpu(
+                "aten::item",
+                0,
+                50,
+                **{"Call stack": "model.py(5): forward;train.py(12): step;"},
+            ),
+            runtime("cudaStreamSynchronize", 10, 20, 2),
+            gpu("k", 60, 10, correlation=3),
+        ],
+    )
+    columns = SyncReading.of(Analysis(load_trace(path))).columns
+    assert columns.stacks[int(columns.stack[0])] == (
+        "train.py(12): step",
+        "model.py(5): forward",
+    )
