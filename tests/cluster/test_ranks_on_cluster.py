@@ -23,7 +23,7 @@ import pytest
 from tests.builders.runs import write_run
 from tui.cli import main
 from tui.core.base.errors import LoadCancelled
-from tui.core.base.vocab import RankEnd
+from tui.core.base.vocab import LoadPhase, RankEnd
 from tui.core.runs import RankProgress, read_run
 from tui.core.runs import pool as local_pool
 
@@ -130,6 +130,8 @@ def test_a_worker_killed_mid_run_loses_no_rank(
     ends: list[RankProgress] = []
 
     def kill_after_the_first(progress: RankProgress) -> None:
+        if not isinstance(progress.phase, RankEnd):
+            return
         ends.append(progress)
         if len(ends) == 1:
             os.kill(victim, signal.SIGKILL)
@@ -143,6 +145,29 @@ def test_a_worker_killed_mid_run_loses_no_rank(
     assert remote.warnings == local.warnings
     assert [row.summary for row in remote.ranks] == [row.summary for row in local.ranks]
     dask_cluster.wait_for_workers(2, timeout=30)  # the nanny restarts it
+
+
+def test_loading_phases_come_back_while_ranks_load(
+    dask_cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As from the local pool: phases of the ranks in flight, then each rank's end."""
+    folder = make_run(tmp_path / "run", ranks=16)
+    monkeypatch.setenv("STEPTRACE_NO_CACHE", "1")
+    heard: list[RankProgress] = []
+    read_run(folder, cluster=dask_cluster.scheduler_address, progress=heard.append)
+    names = {str(path) for path in folder.glob("rank-*")}
+    loading = [item for item in heard if isinstance(item.phase, LoadPhase)]
+    assert loading, "no loading phase came back"
+    assert {item.path for item in heard} <= names
+    for item in loading:
+        assert item.fraction is None or 0.0 <= item.fraction <= 1.0
+        # Never a phase of a rank whose summary is already back.
+        ended = [
+            index
+            for index, other in enumerate(heard)
+            if other.path == item.path and isinstance(other.phase, RankEnd)
+        ]
+        assert heard.index(item) < ended[0]
 
 
 def test_a_rank_the_workers_cannot_see_is_that_ranks_error(

@@ -17,7 +17,9 @@ the run's futures and tells the ranks still loading to stop.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import socket
 import threading
 import time
@@ -27,9 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from tui.core.base.errors import LoadCancelled, TraceLoadError
+from tui.core.base.vocab import LoadPhase
 from tui.core.runs.pool import (
     ProgressCallback,
     RankOutcome,
+    RankProgress,
     json_bytes_of,
     report_end,
 )
@@ -38,8 +42,13 @@ from tui.core.runs.rank_summary import RankSummary, summarise_file
 # How long to wait for the scheduler to answer before giving up.
 CONNECT_SECONDS = 5.0
 _POLL_SECONDS = 0.1
-# How often a rank loading on a worker asks whether the run was cancelled.
+# How often a rank loading on a worker asks whether the run was cancelled,
+# and tells how far it is (the local pool's pace).
 _CANCEL_CHECK_SECONDS = 0.5
+_PROGRESS_SECONDS = 0.2
+# The workers' loading phases travel as Dask events on this topic, each
+# tagged with its run.
+PROGRESS_TOPIC = "steptrace-rank-progress"
 
 
 class ClusterUnreachable(TraceLoadError):
@@ -77,12 +86,43 @@ class _RunStopped:
         return self.stopped
 
 
+class _PhaseReporter:
+    """The loader's progress on a worker, sent as Dask events at most every
+    `_PROGRESS_SECONDS` (the first at once); lost events cost nothing."""
+
+    def __init__(self, run: str, path: str) -> None:
+        self.run = run
+        self.path = path
+        self.last: float | None = None
+
+    def __call__(self, step: Any) -> None:
+        now = time.monotonic()
+        if self.last is not None and now - self.last < _PROGRESS_SECONDS:
+            return
+        self.last = now
+        fraction = (
+            step.bytes_read / step.bytes_total
+            if step.bytes_total
+            and (step.phase.counts_bytes or step.phase is LoadPhase.DECODING)
+            else None
+        )
+        message = {
+            "run": self.run,
+            "path": self.path,
+            "phase": step.phase.value,
+            "fraction": fraction,
+        }
+        with contextlib.suppress(Exception):  # not on a worker: nobody listens
+            _distributed().get_worker().log_event(PROGRESS_TOPIC, message)
+
+
 def summarise_on_worker(
-    path: str, zones: Sequence[str] | None, event_name: str
+    path: str, zones: Sequence[str] | None, run: str
 ) -> tuple[dict[str, Any] | None, str | None, float]:
     """One rank's summary JSON, or why it has none, and the seconds it took (a Dask task).
 
     One decoding process per task: a worker's processes are its slots.
+    `run` names the run's stop event and its progress events.
     """
     started = time.monotonic()
     if not os.path.exists(path):
@@ -94,7 +134,11 @@ def summarise_on_worker(
         )
     try:
         summary = summarise_file(
-            path, zones, decode_workers=1, cancel=_RunStopped(event_name)
+            path,
+            zones,
+            decode_workers=1,
+            progress=_PhaseReporter(run, path),
+            cancel=_RunStopped(_stop_event(run)),
         )
         return summary, None, time.monotonic() - started
     except LoadCancelled:
@@ -103,6 +147,11 @@ def summarise_on_worker(
         return None, str(error), time.monotonic() - started
     except MemoryError:
         return None, f"{path}: not enough memory", time.monotonic() - started
+
+
+def _stop_event(run: str) -> str:
+    """The name of the Dask Event that stops a run's ranks."""
+    return f"steptrace-stop-{run}"
 
 
 # -- here -------------------------------------------------------------------------
@@ -145,17 +194,21 @@ def summarise_on_cluster(
     names = [os.path.abspath(path) for path in paths]
     total = already + len(paths)
     outcomes: dict[str, RankOutcome] = {}
-    event_name = f"steptrace-stop-{uuid.uuid4().hex}"
+    run = uuid.uuid4().hex
     pending: dict[Any, tuple[str, str]] = {}
+    given_of = {name: str(path) for path, name in zip(paths, names, strict=True)}
+    phases: queue.SimpleQueue[Any] = queue.SimpleQueue()
     finished_cleanly = False
     try:
+        if progress is not None:
+            client.subscribe_topic(PROGRESS_TOPIC, phases.put)
         for given, name in zip(paths, names, strict=True):
             # Largest first, as the local pool does: big ranks never meet at the end.
             future = client.submit(
                 summarise_on_worker,
                 name,
                 None if zones is None else list(zones),
-                event_name,
+                run,
                 pure=False,
                 retries=1,
                 priority=json_bytes_of(Path(given)),
@@ -164,6 +217,7 @@ def summarise_on_cluster(
         while pending:
             if cancel is not None and cancel.is_set():
                 raise LoadCancelled()
+            _relay(phases, run, given_of, outcomes, progress, already, total)
             done = [future for future in pending if future.done()]
             if not done:
                 time.sleep(_POLL_SECONDS)
@@ -176,9 +230,40 @@ def summarise_on_cluster(
         finished_cleanly = True
     finally:
         if not finished_cleanly:
-            _stop(client, list(pending), event_name)
+            _stop(client, list(pending), _stop_event(run))
+        if progress is not None:
+            with contextlib.suppress(Exception):
+                client.unsubscribe_topic(PROGRESS_TOPIC)
         client.close(timeout=timeout)
     return [outcomes[str(path)] for path in paths]
+
+
+def _relay(
+    phases: queue.SimpleQueue[Any],
+    run: str,
+    given_of: dict[str, str],
+    outcomes: dict[str, RankOutcome],
+    progress: ProgressCallback | None,
+    already: int,
+    total: int,
+) -> None:
+    """Pass this run's phase events on, except those of ranks already back."""
+    while progress is not None:
+        try:
+            _stamp, message = phases.get_nowait()
+        except queue.Empty:
+            return
+        try:
+            if message["run"] != run:
+                continue
+            path = given_of[message["path"]]
+            phase = LoadPhase(message["phase"])
+            fraction = message["fraction"]
+        except (KeyError, TypeError, ValueError):
+            continue
+        if path not in outcomes:
+            finished = already + len(outcomes)
+            progress(RankProgress(path, phase, fraction, finished, total))
 
 
 def _outcome_of(path: str, name: str, future: Any) -> RankOutcome:
