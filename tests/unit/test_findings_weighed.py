@@ -296,3 +296,39 @@ def test_findings_refuses_a_bad_floor(
     trace = zone_trace(tmp_path / "t.json", 150.0)
     assert main(["findings", str(trace), "--min-share", value]) == 2
     assert "--min-share must be a percentage" in capsys.readouterr().err
+
+
+def test_host_bound_reads_the_device_not_one_stream(tmp_path: Path) -> None:
+    """Two streams take turns (stream 7 in each step's first half, stream 8 in
+    its second, both launched at the step's start): each stream idles half the
+    step, the device never does, so the device does not wait on the host."""
+    events = list(metadata())
+    for index in range(4):
+        at = index * STEP_US
+        events.append(
+            cpu(f"ProfilerStep#{index + 1}", at, STEP_US, cat="user_annotation")
+        )
+        events.append(cpu("aten::op", at, 2))
+        events.append(
+            cpu("cudaLaunchKernel", at, 1, cat="cuda_runtime", correlation=10 * index)
+        )
+        events.append(gpu("first_half", at, 500, correlation=10 * index, stream=7))
+        events.append(cpu("aten::op", at + 1, 2))
+        events.append(
+            cpu(
+                "cudaLaunchKernel",
+                at + 1,
+                1,
+                cat="cuda_runtime",
+                correlation=10 * index + 1,
+            )
+        )
+        events.append(
+            gpu("second_half", at + 500, 500, correlation=10 * index + 1, stream=8)
+        )
+    analysis = Analysis(load_trace(write_trace(tmp_path / "t.json", events)))
+    finding = host_bound(analysis)
+    assert finding.figures is not None
+    assert finding.figures.busy_ns == pytest.approx(1_000_000)  # type: ignore[union-attr]
+    assert finding.figures.host_wait_ns == 0  # type: ignore[union-attr]
+    assert finding.status is FindingStatus.NOT_SEEN

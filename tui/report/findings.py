@@ -464,11 +464,16 @@ def _pageable_text(figures: PageableFigures) -> str:
     return text
 
 
+def _device_name(device: int | str) -> str:
+    """`GPU 0` for a device id, the label as it is otherwise."""
+    return f"GPU {device}" if isinstance(device, int) else printable(str(device))
+
+
 def _host_bound_text(figures: HostBoundFigures) -> str:
     idle = figures.host_wait_ns + figures.kernel_wait_ns + figures.other_ns
     share = figures.host_wait_ns / idle if idle > 0 else 0.0
     return (
-        f"stream {printable(str(figures.stream))} is busy"
+        f"{_device_name(figures.device)} is busy"
         f" {duration_text(figures.busy_ns)} of a {duration_text(figures.step_ns)}"
         f" step; of its idle time, {_percent(share)} waits for the host to issue"
         f" work ({duration_text(figures.host_wait_ns)} per step), against"

@@ -1,14 +1,14 @@
 """The device's readings: a host that cannot keep the device fed, and many small launches.
 
 Both are weighed by the device's **host wait** (HTA's idle cause: a stream
-idles until the host issues its next op) on the stream busiest over the
-window, per step. Host-bound: that host wait is the largest cause of the
-stream's idle time; its cost is the host wait per step outside the data
+idles until the host issues its next op) on the device busiest over the
+window (all its streams read as one: it idles when none runs), per step. Host-bound: that host wait is the largest cause of the
+device's idle time; its cost is the host wait per step outside the data
 zone (the wait inside it is the data zone's own finding: costs never count
 the same time twice). Many small launches: the step launches many short
 kernels; launching can cost the step only while the device waits on the
-host or between kernels (HTA's kernel wait: gaps under 30 µs, the signature
-of launch overhead), so its cost is the smaller of the launch calls' host
+host or between kernels (kernel wait: gaps under 30 µs, the signature of
+launch overhead), so its cost is the smaller of the launch calls' host
 time and those waits, per step. Where the device never waits on the host, launching is
 hidden behind the device and weighs nothing. Kernels a CUDA graph replays
 are not launches and are left out, as HTA leaves them.
@@ -16,6 +16,7 @@ are not launches and are left out, as HTA leaves them.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections import Counter
 from dataclasses import dataclass
@@ -53,10 +54,17 @@ Int64Array = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
-class StreamWaits:
-    """Per window step: the busiest stream's busy time and idle time by cause."""
+class DeviceWaits:
+    """Per window step: the busiest device's busy time and idle time by cause.
 
-    stream: int | str
+    The device is all its streams together: it idles when none of them runs,
+    and a gap's cause is read from the op that ends it (HTA's rule, applied
+    to the device's union instead of one stream): host wait when that op's
+    launch came after the gap began, kernel wait when the gap is under 30 µs,
+    else other.
+    """
+
+    device: int | str
     busy_ns: Int64Array
     idle_ns: dict[IdleCause, Int64Array]
     host_wait_in_zone_ns: Int64Array
@@ -83,50 +91,69 @@ def step_windows(analysis: Analysis) -> tuple[Int64Array, Int64Array]:
     )
 
 
-def stream_waits(analysis: Analysis) -> StreamWaits | None:
-    """The busiest stream's idle by cause in each window step (steptrace's exact rows:
-    gaps of the stream's union, each caused by what issued the op after it)."""
+def device_waits(analysis: Analysis) -> DeviceWaits | None:
+    """The busiest device's idle by cause in each window step (steptrace's exact rows,
+    every stream of a device read as one)."""
     trace = analysis.trace
     if not trace.gpu_observed:
         return None
     rows = device_rows(trace, BreakdownRules.STEPTRACE, analysis.launch_call)
-    sets = DeviceTimeSets.of(rows)
+    if len(rows) == 0:
+        return None
+    labels = sorted({str(device) for device in rows.stream_device})
+    group_of_stream = np.array(
+        [labels.index(str(device)) for device in rows.stream_device], dtype=np.int64
+    )
+    devices: list[int | str] = []
+    for label in labels:  # a stream of no single device reads "the device"
+        known = label.lstrip("-").isdigit()
+        devices.append(int(label) if known else "the device")
+    merged = dataclasses.replace(
+        rows,
+        stream=group_of_stream[rows.stream],
+        streams=tuple(devices),
+        stream_device=tuple(
+            device if isinstance(device, int) else None for device in devices
+        ),
+    )
+    sets = DeviceTimeSets.of(merged)
     if sets is None:
         return None
     starts, ends = step_windows(analysis)
-    busy_by_stream = {
-        rows.streams[index]: Intervals.union_of(
-            rows.start_ns[rows.stream == index], rows.end_ns[rows.stream == index]
+    busy_by_device = {
+        devices[index]: Intervals.union_of(
+            merged.start_ns[merged.stream == index],
+            merged.end_ns[merged.stream == index],
         )
-        for index in range(len(rows.streams))
+        for index in range(len(devices))
     }
     totals = {
-        stream: int(busy.covered_in(starts, ends).sum())
-        for stream, busy in busy_by_stream.items()
+        device: int(busy.covered_in(starts, ends).sum())
+        for device, busy in busy_by_device.items()
     }
-    busiest = max(totals, key=lambda stream: (totals[stream], str(stream)))
+    busiest = max(totals, key=lambda device: (totals[device], str(device)))
     idle = {cause: np.zeros(starts.size, dtype=np.int64) for cause in IdleCause}
     in_zone = np.zeros(starts.size, dtype=np.int64)
     zone = analysis.zone_reading.zone if analysis.zone_reading.found else None
-    for stream, cause, gaps in sets.gaps:
-        if stream == busiest:
+    for device, cause, gaps in sets.gaps:
+        if device == busiest:
             idle[cause] = idle[cause] + gaps.covered_in(starts, ends)
             if cause is IdleCause.HOST_WAIT and zone is not None:
                 in_zone = in_zone + gaps.intersect(zone).covered_in(starts, ends)
-    return StreamWaits(
-        busiest, busy_by_stream[busiest].covered_in(starts, ends), idle, in_zone
+    return DeviceWaits(
+        busiest, busy_by_device[busiest].covered_in(starts, ends), idle, in_zone
     )
 
 
 def host_bound(
-    analysis: Analysis, scale: Scale | None = None, waits: StreamWaits | None = None
+    analysis: Analysis, scale: Scale | None = None, waits: DeviceWaits | None = None
 ) -> Finding:
     """The device waits on the host more than on anything else, per step."""
     scale = scale or scale_of(analysis)
     trace = analysis.trace
     if not trace.gpu_observed:
         return gpu_not_observed(FindingId.HOST_BOUND, trace)
-    waits = waits or stream_waits(analysis)
+    waits = waits or device_waits(analysis)
     if waits is None:
         return Finding(
             FindingId.HOST_BOUND,
@@ -146,7 +173,7 @@ def host_bound(
         host_wait_in_zone_ns=in_zone,
         kernel_wait_ns=kernel,
         other_ns=other,
-        stream=waits.stream,
+        device=waits.device,
     )
     status, weight = scale.weigh(
         host > in_zone and host >= max(kernel, other), host - in_zone
@@ -162,7 +189,7 @@ def host_bound(
 
 
 def many_small_launches(
-    analysis: Analysis, scale: Scale | None = None, waits: StreamWaits | None = None
+    analysis: Analysis, scale: Scale | None = None, waits: DeviceWaits | None = None
 ) -> Finding:
     """Many short kernels per step, weighed by what launching them costs the step."""
     scale = scale or scale_of(analysis)
@@ -218,7 +245,7 @@ def many_small_launches(
         # Without steps the shares say nothing; the cost reads the span.
         *_, launch_time = _launch_shares(analysis, kernels, short, starts, ends)
     launch_ns = float(launch_time.mean())
-    waits = waits or stream_waits(analysis)
+    waits = waits or device_waits(analysis)
     device_wait = (
         None
         if waits is None

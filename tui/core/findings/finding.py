@@ -202,8 +202,8 @@ class LaunchFigures:
     launch_ns_per_step: float | None = None
     """Host time of the launch calls per step (a union over threads)."""
     device_wait_ns_per_step: float | None = None
-    """Per step, the busiest stream's idle waiting on the host or between
-    kernels (HTA's host wait and kernel wait)."""
+    """Per step, the busiest device's idle waiting on the host or between
+    kernels (HTA's host wait and kernel wait, all its streams as one)."""
     graph_kernels: int = 0
     """Kernels replayed by a CUDA graph: not launches, left out."""
 
@@ -212,9 +212,9 @@ class LaunchFigures:
 class HostBoundFigures:
     """Per step (medians): how long the device is busy, and why it idles.
 
-    Idle causes are HTA's, on the stream that is busiest over the window:
-    host wait (the launch came after the stream went idle), kernel wait
-    (a short gap between kernels), other.
+    Idle causes are HTA's, read on the device busiest over the window, all
+    its streams as one: host wait (the launch came after the device went
+    idle), kernel wait (a gap under 30 µs), other.
     """
 
     steps: int
@@ -225,7 +225,7 @@ class HostBoundFigures:
     """The part of the host wait inside the data zone (weighed there, not here)."""
     kernel_wait_ns: float
     other_ns: float
-    stream: int | str
+    device: int | str
 
 
 @dataclass(frozen=True)

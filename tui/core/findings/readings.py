@@ -19,7 +19,7 @@ from tui.core.figures.shapes import operator_shape_split, shapes_in_trace
 from tui.core.findings.copies import pageable_copy, repeated_copy
 from tui.core.findings.critical import critical_path
 from tui.core.findings.data_zone import idle_in_data_zone
-from tui.core.findings.device import host_bound, many_small_launches, stream_waits
+from tui.core.findings.device import device_waits, host_bound, many_small_launches
 from tui.core.findings.finding import (
     DominantFigures,
     Finding,
@@ -95,7 +95,7 @@ def compute_findings(
 ) -> list[Finding]:
     """Every reading of one capture, costliest first (`by_cost`)."""
     scale = scale_of(analysis, min_share)
-    waits = stream_waits(analysis) if analysis.trace.gpu_observed else None
+    waits = device_waits(analysis) if analysis.trace.gpu_observed else None
     return by_cost(
         [
             idle_in_data_zone(analysis, scale),
