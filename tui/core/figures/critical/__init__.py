@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tui.core.figures.critical.frame import HtaFrame
-from tui.core.figures.critical.graph import build_graph
+from tui.core.figures.critical.graph import FrameWide, build_graph
 from tui.core.figures.critical.path import (
     BoundBy,
     CriticalPath,
@@ -53,10 +53,10 @@ class CriticalPaths:
 
 
 def _path(
-    frame: HtaFrame, window: tuple[int, int]
+    frame: HtaFrame, window: tuple[int, int], wide: FrameWide
 ) -> tuple[CriticalPath | None, str | None]:
     try:
-        return summarise(frame, build_graph(frame, window), window), None
+        return summarise(frame, build_graph(frame, window, wide), window), None
     except PathRefused as refused:
         return None, str(refused)
 
@@ -70,6 +70,7 @@ def critical_paths(
     """The critical path over the steps' range (not computed without `window`)
     and per step (`only`: that step alone)."""
     frame = HtaFrame.of(trace)
+    wide = FrameWide.of(frame)
     if not steps:
         kept = frame.kept.nonzero()[0]
         capture = (
@@ -77,18 +78,18 @@ def critical_paths(
             if kept.size
             else (0, 0)
         )
-        path, refused = _path(frame, capture)
+        path, refused = _path(frame, capture, wide)
         return CriticalPaths(path, refused, (), True)
     windows = [
         (int(frame.start_ns[step.event]), int(frame.end_ns[step.event]))
         for step in steps
     ]
     span = (min(w[0] for w in windows), max(w[1] for w in windows))
-    whole, refused = _path(frame, span) if window else (None, None)
+    whole, refused = _path(frame, span, wide) if window else (None, None)
     per_step = []
     for step, bounds in zip(steps, windows, strict=True):
         if only is not None and step.number != only:
             continue
-        path, why = _path(frame, bounds)
+        path, why = _path(frame, bounds, wide)
         per_step.append(StepPath(step.number, path, why))
     return CriticalPaths(whole, refused, tuple(per_step), False)

@@ -76,29 +76,61 @@ class Graph:
         self.edges[(src, dst)][2] = event
 
 
-def build_graph(frame: HtaFrame, window: tuple[int, int]) -> Graph:
+@dataclass(frozen=True)
+class FrameWide:
+    """What every window of one frame reads from the whole frame, computed once:
+    the queue lengths, the CUDA events' waits, the CPU rows by start and the
+    Stream Wait Events (in every window, as HTA clips)."""
+
+    queue: dict[int, int]
+    waits: EventWaits
+    cpu_rows: Int64Array  # kept CPU rows not emptied by rounding, by start
+    cpu_starts: Int64Array
+    stream_waits: Int64Array
+    sync_names: Int64Array  # name ids of Event Sync and Context Sync
+
+    @classmethod
+    def of(cls, frame: HtaFrame) -> FrameWide:
+        """Read once per frame: windows then cost what they hold, not the trace."""
+        on_cpu = frame.kept & (frame.stream == -1) & (frame.duration_ns > 0)
+        rows = np.flatnonzero(on_cpu).astype(np.int64)
+        rows = rows[np.argsort(frame.start_ns[rows], kind="stable")]
+        wait_ids = frame.trace.name_ids_matching({STREAM_WAIT_EVENT})
+        stream_waits = np.flatnonzero(
+            frame.kept & (frame.stream != -1) & np.isin(frame.trace.name_id, wait_ids)
+        ).astype(np.int64)
+        return cls(
+            _queue_lengths(frame),
+            event_waits(frame),
+            rows,
+            frame.start_ns[rows],
+            stream_waits,
+            frame.trace.name_ids_matching({EVENT_SYNC, CONTEXT_SYNC}).astype(np.int64),
+        )
+
+
+def build_graph(
+    frame: HtaFrame, window: tuple[int, int], wide: FrameWide | None = None
+) -> Graph:
     """The graph of the events in `window` (HTA's clipping of an annotation's range)."""
-    events = _clipped(frame, window)
+    wide = wide or FrameWide.of(frame)
+    events = _clipped(frame, window, wide)
     graph = _nodes(frame, events)
     _call_stacks(frame, events, graph)
-    _device_ops(frame, events, graph)
+    _device_ops(frame, events, graph, wide)
     return graph
 
 
-def _clipped(frame: HtaFrame, window: tuple[int, int]) -> Int64Array:
+def _clipped(frame: HtaFrame, window: tuple[int, int], wide: FrameWide) -> Int64Array:
     """CPU rows starting in the window (not emptied by rounding), and device rows
     whose launching call is one of them."""
     start, end = window
-    duration = frame.duration_ns
-    on_cpu = frame.kept & (frame.stream == -1)
-    cpu = on_cpu & (frame.start_ns >= start) & (frame.start_ns <= end) & (duration > 0)
-    device = np.zeros_like(cpu)
-    callers = np.flatnonzero(cpu & (frame.partner >= 0))
-    targets = frame.partner[callers]
-    device[targets[frame.kept[targets] & (frame.stream[targets] != -1)]] = True
-    wait_ids = frame.trace.name_ids_matching({STREAM_WAIT_EVENT})
-    device |= frame.kept & (frame.stream != -1) & np.isin(frame.trace.name_id, wait_ids)
-    return np.flatnonzero(cpu | device).astype(np.int64)
+    first = int(np.searchsorted(wide.cpu_starts, start, side="left"))
+    last = int(np.searchsorted(wide.cpu_starts, end, side="right"))
+    cpu = wide.cpu_rows[first:last]
+    targets = frame.partner[cpu[frame.partner[cpu] >= 0]]
+    device = targets[frame.kept[targets] & (frame.stream[targets] != -1)]
+    return np.unique(np.concatenate([cpu, device, wide.stream_waits]))
 
 
 def _nodes(frame: HtaFrame, events: Int64Array) -> Graph:
@@ -241,11 +273,13 @@ def _queue_lengths(frame: HtaFrame) -> dict[int, int]:
     return lengths
 
 
-def _device_ops(frame: HtaFrame, events: Int64Array, graph: Graph) -> None:
+def _device_ops(
+    frame: HtaFrame, events: Int64Array, graph: Graph, wide: FrameWide
+) -> None:
     """Kernels, copies and syncs: their own edges, launch or kernel-kernel delays,
     and the synchronisation edges (HTA's _construct_graph_from_kernels)."""
     trace = frame.trace
-    sync_ids = trace.name_ids_matching({EVENT_SYNC, CONTEXT_SYNC})
+    sync_ids = wide.sync_names
     chosen = events[
         ((frame.stream[events] != -1) | np.isin(trace.name_id[events], sync_ids))
         & (trace.correlation[events] >= 0)
@@ -253,8 +287,7 @@ def _device_ops(frame: HtaFrame, events: Int64Array, graph: Graph) -> None:
     is_sync = frame.sync_rows[chosen]
     sort_by = np.where(is_sync, frame.end_ns[chosen], frame.start_ns[chosen])
     chosen = chosen[np.argsort(sort_by, kind="stable")]
-    queue = _queue_lengths(frame)
-    waits = event_waits(frame)
+    queue, waits = wide.queue, wide.waits
     last: dict[int, int] = {}  # stream -> end node of its last op
     held: dict[int, int] = {}  # op -> the op it must follow (a Stream Wait Event)
     for event in chosen.tolist():
