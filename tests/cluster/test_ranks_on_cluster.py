@@ -147,6 +147,59 @@ def test_a_worker_killed_mid_run_loses_no_rank(
     dask_cluster.wait_for_workers(2, timeout=30)  # the nanny restarts it
 
 
+CRASHING = "crashes-its-worker"
+
+
+def crash_on_a_marked_rank() -> Any:
+    """A Dask worker plugin: on every worker, now and restarted, a rank whose
+    path holds CRASHING ends its worker process (as the kernel's OOM killer
+    would). Made here, so that this module imports without Dask."""
+    from distributed import WorkerPlugin
+
+    class CrashOnAMarkedRank(WorkerPlugin):  # type: ignore[misc]
+        name = "steptrace-test-crash"
+
+        def setup(self, worker: Any) -> None:
+            from tui.core.runs import cluster
+
+            summarise = cluster.summarise_file
+
+            def crashing(path: str, *args: Any, **kwargs: Any) -> Any:
+                if CRASHING in path:
+                    os._exit(1)
+                return summarise(path, *args, **kwargs)
+
+            cluster.summarise_file = crashing  # type: ignore[assignment]
+
+    return CrashOnAMarkedRank()
+
+
+def test_a_rank_that_kills_every_worker_is_retried_once_then_reported(
+    dask_cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from distributed import Client
+
+    folder = make_run(tmp_path / CRASHING, ranks=4)
+    monkeypatch.setenv("STEPTRACE_NO_CACHE", "1")
+    removed_before = dask_cluster.scheduler._workers_removed_total
+    with Client(dask_cluster.scheduler_address, set_as_default=False) as client:
+        client.register_plugin(crash_on_a_marked_rank())
+    try:
+        run = read_run(folder, cluster=dask_cluster.scheduler_address)
+    finally:
+        with Client(dask_cluster.scheduler_address, set_as_default=False) as client:
+            client.unregister_worker_plugin("steptrace-test-crash")
+        dask_cluster.wait_for_workers(2, timeout=60)
+    # Every rank crashed its worker twice (the scheduler's allowed-failures
+    # is 1 here): two deaths each, then each rank is left out with the reason.
+    assert run.ranks == ()
+    assert dask_cluster.scheduler._workers_removed_total - removed_before >= 2
+    left_out = [warning for warning in run.warnings if "left out" in warning]
+    assert len(left_out) == 4
+    for warning in left_out:
+        assert "the workers running it died (the last at tcp://127.0.0.1:" in warning
+
+
 def test_loading_phases_come_back_while_ranks_load(
     dask_cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
