@@ -46,6 +46,16 @@ def _top(path: CriticalPath) -> list[str]:
     ]
 
 
+def critical_line(path: CriticalPath, where: str) -> str:
+    """One line for the explorer: the path's time and its classes' shares."""
+    shares = ", ".join(
+        f"{HEADS[kind]} {path.share(kind) or 0.0:.1f} %"
+        for kind, ns in path.bound_ns
+        if ns
+    )
+    return f"critical path of {where}: {duration_text(path.path_ns)} — {shares}"
+
+
 def critical_text(result: CriticalResult) -> str:
     """The window's path and split, each step's, and what holds most of it."""
     paths = result.paths

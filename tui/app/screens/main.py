@@ -533,6 +533,26 @@ class MainScreen(Screen[None]):
         )
         self.app.push_screen(StepSplitScreen(breakdown, current))
 
+    def action_critical_path(self) -> None:
+        """Mark the current step's critical path (HTA's; the whole capture without
+        steps) on the timeline, n / N along it, and say what bounds it."""
+        from tui.core.figures.critical import critical_paths
+        from tui.report.critical import critical_line
+
+        steps = self.analysis.steps
+        index = self.current_step if self.current_step is not None else 0
+        chosen = [steps[index]] if steps else []
+        paths = critical_paths(self.trace, chosen, window=not chosen)
+        path = paths.steps[0].path if chosen else paths.window
+        if path is None or path.path_ns <= 0 or not self.trace.gpu_observed:
+            self.notify("No critical path here: it needs device work in the step.")
+            return
+        where = f"step {chosen[0].number}" if chosen else "the capture"
+        events = np.array(path.events, dtype=np.int64)
+        events = events[np.argsort(self.trace.start_ns[events], kind="stable")]
+        self.show(anchors.Visit(events, "critical path:", None))
+        self.notify(critical_line(path, where), timeout=8)
+
     def action_warnings(self) -> None:
         """List what reading the capture warned of (as `steptrace summary` does)."""
         main_dialogs.show_warnings(self.app, capture_warnings(self.analysis))

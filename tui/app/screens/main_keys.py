@@ -63,5 +63,6 @@ MAIN_KEYS: list[BindingType] = [
     Binding("D", "compare", "Compare with another capture", show=False),
     Binding("X", "export_report", "Export the report (Markdown)", show=False),
     Binding("B", "step_split", "Step time as TensorBoard splits it", show=False),
+    Binding("P", "critical_path", "Critical path of the step (HTA's)", show=False),
     Binding("escape", "clear", "Clear marks and selection / close search", show=False),
 ]
