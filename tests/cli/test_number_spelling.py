@@ -64,10 +64,10 @@ def test_no_doubled_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 def test_summary_zones_are_whole_or_counted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The zones column never cuts a zone's duration: whole entries, then +N."""
+    """The data zone column never cuts a duration: whole entries, then +N."""
     trace = write_training_trace(tmp_path / "gpu.json", gpu=True)
     out = _cli(capsys, "summary", str(trace))
-    rows = out.split("  zones\n", 1)[1].splitlines()[:3]
+    rows = out.split("  data zone\n", 1)[1].splitlines()[:3]
     for row in rows:
         cell = row.split("  ")[-1]
         assert re.fullmatch(
