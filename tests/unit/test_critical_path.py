@@ -153,3 +153,18 @@ def test_an_event_sync_waits_for_the_op_its_event_recorded(
     (step,) = _paths(_event_sync_trace(tmp_path, record_us)).steps
     assert step.path is not None
     assert step.path.path_ns == path_us * 1000
+
+
+def test_an_mtia_launch_is_a_node(tmp_path: Path) -> None:
+    """MTIA's launch call (category mtia_runtime, HTA's launch name for it) is a
+    node as a CUDA runtime call is: the launch delay to gemm stays on the path
+    (545 µs). HTA's node query leaves mtia_runtime out and fails on such traces;
+    without the node the device chain would start at gemm alone (505 µs)."""
+    events = _events()
+    launch = next(e for e in events if e.get("name") == "cudaLaunchKernel")
+    launch["cat"] = "mtia_runtime"
+    launch["name"] = "runFunction - job_prep_and_submit_for_execution"
+    (step,) = _paths(write_trace(tmp_path / "mtia.json", events)).steps
+    assert step.path is not None
+    assert step.path.path_ns == 545_000
+    assert dict(step.path.bound_ns)[BoundBy.LAUNCH] == 30_000

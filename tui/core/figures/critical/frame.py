@@ -24,9 +24,10 @@ BoolArray = npt.NDArray[np.bool_]
 
 NO_ROW = -1
 # Categories of the CPU events that are nodes: HTA's operator-or-runtime query,
-# and the older profilers' names for the same (HTA fails on those traces).
+# the older profilers' names for the same, and MTIA's runtime, whose launch call
+# HTA's launch query names (HTA fails on those traces: DEFINITIONS.md §13.2).
 NODE_CATEGORIES = frozenset(
-    {"cpu_op", "cuda_runtime", "cuda_driver", "Operator", "Runtime"}
+    {"cpu_op", "cuda_runtime", "cuda_driver", "Operator", "Runtime", "mtia_runtime"}
 )
 SYNC_CATEGORY = "cuda_sync"
 # HTA's runtime launch calls (trace_symbol_table.get_runtime_launch_events_query).
