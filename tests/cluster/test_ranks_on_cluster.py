@@ -317,6 +317,33 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(
     assert line.startswith(f"steptrace: no Dask scheduler answered at {address}")
 
 
+@pytest.mark.parametrize("address", ["tcp://host", "host:port", "http://host:8786"])
+def test_a_malformed_address_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], address: str
+) -> None:
+    """Said at once, with no traceback from the half-made client as Python exits."""
+    pytest.importorskip("distributed", reason="needs the cluster extra")
+    folder = make_run(tmp_path / "run", ranks=1)
+    script = (
+        "import sys\n"
+        "from tui.cli import main\n"
+        f"sys.exit(main(['ranks', {str(folder)!r}, '--cluster', {address!r}]))\n"
+    )
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO), "STEPTRACE_NO_CACHE": "1"},
+        timeout=60,
+    )
+    assert time.monotonic() - started < 15
+    assert done.returncode == 2
+    assert done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"steptrace: {address} is not a Dask scheduler address")
+
+
 def test_without_the_option_no_dask_is_imported(tmp_path: Path) -> None:
     folder = make_run(tmp_path / "run", ranks=2)
     script = (

@@ -165,12 +165,31 @@ def connect(address: str, timeout: float = CONNECT_SECONDS) -> Any:
         raise ClusterUnreachable(
             f"--cluster needs Dask: pip install 'steptrace[cluster]' ({error})"
         ) from None
+    _check_address(address)
     try:
         return client_class(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise ClusterUnreachable(
             f"no Dask scheduler answered at {address} within {timeout:g} s ({reason})"
+        ) from None
+
+
+def _check_address(address: str) -> None:
+    """Refuse a malformed address before a client is made: a half-made one
+    hangs for seconds and prints a traceback as Python exits."""
+    import importlib
+
+    addressing: Any = importlib.import_module("distributed.comm.addressing")
+    registry: Any = importlib.import_module("distributed.comm.registry")
+    try:
+        scheme, location = addressing.parse_address(address)
+        registry.get_backend(scheme).get_address_host_port(location)
+    except NotImplementedError:  # a transport without host:port (ucx): let Dask try
+        return
+    except ValueError as error:
+        raise ClusterUnreachable(
+            f"{address} is not a Dask scheduler address ({error}): give tcp://HOST:PORT"
         ) from None
 
 
