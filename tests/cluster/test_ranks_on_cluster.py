@@ -363,3 +363,34 @@ def test_without_the_option_no_dask_is_imported(tmp_path: Path) -> None:
         check=True,
     )
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+class LostFuture:
+    """A future whose task finished, but whose result is lost with the scheduler."""
+
+    status = "finished"
+
+    def result(self) -> Any:
+        raise OSError("in <TCP (closed) ConnectionPool.gather>: Stream is closed")
+
+
+class CancelledFuture:
+    """A future the client cancelled when it lost the scheduler."""
+
+    status = "cancelled"
+
+
+def test_a_summary_lost_with_the_scheduler_is_that_ranks_error() -> None:
+    from tui.core.runs.cluster import outcome_of
+
+    lost = outcome_of("r0.json", "/run/r0.json", LostFuture())
+    assert lost.summary is None
+    assert lost.error == (
+        "/run/r0.json: its summary could not be fetched from the cluster "
+        "(OSError: in <TCP (closed) ConnectionPool.gather>: Stream is closed)"
+    )
+    cancelled = outcome_of("r1.json", "/run/r1.json", CancelledFuture())
+    assert cancelled.summary is None
+    assert cancelled.error == (
+        "/run/r1.json: its task was cancelled on the cluster (was the scheduler lost?)"
+    )

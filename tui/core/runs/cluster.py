@@ -18,6 +18,7 @@ the run's futures and tells the ranks still loading to stop.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import queue
 import socket
@@ -166,6 +167,7 @@ def connect(address: str, timeout: float = CONNECT_SECONDS) -> Any:
             f"--cluster needs Dask: pip install 'steptrace[cluster]' ({error})"
         ) from None
     _check_address(address)
+    _quiet_dask_logging()
     try:
         return client_class(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
@@ -173,6 +175,15 @@ def connect(address: str, timeout: float = CONNECT_SECONDS) -> Any:
         raise ClusterUnreachable(
             f"no Dask scheduler answered at {address} within {timeout:g} s ({reason})"
         ) from None
+
+
+def _quiet_dask_logging() -> None:
+    """Dask logs to stderr: over the app's screen, and tracebacks of its own
+    reconnects when a scheduler is lost. What matters reaches the ranks'
+    reasons instead, so its loggers (each has its own level) say nothing."""
+    for name in list(logging.Logger.manager.loggerDict):
+        if name == "distributed" or name.startswith("distributed."):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def _check_address(address: str) -> None:
@@ -243,7 +254,7 @@ def summarise_on_cluster(
                 continue
             for future in done:
                 path, name = pending.pop(future)
-                outcome = _outcome_of(path, name, future)
+                outcome = outcome_of(path, name, future)
                 outcomes[path] = outcome
                 report_end(progress, outcome, already + len(outcomes), total)
         finished_cleanly = True
@@ -253,7 +264,8 @@ def summarise_on_cluster(
         if progress is not None:
             with contextlib.suppress(Exception):
                 client.unsubscribe_topic(PROGRESS_TOPIC)
-        client.close(timeout=timeout)
+        with contextlib.suppress(Exception):  # a lost scheduler: nothing to close
+            client.close(timeout=timeout)
     return [outcomes[str(path)] for path in paths]
 
 
@@ -285,15 +297,26 @@ def _relay(
             progress(RankProgress(path, phase, fraction, finished, total))
 
 
-def _outcome_of(path: str, name: str, future: Any) -> RankOutcome:
+def outcome_of(path: str, name: str, future: Any) -> RankOutcome:
     """The rank's outcome from its finished future: its summary, or the reason it has none."""
+    try:
+        if future.status == "finished":
+            data, error, seconds = future.result()
+        elif future.status == "cancelled":
+            reason = f"{name}: its task was cancelled on the cluster (was the scheduler lost?)"
+            return RankOutcome(path, None, reason, 0.0)
+        else:
+            failure = future.exception()
+    except Exception as lost:  # the scheduler went away with the summary
+        first = str(lost).splitlines()[0] if str(lost) else ""
+        reason = (
+            f"{name}: its summary could not be fetched from the cluster "
+            f"({type(lost).__name__}: {first})"
+        )
+        return RankOutcome(path, None, reason, 0.0)
     if future.status == "finished":
-        data, error, seconds = future.result()
         summary = None if data is None else RankSummary.from_json(data)
         return RankOutcome(path, summary, error, seconds)
-    if future.status == "cancelled":
-        return RankOutcome(path, None, f"{name}: cancelled on the cluster", 0.0)
-    failure = future.exception()
     last = getattr(getattr(failure, "last_worker", None), "address", None)
     if last is not None:  # KilledWorker: every worker that ran it died
         reason = f"{name}: the workers running it died (the last at {last})"
