@@ -24,7 +24,9 @@ import pytest
 from tests import shared_traces as shared
 from tui.cli import main
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "hta" / "hta_critical_path.json"
+FIXTURE = (
+    Path(__file__).resolve().parents[1] / "fixtures" / "hta" / "hta_critical_path.json"
+)
 CLASSES = (
     "cpu_bound",
     "gpu_compute_bound",
