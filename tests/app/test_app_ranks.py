@@ -360,3 +360,28 @@ async def test_a_run_no_rank_of_which_reads_shows_why(
         await pilot.press("escape")
         await pilot.pause()
     assert app.return_code == 2
+
+
+@pilot_test
+async def test_4_reads_the_runs_collectives_as_the_cli_says_them(
+    run_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Collectives tab is read on demand, in the background, with the words of
+    `steptrace collectives DIR`."""
+    from tui.app.screens.ranks import COLLECTIVES_HINT
+    from tui.cli import main
+
+    assert main(["collectives", str(run_folder)]) == 0
+    cli_text = capsys.readouterr().out.rstrip("\n")
+    app = make_run_app(run_folder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        ranks = await settle_on(pilot, RanksScreen)
+        shown = ranks.query_one("#ranks-collectives-text")
+        assert str(shown.render()) == COLLECTIVES_HINT  # nothing read before 4
+        await pilot.press("4")
+        for _ in range(200):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            if str(shown.render()) == cli_text:
+                break
+        assert str(shown.render()) == cli_text

@@ -3,7 +3,10 @@
 The heat table (rank × step, each cell a rank's step time against the
 step's median, stragglers marked), the per-rank device breakdown bars, the
 run's reading (one rank late at the collectives, worded by `tui.report.findings`,
-with what the figures cannot show) and its warnings. Enter on a cell
+with what the figures cannot show), its warnings, and its collectives (per
+kind and size, bandwidth, wait and transfer: read from every trace again,
+so only when their tab is first shown, in a thread that posts the words
+`steptrace collectives DIR` prints). Enter on a cell
 opens that rank at that step, through the ordinary loading screen (and the
 column cache); the app shows it (`RankLoaded`), and its main screen carries
 a `RankPlace` to move between ranks (`rank_switch`).
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -39,7 +43,17 @@ from tui.core.findings.finding import ShowStep
 from tui.report.fit import fit_middle
 from tui.view.run_table import STRAGGLER_MARK, RunTable
 
-BOTTOM_TABS = ("ranks-breakdown", "ranks-reading", "ranks-warnings")
+BOTTOM_TABS = (
+    "ranks-breakdown",
+    "ranks-reading",
+    "ranks-warnings",
+    "ranks-collectives",
+)
+COLLECTIVES_HINT = (
+    "4 reads the collectives of every rank (each trace again, in the background):"
+    " per kind and size, count, time, algorithm and bus bandwidth, and each"
+    " collective's time split into wait (arrival skew) and transfer."
+)
 _LEGEND_STYLE = {
     HeatLevel.FASTER: "#000000 on #9ecae1",
     HeatLevel.SLOWER: "#000000 on #fdd0a2",
@@ -75,6 +89,14 @@ class RankLoaded(Message):
     place: RankPlace
 
 
+class CollectivesRead(Message):
+    """The run's collectives in words (or why they could not be read)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
 class RanksScreen(Screen[None]):
     """A run folder's ranks: step times, stragglers, waits, device breakdowns."""
 
@@ -88,6 +110,7 @@ class RanksScreen(Screen[None]):
         Binding("1", "tab(0)", "Breakdown bars", show=False),
         Binding("2", "tab(1)", "The run's reading", show=False),
         Binding("3", "tab(2)", "Warnings", show=False),
+        Binding("4", "tab(3)", "Collectives (read on demand)", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -100,6 +123,7 @@ class RanksScreen(Screen[None]):
         self.zones = loaded.zones
         self.table = RunTable(loaded.result)
         self.bars_step = False
+        self.collectives_asked = False
 
     # -- layout -------------------------------------------------------------
 
@@ -118,6 +142,10 @@ class RanksScreen(Screen[None]):
                 VerticalScroll(),
             ):
                 yield Static(self._warnings_text(), markup=False)
+            with TabPane("Collectives [4]", id=BOTTOM_TABS[3]), VerticalScroll():
+                yield Static(
+                    COLLECTIVES_HINT, id="ranks-collectives-text", markup=False
+                )
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -315,8 +343,40 @@ class RanksScreen(Screen[None]):
         self.heat.go_to(rank, finding.anchor.number)
 
     def action_tab(self, index: int) -> None:
-        """Show a bottom tab."""
+        """Show a bottom tab (the collectives are read the first time theirs is)."""
         self.query_one(TabbedContent).active = BOTTOM_TABS[index]
+
+    def on_tabbed_content_tab_activated(
+        self, event: TabbedContent.TabActivated
+    ) -> None:
+        if event.pane.id == BOTTOM_TABS[3] and not self.collectives_asked:
+            self.collectives_asked = True
+            self.query_one("#ranks-collectives-text", Static).update(
+                Text("Reading every rank's collectives…", style="italic")
+            )
+            self.run_worker(
+                partial(self._read_collectives, self.run.folder),
+                thread=True,
+                group="collectives",
+                exit_on_error=False,
+            )
+
+    def _read_collectives(self, folder: Path) -> None:
+        """In a thread: the run's collectives in words, posted (never a traceback)."""
+        from tui.core.base.errors import TraceLoadError
+        from tui.core.results.collectives import RunCollectivesResult
+        from tui.core.runs.collectives_across import read_run_collectives
+        from tui.report.collectives import run_collectives_text
+
+        try:
+            result = RunCollectivesResult(read_run_collectives(folder))
+            text = run_collectives_text(result)
+        except (TraceLoadError, OSError, ValueError) as problem:
+            text = f"The collectives could not be read: {printable(str(problem))}"
+        self.post_message(CollectivesRead(text))
+
+    def on_collectives_read(self, message: CollectivesRead) -> None:
+        self.query_one("#ranks-collectives-text", Static).update(Text(message.text))
 
     def action_help(self) -> None:
         """List every key."""
