@@ -7,12 +7,13 @@ JSON summaries travel back. The kept summaries are checked here before
 anything is submitted (`pool.summarise_files` does that and hands this module
 the ranks it lacks). Dask is imported only on this path.
 
-Faults: a scheduler that does not answer within `CONNECT_SECONDS` raises
-ClusterUnreachable; a task that raises is retried once (`retries=1`), and a
-rank whose workers died is rerun elsewhere by the scheduler (as often as its
-`allowed-failures` says) and then reported failed with the reason; a path
-the workers cannot see is that rank's error; Ctrl+C or a cancel cancels
-the run's futures and tells the ranks still loading to stop.
+Faults: a malformed address, or a scheduler that does not answer within
+`CONNECT_SECONDS`, raises ClusterUnreachable; a task that raises is retried
+once (`retries=1`), and a rank whose workers died is rerun elsewhere by the
+scheduler (as often as its `allowed-failures` says) and then reported failed
+with the reason; a path the workers cannot see, or a summary lost with the
+scheduler, is that rank's error; Ctrl+C or a cancel cancels the run's
+futures and tells the ranks still loading to stop.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ PROGRESS_TOPIC = "steptrace-rank-progress"
 
 
 class ClusterUnreachable(TraceLoadError):
-    """The scheduler at the address given did not answer; the message is one line."""
+    """No scheduler answered at the address given, or it is not an address; one line."""
 
 
 def _distributed() -> Any:
