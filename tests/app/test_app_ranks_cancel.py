@@ -51,6 +51,12 @@ def test_escape_ends_every_worker_process(
     monkeypatch.setenv("STEPTRACE_NO_CACHE", "1")  # no summary or columns to reuse
     folder = write_slow_run(tmp_path / "run", 4)
     seen: set[int] = set()
+    # Children this process had before (another module's, under xdist) are not
+    # the app's: only the pool's are watched.
+    before = {child.pid for child in multiprocessing.active_children()}
+
+    def new_children() -> list[multiprocessing.process.BaseProcess]:
+        return [c for c in multiprocessing.active_children() if c.pid not in before]
 
     async def walk() -> StepTraceApp:
         app = StepTraceApp(folder, rank_workers=2)
@@ -59,7 +65,7 @@ def test_escape_ends_every_worker_process(
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
                 await pilot.pause(0.05)
-                children = multiprocessing.active_children()
+                children = new_children()
                 seen.update(child.pid for child in children if child.pid)
                 if children and isinstance(app.screen, RunLoadingScreen):
                     break
@@ -76,5 +82,5 @@ def test_escape_ends_every_worker_process(
 
     app = asyncio.run(walk())
     assert app.return_code == 130  # cancelled before anything was shown
-    assert multiprocessing.active_children() == []
+    assert new_children() == []
     assert not [pid for pid in seen if _alive(pid)]
