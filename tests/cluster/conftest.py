@@ -1,7 +1,8 @@
-"""A real Dask cluster on the loopback address for the tests that ask (one per
-test process): one scheduler in this process and two worker processes, on
-free ports, closed by the fixture. Skipped without the cluster extra, except
-in CI (CI=true), which installs it: there a missing Dask fails."""
+"""A real Dask cluster on the loopback address for the module that asks: one
+scheduler in this process and two worker processes, on free ports, closed at
+the module's end (a test elsewhere in the same process counts its children).
+Skipped without the cluster extra, except in CI (CI=true), which installs
+it: there a missing Dask fails."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def dask_cluster() -> Iterator[Any]:
     """A LocalCluster of 2 single-threaded worker processes on 127.0.0.1."""
     if not os.environ.get("CI"):
