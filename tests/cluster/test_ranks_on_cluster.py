@@ -337,7 +337,9 @@ def test_a_malformed_address_is_one_line_and_exit_2(
         env={**os.environ, "PYTHONPATH": str(REPO), "STEPTRACE_NO_CACHE": "1"},
         timeout=60,
     )
-    assert time.monotonic() - started < 15
+    # A new interpreter importing Dask on a busy machine: the bound is loose;
+    # the single line below is what shows no half-made client lingered.
+    assert time.monotonic() - started < 30
     assert done.returncode == 2
     assert done.stdout == ""
     (line,) = done.stderr.strip().splitlines()
