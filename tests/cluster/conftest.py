@@ -6,6 +6,7 @@ it: there a missing Dask fails."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -36,3 +37,11 @@ def dask_cluster() -> Iterator[Any]:
         yield cluster
     finally:
         cluster.close(timeout=20)
+        # The nannies' worker processes are this process's children: none may
+        # outlive the module (later tests count the children left).
+        for child in multiprocessing.active_children():
+            if child.name.startswith("Dask"):
+                child.join(timeout=10)
+                if child.is_alive():
+                    child.kill()
+                    child.join(timeout=10)
