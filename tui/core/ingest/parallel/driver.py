@@ -17,6 +17,7 @@ import io
 import json
 import mmap
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -68,6 +69,23 @@ def _scratch_root() -> str:
 _LIVE_SCRATCH: set[str] = set()
 
 
+def _new_scratch() -> str:
+    """A fresh scratch folder, known to `remove_scratch_folders` before it exists:
+    a stop between its creation and its registration would leave it behind."""
+    while True:
+        scratch = os.path.join(_scratch_root(), f"steptrace-{secrets.token_hex(6)}")
+        _LIVE_SCRATCH.add(scratch)
+        try:
+            os.mkdir(scratch, 0o700)
+        except FileExistsError:
+            _LIVE_SCRATCH.discard(scratch)
+            continue
+        except BaseException:
+            _LIVE_SCRATCH.discard(scratch)
+            raise
+        return scratch
+
+
 def remove_scratch_folders() -> None:
     """Remove the scratch folders this process is using (it is being stopped)."""
     for scratch in list(_LIVE_SCRATCH):
@@ -92,8 +110,7 @@ def collect_parallel(
     workers = min(workers, max(1, (layout.end - layout.start) // MIN_RANGE_BYTES))
     if isinstance(source, (bytes, bytearray)) and workers <= 1:
         return _collect_here(source, layout, progress, cancel)
-    scratch = tempfile.mkdtemp(prefix="steptrace-", dir=_scratch_root())
-    _LIVE_SCRATCH.add(scratch)
+    scratch = _new_scratch()
     try:
         if isinstance(source, (bytes, bytearray)):
             path = os.path.join(scratch, "trace.json")
