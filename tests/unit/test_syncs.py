@@ -14,7 +14,8 @@ from tests.builders.traces import cpu, gpu, metadata, write_trace
 from tui.cli import main
 from tui.core.base.vocab import SyncKind
 from tui.core.figures.analysis import Analysis
-from tui.core.figures.syncs import SYNC_KINDS, SyncReading, call_sync_kind
+from tui.core.figures.sync_reading import SyncReading
+from tui.core.figures.syncs import SYNC_KINDS, call_sync_kind
 from tui.core.ingest.load import load_trace
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text, plural
-from tui.core.figures.syncs import SyncTotals
+from tui.core.figures.sync_reading import SyncTotals
 from tui.core.results.copies import PATH_SEPARATOR
 from tui.core.results.syncs import SyncsResult
 from tui.report.text import TEXT_WIDTH, cut_middle, fill

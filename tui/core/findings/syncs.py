@@ -15,7 +15,8 @@ import numpy as np
 
 from tui.core.base.vocab import FindingId, FindingStatus
 from tui.core.figures.analysis import Analysis
-from tui.core.figures.syncs import SYNC_KINDS, SyncReading
+from tui.core.figures.sync_reading import SyncReading
+from tui.core.figures.syncs import SYNC_KINDS
 from tui.core.findings.finding import (
     Finding,
     Missing,

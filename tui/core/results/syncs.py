@@ -9,7 +9,8 @@ from typing import Any
 
 from tui.core.base.units import us
 from tui.core.figures.analysis import Analysis
-from tui.core.figures.syncs import SYNC_KINDS, SyncReading, SyncTotals
+from tui.core.figures.sync_reading import SyncReading, SyncTotals
+from tui.core.figures.syncs import SYNC_KINDS
 from tui.core.model.observed import gpu_missing_reason
 
 # The costliest syncs listed one by one in JSON (the text lists fewer).
