@@ -35,6 +35,8 @@ _RANK_IN_NAME = re.compile(r"(?:^|[^a-z])(?:rank|worker)[-_]?(\d{1,9})(?!\d)", r
 _DISTRIBUTED_KEY = re.compile(r'"distributedInfo"\s*:\s*')
 _TRACE_ID_KEY = re.compile(r'"trace_id"\s*:\s*')
 _BLANK = " \t\r\n"
+# tensorboard_trace_handler's default name: `{hostname}_{pid}.{time_ns}.pt.trace.json[.gz]`.
+_HOST_IN_NAME = re.compile(r"^(.+)_\d+\.\d+\.pt\.trace\.json(?:\.gz)?$", re.I)
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,12 @@ def rank_in_name(name: str) -> int | None:
     """The rank a file name states (`rank-3`, `rank3`, `worker3`, `…_rank_3`), if any."""
     match = _RANK_IN_NAME.search(name)
     return int(match.group(1)) if match else None
+
+
+def host_in_name(name: str) -> str | None:
+    """The host a file name states in tensorboard_trace_handler's default form, if any."""
+    match = _HOST_IN_NAME.match(name)
+    return match.group(1) if match else None
 
 
 def natural_key(name: str) -> list[Any]:

@@ -21,6 +21,18 @@ NEAR_SHARE = 0.03
 SLOWER_SHARE = 0.10
 SLOW_SHARE = 0.25
 
+# A rank is an outlier of the run (`runs.many`) when its median over the
+# steps lies above the median of the ranks' medians by more than
+# OUTLIER_MADS robust standard deviations: the median absolute deviation
+# times MAD_TO_SD (1.4826 makes it the standard deviation of normal data, so
+# one straggling rank among hundreds cannot widen the bound as it would a
+# standard deviation). 3.5 is Iglewicz and Hoaglin's cut for the modified
+# z-score. The bound is never closer to the median than NEAR_SHARE of the
+# median step (the band read as clock jitter above), so that ranks all
+# within jitter (a MAD near 0) have no outlier.
+OUTLIER_MADS = 3.5
+MAD_TO_SD = 1.4826
+
 
 def heat_level(duration_ns: float, median_ns: float) -> HeatLevel:
     """The band of a step time relative to the step's median over the ranks."""
