@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -192,19 +193,62 @@ def test_one_rank_is_not_observed(tmp_path: Path) -> None:
     assert "one rank" in words(finding).observation
 
 
-def test_text_fits_80_columns_and_cuts_many_ranks_and_steps(
+def test_text_cuts_steps_beyond_80_columns(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    nine = {rank: [*values, *values, *values] for rank, values in ARRIVALS.items()}
+    folder = write_run(tmp_path / "run", nine, world_size=3)
+    assert main(["ranks", str(folder), "--workers", "1"]) == 0
+    text = capsys.readouterr().out
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "steps 7–9 not shown: 3 more columns; all in --json" in text
+    assert "     2   6/9    *1.000" in text  # every rank has its row, stragglers marked
+
+
+def test_past_32_ranks_the_text_reads_the_run_as_distributions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """40 ranks: rank 17 reaches the collectives last in every step; all leave at
+    900 µs, so rank r waits (900 - 100 - r) - (900 - 600) = 500 - r µs."""
     many = {rank: [100.0 + rank] * 9 for rank in range(40)}
-    many[17] = [900.0] * 9
+    many[17] = [600.0] * 9
+    peers_wait = statistics.median(500 - rank for rank in range(40) if rank != 17)
     folder = write_run(tmp_path / "run", many, world_size=40)
     assert main(["ranks", str(folder), "--workers", "2"]) == 0
     text = capsys.readouterr().out
-    assert max(len(line) for line in text.splitlines()) <= 80
-    assert "8 rank(s) not shown" in text
-    assert "steps 7–9 not shown: 3 more columns; all in --json" in text
-    assert "    17   9/9    *1.000" in text  # the straggler keeps its row, marked
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert "step time per rank (ms)" in text and "    17   9/9" not in text
+    waited = lines.index(next(line for line in lines if line.startswith("waited")))
+    assert lines[waited + 3].split() == ["17", "9/9", f"{9 * peers_wait / 1000:.3f}"]
+    assert "outliers none" in text  # every step took 1 ms on every rank
+    assert "29 more rows, all in --json" in text
     assert "rank 17 reached the collectives last in 9 of 9 steps" in text
+
+    result = ranks_json(folder, capsys)
+    assert len(result["ranks"]) == 40
+    figures = result["many_ranks"]
+    assert figures["waited_for"][0] == {
+        "rank": 17,
+        "late_steps": 9,
+        "wait_us": pytest.approx(9 * peers_wait),
+    }
+    waits = figures["wait"]
+    assert waits["ranks"][0] == {
+        "rank": 0,
+        "median_us": pytest.approx(500.0),
+        "p90_us": pytest.approx(500.0),
+        "max_us": pytest.approx(500.0),
+        "steps": 9,
+    }
+    assert waits["ranks"][17]["max_us"] == 0.0  # last in every step: waits 0
+    assert figures["idle_share"]["not_observed"] == list(range(40))
+    assert figures["hosts"] is None and figures["without_host"] == list(range(40))
+    assert figures["outlier_rule"] == {
+        "mads": 3.5,
+        "mad_to_sd": 1.4826,
+        "floor_pct": 3.0,
+    }
 
 
 def test_hostile_names_stay_text(

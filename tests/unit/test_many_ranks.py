@@ -105,24 +105,26 @@ def test_waits_and_the_ranks_waited_for_follow_the_arrivals() -> None:
 def test_ranks_are_grouped_by_the_host_their_file_names_state() -> None:
     """tensorboard_trace_handler's names: `{hostname}_{pid}.{time_ns}.pt.trace.json`."""
     hosts = {0: "gpu_node-a", 1: "gpu_node-a", 2: "node-b", 3: "node-b"}
-    durations = {0: [MS] * 3, 1: [MS] * 3, 2: [MS] * 3, 3: [2 * MS] * 3}
+    # gpu_node-a's ranks' median (1.4 ms) is above node-b's (1.25 ms).
+    durations = {0: [int(1.3 * MS)] * 3, 1: [int(1.5 * MS)] * 3}
+    durations |= {2: [MS] * 3, 3: [int(1.5 * MS) + 1] * 3}
     names = {
         rank: f"{host}_{4100 + rank}.173310000000{rank}.pt.trace.json"
         for rank, host in hosts.items()
     }
     grouped = ManyRanks.of(summary_run(durations, names=names))
     assert grouped.hosts is not None
-    # node-b holds the slowest ranks' median (1.5 ms): first; its slowest rank first.
+    # node-b holds the slowest rank (3): first, and rank 3 first within it.
     assert [(group.host, group.ranks) for group in grouped.hosts] == [
         ("node-b", (3, 2)),
-        ("gpu_node-a", (0, 1)),
+        ("gpu_node-a", (1, 0)),
     ]
-    assert grouped.order == (3, 2, 0, 1)
+    assert grouped.order == (3, 2, 1, 0)
     assert grouped.host_of(1) == "gpu_node-a"
     names[2] = "rank-2.pt.trace.json"
     ungrouped = ManyRanks.of(summary_run(durations, names=names))
     assert ungrouped.hosts is None and ungrouped.without_host == (2,)
-    assert ungrouped.order == (3, 0, 1, 2)
+    assert ungrouped.order == (3, 1, 0, 2)
 
 
 def test_host_in_name_reads_the_trace_handlers_default_only() -> None:

@@ -10,12 +10,14 @@ from tui.core.base.vocab import IdleCause
 from tui.core.findings.finding import Finding
 from tui.core.results.ranks import RanksResult
 from tui.core.runs.across import RankRow, RunAnalysis, StepAcross
+from tui.core.runs.many import MANY_RANKS
 from tui.report.findings import finding_json, words
 from tui.report.fit import fit_end
+from tui.report.many_ranks import heat_map_lines, summary_lines
 from tui.report.text import TEXT_WIDTH, fill
 
-# The text table keeps this many rank rows and step columns; JSON keeps all.
-MAX_RANK_ROWS = 32
+# The text table keeps this many step columns, and past MANY_RANKS ranks
+# gives way to the run read as distributions (`report.many_ranks`); JSON keeps all.
 _LABEL = 12  # "  rank late " column
 _COLUMN = 10
 
@@ -47,26 +49,13 @@ def ranks_text(result: RanksResult) -> str:
         )
     else:
         lines.append("steps     none recorded by every rank")
-    rows, hidden_ranks = _shown_rows(run)
-    steps, hidden_steps = _shown_steps(run.steps)
-    if steps:
+    if len(run.ranks) > MANY_RANKS:
         lines.append("")
-        lines += _step_table(run, rows, steps)
-        lines += _wait_table(rows, steps)
-        if hidden_steps:
-            lines.append(
-                f"  (steps {hidden_steps[0].number}–{hidden_steps[-1].number}"
-                f" not shown: {len(hidden_steps)} more columns; all in --json)"
-            )
-    if hidden_ranks:
-        lines += fill(
-            f"({hidden_ranks} rank(s) not shown: kept the stragglers and the "
-            "slowest and fastest ranks; all in --json)",
-            "  ",
-            "   ",
-        )
-    lines.append("")
-    lines += _breakdown_table(rows)
+        lines += summary_lines(result)
+        lines.append("")
+        lines += heat_map_lines(result)
+    else:
+        lines += _every_rank(run)
     lines.append("")
     lines += _finding_lines(result.finding)
     if run.limits:
@@ -82,6 +71,25 @@ def ranks_text(result: RanksResult) -> str:
     return "\n".join(lines)
 
 
+def _every_rank(run: RunAnalysis) -> list[str]:
+    """A few ranks: a table of every rank × step, waits, and breakdowns."""
+    lines: list[str] = []
+    rows = list(run.ranks)
+    steps, hidden_steps = _shown_steps(run.steps)
+    if steps:
+        lines.append("")
+        lines += _step_table(run, rows, steps)
+        lines += _wait_table(rows, steps)
+        if hidden_steps:
+            lines.append(
+                f"  (steps {hidden_steps[0].number}–{hidden_steps[-1].number}"
+                f" not shown: {len(hidden_steps)} more columns; all in --json)"
+            )
+    lines.append("")
+    lines += _breakdown_table(rows)
+    return lines
+
+
 def _finding_lines(finding: Finding) -> list[str]:
     finding_words = words(finding)
     lines = fill(f"{finding_words.title} — {finding_words.status_label}", "finding   ")
@@ -90,23 +98,6 @@ def _finding_lines(finding: Finding) -> list[str]:
         lines += fill(f"hypothesis: {finding_words.hypothesis}", " " * 10, " " * 12)
         lines += fill(f"next check: {finding_words.next_check}", " " * 10, " " * 12)
     return lines
-
-
-def _shown_rows(run: RunAnalysis) -> tuple[list[RankRow], int]:
-    """All ranks, or (past MAX_RANK_ROWS) the stragglers, then the slowest and fastest."""
-    rows = list(run.ranks)
-    if len(rows) <= MAX_RANK_ROWS:
-        return rows, 0
-    keep = {step.straggler for step in run.steps if step.straggler is not None}
-    by_median = sorted(
-        rows, key=lambda row: row.summary.step_median_ns or 0.0, reverse=True
-    )
-    while len(keep) < MAX_RANK_ROWS and by_median:
-        keep.add(by_median.pop(0).rank)
-        if by_median and len(keep) < MAX_RANK_ROWS:
-            keep.add(by_median.pop().rank)
-    shown = [row for row in rows if row.rank in keep][:MAX_RANK_ROWS]
-    return shown, len(rows) - len(shown)
 
 
 def _shown_steps(

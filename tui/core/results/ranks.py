@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,7 +10,9 @@ from tui.core.base.units import us
 from tui.core.figures.breakdown.gpu import Breakdown
 from tui.core.findings.finding import Finding
 from tui.core.runs.across import RankRow, RunAnalysis, StepAcross
+from tui.core.runs.heat import MAD_TO_SD, NEAR_SHARE, OUTLIER_MADS
 from tui.core.runs.late_rank import late_rank
+from tui.core.runs.many import ManyRanks, SpreadAcross
 from tui.core.runs.rank_summary import RankStep
 
 
@@ -19,11 +22,12 @@ class RanksResult:
 
     run: RunAnalysis
     finding: Finding
+    many: ManyRanks
 
     @classmethod
     def of(cls, run: RunAnalysis) -> RanksResult:
         """The result of a run read across its ranks."""
-        return cls(run, late_rank(run))
+        return cls(run, late_rank(run), ManyRanks.of(run))
 
     def to_json(self, finding: dict[str, Any]) -> dict[str, Any]:
         """The JSON `steptrace ranks --json` prints (documented in the README).
@@ -39,8 +43,72 @@ class RanksResult:
             "ranks": [_rank_json(row) for row in run.ranks],
             "steps": [_step_json(step) for step in run.steps],
             "finding": finding,
+            "many_ranks": _many_json(self.many),
             "warnings": [*run.limits, *run.warnings],
         }
+
+
+def _many_json(many: ManyRanks) -> dict[str, Any]:
+    """The figures of a run read as distributions (`runs.many`)."""
+    return {
+        "steps": many.steps,
+        "outlier_rule": {
+            "mads": OUTLIER_MADS,
+            "mad_to_sd": MAD_TO_SD,
+            "floor_pct": 100 * NEAR_SHARE,
+        },
+        "step_time": _spread_json(many.step_time, "us", us),
+        "wait": _spread_json(many.wait, "us", us),
+        "idle_share": _spread_json(many.idle_share, "pct", lambda share: 100 * share),
+        "waited_for": [
+            {
+                "rank": item.rank,
+                "late_steps": item.late_steps,
+                "wait_us": us(item.wait_ns),
+            }
+            for item in many.waited_for
+        ],
+        "hosts": None
+        if many.hosts is None
+        else [
+            {
+                "host": group.host,
+                "ranks": list(group.ranks),
+                "median_us": None if group.median_ns is None else us(group.median_ns),
+            }
+            for group in many.hosts
+        ],
+        "without_host": list(many.without_host),
+        "order": list(many.order),
+    }
+
+
+def _spread_json(
+    spread: SpreadAcross, unit: str, scale: Callable[[float], float]
+) -> dict[str, Any]:
+    def value(number: float | None) -> float | None:
+        return None if number is None else scale(number)
+
+    return {
+        f"median_{unit}": value(spread.median),
+        f"p90_{unit}": value(spread.p90),
+        f"max_{unit}": value(spread.max),
+        f"mad_{unit}": value(spread.mad),
+        f"bound_{unit}": value(spread.bound),
+        "outliers": list(spread.outliers),
+        "top": list(spread.top),
+        "not_observed": list(spread.not_observed),
+        "ranks": [
+            {
+                "rank": item.rank,
+                f"median_{unit}": value(item.median),
+                f"p90_{unit}": value(item.p90),
+                f"max_{unit}": value(item.max),
+                "steps": item.steps,
+            }
+            for item in spread.ranks
+        ],
+    }
 
 
 def _breakdown_json(breakdown: Breakdown | None) -> dict[str, Any] | None:

@@ -16,7 +16,7 @@ these figures say the same things in a screenful. A pure function of
   late as `RunHeat` counts them, weighed by the median of their peers'
   waits in those steps (as the late-rank reading weighs them);
 - the **order** of a heat map (slowest median first), grouped by **host**
-  when every file's name states one.
+  when every file's name states one (the host of the slowest rank first).
 """
 
 from __future__ import annotations
@@ -250,8 +250,8 @@ def _hosts(
     by_median: list[int],
     medians: dict[int, float | None],
 ) -> tuple[tuple[HostGroup, ...] | None, tuple[int, ...]]:
-    """Ranks grouped by the host their file name states (slowest host first);
-    None when any rank's host is unknown."""
+    """Ranks grouped by the host their file name states (the host of the slowest
+    rank first); None when any rank's host is unknown."""
     host_of = {row.rank: host_in_name(row.path.name) for row in rows}
     without = tuple(rank for rank, host in host_of.items() if host is None)
     if without or not rows:
@@ -267,9 +267,10 @@ def _hosts(
         )
         for host, ranks in members.items()
     ]
+    # The host of the slowest rank first (then by its ranks' median, by name).
     groups.sort(
         key=lambda group: (
-            group.median_ns is None,
+            _slowest(medians, group.ranks[0])[:2],
             -(group.median_ns or 0.0),
             group.host,
         )
