@@ -36,11 +36,7 @@ def test_a_capture_is_frozen_out_of_collections_while_open(
 
 
 def _listed(picker: ZonePicker) -> list[tuple[str | None, str]]:
-    options = picker.options
-    return [
-        (options.get_option_at_index(i).id, str(options.get_option_at_index(i).prompt))
-        for i in range(options.option_count)
-    ]
+    return [(choice.id, choice.text) for choice in picker.options.choices]
 
 
 def test_the_picker_lists_the_candidates_of_the_zone_in_use(

@@ -82,21 +82,13 @@ def test_z_chooses_a_zone_and_everything_follows(cuda_trace: Path) -> None:
             await pilot.press("z")
             picker = app.screen
             assert isinstance(picker, ZonePicker)
-            listed = {
-                picker.options.get_option_at_index(i).id: str(
-                    picker.options.get_option_at_index(i).prompt
-                )
-                for i in range(picker.options.option_count)
-            }
+            listed = {c.id: c.text for c in picker.options.choices}
             # Calls and total time, the zone in use marked.
             assert "●" in listed["lecture_batch_cpu"]
             assert "3 calls" in listed["transfert"] and "2.1 ms" in listed["transfert"]
             assert "aten::relu" in listed  # operators can be a data zone too
             await pilot.press(*"TRANSF")
-            shown = [
-                picker.options.get_option_at_index(i).id
-                for i in range(picker.options.option_count)
-            ]
+            shown = [c.id for c in picker.options.choices]
             assert shown == ["transfert"]
             await pilot.press("enter")
             await finish(pilot)

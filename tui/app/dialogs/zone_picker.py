@@ -1,4 +1,7 @@
-"""The zone picker: which ranges are the data zone, filtered by typing, several at once."""
+"""The zone picker: which ranges are the data zone, filtered by typing, several at once.
+
+Its list is a `ChoiceList` (Line API): only the lines in view are drawn, so
+z opens at the same cost whatever the capture lists."""
 
 from __future__ import annotations
 
@@ -11,9 +14,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Input, Static
 
+from tui.app.widgets.choice_list import Choice, ChoiceList
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.figures.zones import ZoneCandidate, ZoneChoice
@@ -23,6 +26,8 @@ SHOWN_AT_MOST = 60
 """Candidates listed at once (the biggest first); typing narrows the rest."""
 AUTOMATIC = "\x00automatic"
 """The option id of "back to the automatic choice" (no candidate has this name)."""
+NOTE = "dim italic"
+"""The style of a line that is not a choice ("… 12 more")."""
 AUTOMATIC_TEXT = (
     "automatic: the capture's own data zone, lecture_batch_cpu, enumerate(DataLoader)#…"
 )
@@ -74,7 +79,7 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
                 markup=False,
             )
             yield Input(placeholder="type to filter ranges by name", id="zone-filter")
-            yield OptionList(id="zone-list", markup=False)
+            yield ChoiceList(id="zone-list")
             yield Static(
                 Text(
                     "↑↓ move  Tab marks several  Enter uses them (or the highlighted)"
@@ -100,9 +105,9 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
         self.action_choose()
 
     @property
-    def options(self) -> OptionList:
+    def options(self) -> ChoiceList:
         """The list of candidates."""
-        return self.query_one("#zone-list", OptionList)
+        return self.query_one("#zone-list", ChoiceList)
 
     def _list_width(self) -> int:
         """Cells a line of the list has (the dialog is 90% of the screen, 90 at most)."""
@@ -113,7 +118,7 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
         if self._list_width() != self._filled_width:
             self._fill(self.query_one(Input).value)
 
-    def _line(self, candidate: ZoneCandidate, width: int) -> Text:
+    def _line(self, candidate: ZoneCandidate, width: int) -> Choice:
         mark = "[x]" if candidate.name in self.marked else "[ ]"
         in_use = "●" if candidate.name in self.current.names else " "
         figures = (
@@ -122,10 +127,14 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
         )
         name_width = max(width - len(figures) - 7, 12)
         name = fit_middle(printable(candidate.name), name_width)
-        line = Text(f"{mark} {in_use} ")
-        line.append(name.ljust(name_width), style="bold" if in_use != " " else "")
-        line.append(" " + figures, style="dim")
-        return line
+        return Choice(
+            candidate.name,
+            (
+                (f"{mark} {in_use} ", ""),
+                (name.ljust(name_width), "bold" if in_use != " " else ""),
+                (" " + figures, "dim"),
+            ),
+        )
 
     def _fill(self, needle: str) -> None:
         """List the candidates whose name contains `needle`, marked ones kept."""
@@ -134,49 +143,27 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
         matching = [c for c in self.candidates if lowered in c.name.lower()]
         self.shown = matching[:SHOWN_AT_MOST]
         width = self._filled_width = self._list_width()
-        options = self.options
-        options.clear_options()
-        if not needle:
-            options.add_option(Option(Text(AUTOMATIC_TEXT, style="italic"), AUTOMATIC))
-        options.add_options(
-            Option(self._line(candidate, width), candidate.name)
-            for candidate in self.shown
-        )
+        lines = [Choice(AUTOMATIC, ((AUTOMATIC_TEXT, "italic"),))] if not needle else []
+        lines.extend(self._line(candidate, width) for candidate in self.shown)
         if len(matching) > len(self.shown):
             more = len(matching) - len(self.shown)
-            options.add_option(
-                Option(
-                    Text(f"… {more:,} more: type to narrow", "italic"), disabled=True
-                )
-            )
+            lines.append(Choice(None, ((f"… {more:,} more: type to narrow", NOTE),)))
         if not matching and needle:
-            options.add_option(
-                Option(
-                    Text(f"no range name contains {printable(needle)}", "italic"),
-                    disabled=True,
-                )
-            )
-        if options.option_count:
-            options.highlighted = 0
+            said = f"no range name contains {printable(needle)}"
+            lines.append(Choice(None, ((said, NOTE),)))
+        self.options.set_choices(lines)
 
     @on(Input.Changed, "#zone-filter")
     def _filter(self, event: Input.Changed) -> None:
         self._fill(event.value)
 
     def _highlighted_id(self) -> str | None:
-        options = self.options
-        if options.highlighted is None:
-            return None
-        option = options.get_option_at_index(options.highlighted)
-        return None if option.disabled else option.id
+        return self.options.highlighted_id
 
     def action_move(self, delta: int) -> None:
         """Move the highlight through the list while typing stays in the filter."""
         options = self.options
-        if not options.option_count:
-            return
-        current = options.highlighted or 0
-        options.highlighted = max(0, min(options.option_count - 1, current + delta))
+        options.move_cursor(options.cursor + delta, delta, say=False)
 
     def action_mark(self) -> None:
         """Mark or unmark the highlighted range (Enter then uses every marked one)."""
@@ -187,12 +174,10 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
             self.marked.remove(name)
         else:
             self.marked.append(name)
-        index = self.options.highlighted
         candidate = next(c for c in self.shown if c.name == name)
-        if index is not None:
-            self.options.replace_option_prompt_at_index(
-                index, self._line(candidate, self._list_width())
-            )
+        self.options.replace_choice(
+            self.options.cursor, self._line(candidate, self._list_width())
+        )
 
     def action_choose(self) -> None:
         """Use the marked ranges, or the highlighted one; the automatic line resets."""
