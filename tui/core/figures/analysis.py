@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -17,9 +18,9 @@ import numpy.typing as npt
 from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import GapKind, StepPhase, ZoneSource
 from tui.core.figures.breakdown.idle import GpuIdle, gpu_idle
-from tui.core.figures.launches import GraphReplays
+from tui.core.figures.kept import STEPS_ROOTS, kept_figure
 from tui.core.figures.optable import OpTable, build_op_table, group_name
-from tui.core.figures.queue import LaunchQueue, launch_queue
+from tui.core.figures.step_split import StepBreakdown, step_breakdown
 from tui.core.figures.zones import (
     DATALOADER_PREFIX,
     DEFAULT_DATA_ZONE,
@@ -39,6 +40,10 @@ from tui.core.model.masks import names_in
 from tui.core.model.nesting import FILTERED_NAMES, SATURATED_NS, sum_by_index
 from tui.core.model.steps import STEP_NAME, Step, StepStats, find_steps, step_name_ids
 from tui.core.model.trace import Kind, Trace, TrackKind
+
+if TYPE_CHECKING:  # imported where computed: a summary needs neither
+    from tui.core.figures.launches import GraphReplays
+    from tui.core.figures.queue import LaunchQueue
 
 __all__ = [
     "DATALOADER_PREFIX",
@@ -277,6 +282,8 @@ class Analysis:
     @cached_property
     def graph_replays(self) -> GraphReplays:
         """Device work replayed by a CUDA graph (no launch of its own), and its graph ids."""
+        from tui.core.figures.launches import GraphReplays
+
         return GraphReplays.of(self.trace, self.launch_call)
 
     @property
@@ -287,6 +294,8 @@ class Analysis:
     @cached_property
     def launch_queue(self) -> LaunchQueue:
         """Every stream's launch queue (steptrace's rules), shared by the CLI and the app."""
+        from tui.core.figures.queue import launch_queue
+
         return launch_queue(self.trace, self.launch_call, self.graph_work)
 
     @property
@@ -386,8 +395,27 @@ class Analysis:
 
     @cached_property
     def gpu_idle(self) -> GpuIdle | None:
-        """Why each stream idles (host wait, kernel wait, other), whole and per step."""
-        return gpu_idle(self.trace, self.steps)
+        """Why each stream idles (host wait, kernel wait, other), whole and per step;
+        kept in the trace's cache entry (seconds on a big trace)."""
+        return kept_figure(
+            self.trace,
+            "gpu_idle",
+            ("figures/breakdown/idle.py", *STEPS_ROOTS),
+            GpuIdle | None,
+            lambda: gpu_idle(self.trace, self.steps),
+        )
+
+    @cached_property
+    def step_breakdown(self) -> StepBreakdown | None:
+        """TensorBoard's step split (None without a step or a CPU operator); kept
+        in the trace's cache entry as `gpu_idle`."""
+        return kept_figure(
+            self.trace,
+            "step_breakdown",
+            ("figures/step_split.py", *STEPS_ROOTS),
+            StepBreakdown | None,
+            lambda: step_breakdown(self.trace, self.steps),
+        )
 
     def device_busy_ns(
         self,

@@ -24,9 +24,9 @@ import hashlib
 import importlib.resources
 import mmap
 import os
-import re
 import shutil
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +41,7 @@ from tui.core.ingest.cache_files import (
     remove_stale_files,
     stage,
 )
+from tui.core.ingest.code_hash import module_sources, source_version
 from tui.core.model.trace import Flows, MemoryColumns, Trace, Track, TrackKind
 
 if TYPE_CHECKING:
@@ -56,12 +57,6 @@ counts too.
 """
 DERIVED_ROOTS = ("model/derived.py",)
 """Files of tui.core whose code computes the derived columns (and what they import)."""
-_CORE_IMPORT = re.compile(
-    rb"^[ \t]*(?:from[ \t]+tui\.core((?:\.\w+)*)[ \t]+import[ \t]+"
-    rb"(\([^)]*\)|[\w \t,]+)"
-    rb"|import[ \t]+tui\.core((?:\.\w+)+))",
-    re.MULTILINE,
-)
 _COLUMNS = (
     "start_ns",
     "duration_ns",
@@ -93,97 +88,8 @@ def cache_root() -> Path:
 def builder_sources(
     package: Traversable, roots: tuple[str, ...] = BUILDER_ROOTS
 ) -> list[tuple[str, bytes]]:
-    """(path, bytes) of each column-building module under `package` (tui.core), sorted.
-
-    The `roots` (a folder counts with every module under it) and every
-    tui.core module these import. OSError when one cannot be read: its code
-    would otherwise go unseen.
-    """
-    files: dict[str, Traversable] = {}
-    for root in roots:
-        _add_tree(package, root, files)
-    sources: dict[str, bytes] = {}
-    pending = list(files)
-    while pending:
-        name = pending.pop()
-        if name in sources:
-            continue
-        data = files[name].read_bytes()
-        sources[name] = data
-        required, optional = _imported_modules(data)
-        for module in sorted(required | optional):
-            found = None
-            for candidate in (f"{module}.py", f"{module}/__init__.py"):
-                path = _child(package, candidate)
-                if path is not None and path.is_file():
-                    found = candidate
-                    if candidate not in files:
-                        files[candidate] = path
-                        pending.append(candidate)
-                    break
-            if found is None and module in required:
-                raise FileNotFoundError(f"{name} imports tui.core {module}: not found")
-    return sorted(sources.items())
-
-
-def _child(package: Traversable, relative: str) -> Traversable | None:
-    node = package
-    for part in relative.split("/"):
-        if not part:
-            return None
-        node = node.joinpath(part)
-    return node
-
-
-def _add_tree(
-    package: Traversable, relative: str, files: dict[str, Traversable]
-) -> None:
-    node = _child(package, relative)
-    if node is None:
-        return
-    if relative.endswith(".py"):
-        files[relative] = node  # read later: a missing root fails there
-        return
-    for item in node.iterdir():
-        if item.is_dir() and item.name != "__pycache__":
-            _add_tree(package, f"{relative}/{item.name}", files)
-        elif item.name.endswith(".py"):
-            files[f"{relative}/{item.name}"] = item
-
-
-def _with_parents(dotted: str) -> list[str]:
-    """`a.b.c` → `a`, `a/b`, `a/b/c`: importing a module runs its packages too."""
-    parts = [part for part in dotted.replace("/", ".").split(".") if part]
-    return ["/".join(parts[: end + 1]) for end in range(len(parts))]
-
-
-def _imported_modules(source: bytes) -> tuple[set[str], set[str]]:
-    """Paths (`a/b`, from tui.core) a source imports: those that must exist, and
-    names after `from … import` that are modules only where such a file exists."""
-    required: set[str] = set()
-    optional: set[str] = set()
-    for match in _CORE_IMPORT.finditer(source):
-        if match.group(3):
-            required.update(_with_parents(match.group(3).decode().strip(".")))
-            continue
-        package = (match.group(1) or b"").decode().strip(".").replace(".", "/")
-        required.update(_with_parents(package))
-        listed = re.sub(rb"#[^\n]*", b"", match.group(2)).strip(b"()")
-        for part in listed.split(b","):
-            words = part.split()
-            if words:
-                name = words[0].decode()
-                optional.add(f"{package}/{name}" if package else name)
-    return required, optional
-
-
-def source_version(sources: list[tuple[str, bytes]]) -> str:
-    """A short digest of named source files: changes when any name or byte does."""
-    digest = hashlib.sha256()
-    for name, data in sources:
-        digest.update(f"{name}\0{len(data)}\0".encode())
-        digest.update(data)
-    return digest.hexdigest()[:20]
+    """(path, bytes) of each column-building module under `package` (tui.core), sorted."""
+    return module_sources(package, roots)
 
 
 @functools.cache
@@ -210,30 +116,97 @@ def derived_version() -> str:
         return "unhashable-" + os.urandom(8).hex()
 
 
-# Traces read from or written to an entry: id → (the trace, its entry, the
-# name tag of its derived columns). Only these keep derived columns.
-_ENTRIES: dict[int, tuple[weakref.ref[Trace], Path, str]] = {}
+# Traces read from or written to an entry: id → (the trace, its entry, a
+# digest of its key). Only these keep derived columns and figures.
+_ENTRIES: dict[int, tuple[weakref.ref[Trace], Path, bytes]] = {}
 
 
 def _register(trace: Trace, entry: Path, key: dict[str, Any]) -> None:
-    tag = hashlib.sha256(
-        orjson.dumps(key, option=orjson.OPT_SORT_KEYS) + derived_version().encode()
-    ).hexdigest()[:20]
+    digest = hashlib.sha256(orjson.dumps(key, option=orjson.OPT_SORT_KEYS)).digest()
     identity = id(trace)
     _ENTRIES[identity] = (
         weakref.ref(trace, lambda _gone: _ENTRIES.pop(identity, None)),
         entry,
-        tag,
+        digest,
     )
+
+
+def _entry_stem(trace: Trace, prefix: str, version: str) -> tuple[Path, str] | None:
+    """The trace's entry and the name stem there of what `version` of the code
+    computed from it (None: the trace has no entry)."""
+    registered = _ENTRIES.get(id(trace))
+    if registered is None or registered[0]() is not trace:
+        return None
+    _ref, entry, digest = registered
+    tag = hashlib.sha256(digest + version.encode()).hexdigest()[:20]
+    return entry, f"{prefix}.{tag}"
 
 
 def _derived_path(trace: Trace, name: str) -> tuple[Path, str] | None:
     """The trace's entry and the name stem of a derived column there (None: no entry)."""
-    registered = _ENTRIES.get(id(trace))
-    if registered is None or registered[0]() is not trace:
+    return _entry_stem(trace, f"derived.{name}", derived_version())
+
+
+@functools.cache
+def figure_version(roots: tuple[str, ...]) -> str:
+    """The version of the code computing a kept figure (its `roots` of tui.core
+    and what they import), hashed once per process."""
+    try:
+        package = importlib.resources.files("tui.core")
+        return source_version(builder_sources(package, roots))
+    except (OSError, TypeError, ValueError, ModuleNotFoundError):
+        return "unhashable-" + os.urandom(8).hex()
+
+
+def load_kept(trace: Trace, name: str, roots: tuple[str, ...]) -> bytes | None:
+    """A figure kept in the trace's entry by the code of `roots` as it is now;
+    None on any miss (a file whose CRC does not match is removed)."""
+    place = _entry_stem(trace, f"kept.{name}", figure_version(roots))
+    if place is None:
         return None
-    _ref, entry, tag = registered
-    return entry, f"derived.{name}.{tag}"
+    entry, stem = place
+    for path in entry.glob(f"{stem}.*.bin"):
+        try:
+            data = path.read_bytes()
+            if f"{crc32(data):08x}" == path.name[len(stem) + 1 : -len(".bin")]:
+                return data
+        except OSError:
+            pass
+        path.unlink(missing_ok=True)
+    return None
+
+
+def save_kept(trace: Trace, name: str, roots: tuple[str, ...], data: bytes) -> bool:
+    """Keep a figure's bytes in the trace's entry (when it has one), replacing
+    those of other versions of the code; False when not written."""
+    place = _entry_stem(trace, f"kept.{name}", figure_version(roots))
+    if place is None:
+        return False
+    entry, stem = place
+    path = entry / f"{stem}.{crc32(data):08x}.bin"
+    return _replace_file(
+        entry, path, f"kept.{name}.*.bin", lambda at: at.write_bytes(data)
+    )
+
+
+def _replace_file(
+    entry: Path, path: Path, family: str, write: Callable[[Path], object]
+) -> bool:
+    """Write `path` in an entry through a staging name, then remove the other
+    files of its `family` (older versions); False when it cannot be written."""
+    remove_stale_files(entry, f".{family}")
+    staging = entry / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}{path.suffix}"
+    try:
+        write(staging)
+        os.replace(staging, path)
+        for stale in entry.glob(family):
+            if stale != path:
+                stale.unlink(missing_ok=True)
+    except OSError:
+        with contextlib.suppress(OSError):
+            staging.unlink()
+        return False
+    return True
 
 
 def load_derived(trace: Trace, name: str) -> np.ndarray[Any, Any] | None:
@@ -265,19 +238,9 @@ def save_derived(trace: Trace, name: str, column: np.ndarray[Any, Any]) -> bool:
     entry, stem = place
     array = np.ascontiguousarray(column)
     path = entry / f"{stem}.{crc32(array):08x}.npy"
-    remove_stale_files(entry, ".derived.*.npy")
-    staging = entry / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.npy"
-    try:
-        np.save(staging, array)
-        os.replace(staging, path)
-        for stale in entry.glob(f"derived.{name}.*.npy"):
-            if stale != path:
-                stale.unlink(missing_ok=True)
-    except OSError:
-        with contextlib.suppress(OSError):
-            staging.unlink()
-        return False
-    return True
+    return _replace_file(
+        entry, path, f"derived.{name}.*.npy", lambda at: np.save(at, array)
+    )
 
 
 def file_key(trace_path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -15,12 +15,11 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui.core.base.vocab import CacheUse, LoadPhase, ZoneSource
 from tui.core.figures.analysis import Analysis, ZoneChoice
 from tui.core.figures.optable import OpTable
-from tui.core.findings import readings
-from tui.core.findings.finding import Finding
 from tui.core.ingest import load
 from tui.core.ingest.load import LoadProgress
 from tui.core.model.trace import Trace
@@ -30,6 +29,9 @@ from tui.core.opening.zones import (
     resolve_pair_zones,
     resolve_zones,
 )
+
+if TYPE_CHECKING:  # findings are read by the app, not by a command's result
+    from tui.core.findings.finding import Finding
 
 LoadCallback = Callable[[LoadProgress], None]
 
@@ -62,6 +64,8 @@ class OpenedCapture:
     def for_screen(self, *, findings: bool) -> ScreenFigures:
         """The figures the main screen shows at once (the findings only when
         `findings`), computed now so the screen's first frame reads cached values."""
+        from tui.core.findings import readings
+
         analysis = self.analysis
         for figure in FIRST_FIGURES:
             getattr(analysis, figure)
@@ -159,6 +163,8 @@ class Rezoned:
 def rezone(analysis: Analysis, names: Sequence[str]) -> Rezoned:
     """`analysis` on the zone chosen among its names (none: the default one),
     with what follows the zone computed: its reading and the findings."""
+    from tui.core.findings import readings
+
     choice = ZoneChoice(tuple(names), ZoneSource.CHOSEN) if names else None
     other = analysis.with_zones(choice)
     _ = other.zone_reading

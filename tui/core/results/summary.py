@@ -9,7 +9,7 @@ from tui.core.base.units import ms, us
 from tui.core.base.vocab import StepPhase
 from tui.core.figures.analysis import Analysis, ZoneFigure
 from tui.core.figures.breakdown.idle import GpuIdle
-from tui.core.figures.step_split import StepBreakdown, step_breakdown
+from tui.core.figures.step_split import StepBreakdown
 from tui.core.figures.zones import ZoneShare, ZoneSummary, zone_group
 from tui.core.model.description import CaptureDescription
 from tui.core.model.observed import gpu_missing_reason
@@ -119,7 +119,7 @@ class SummaryResult:
             warnings=warnings,
             gpu_idle=analysis.gpu_idle,
             gpu_idle_missing_reason=gpu_idle_missing_reason(analysis),
-            step_breakdown=step_breakdown(trace, analysis.steps),
+            step_breakdown=analysis.step_breakdown,
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -22,8 +22,9 @@ from typing import Any
 
 import orjson
 
-from tui.core.ingest.cache import cache_root, source_version
+from tui.core.ingest.cache import cache_root
 from tui.core.ingest.cache_files import crc32, file_identity, remove_stale_files
+from tui.core.ingest.code_hash import source_version
 
 FOLDER = "rank-summaries"
 

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tui.core.base.vocab import IdleCause
-from tui.core.figures.breakdown.gpu import StreamIdle, idle_by_cause, idle_in_windows
-from tui.core.figures.breakdown.rows import hta_rows
-from tui.core.model.steps import Step
-from tui.core.model.trace import Trace
+
+if TYPE_CHECKING:  # the split's types are read without the code that computes it
+    from tui.core.figures.breakdown.gpu import StreamIdle
+    from tui.core.model.steps import Step
+    from tui.core.model.trace import Trace
 
 CAUSES = (IdleCause.HOST_WAIT, IdleCause.KERNEL_WAIT, IdleCause.OTHER)
 
@@ -119,6 +121,9 @@ def _split(
 
 def gpu_idle(trace: Trace, steps: Sequence[Step]) -> GpuIdle | None:
     """The idle split of a capture and of each step; None without any device op HTA reads."""
+    from tui.core.figures.breakdown.gpu import idle_by_cause, idle_in_windows
+    from tui.core.figures.breakdown.rows import hta_rows
+
     rows = hta_rows(trace)
     if len(rows) == 0 or not rows.idle_rows.any():
         return None

@@ -1,0 +1,104 @@
+"""Figures kept in a cache entry (the GPU idle split, the step split) read back
+as the very figures computed from the columns, and never across a change of the
+code that computes them or a damaged file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.builders.traces import metadata, training_step_events, write_trace
+from tui.core.figures.analysis import Analysis
+from tui.core.figures.breakdown.idle import gpu_idle
+from tui.core.figures.step_split import step_breakdown
+from tui.core.ingest import cache
+from tui.core.ingest.load import load_trace
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "cache"
+    monkeypatch.setenv("STEPTRACE_CACHE_DIR", str(root))
+    return root
+
+
+@pytest.fixture
+def trace_path(tmp_path: Path) -> Path:
+    events = metadata()
+    for step in range(1, 5):
+        events += training_step_events(step, (step - 1) * 1000)
+    return write_trace(tmp_path / "t.json", events)
+
+
+def _computed(path: Path) -> tuple[Any, Any]:
+    """The figures computed from the columns by the functions themselves, no cache."""
+    trace = load_trace(path)
+    steps = Analysis(trace).steps
+    return gpu_idle(trace, steps), step_breakdown(trace, steps)
+
+
+def _kept_files(root: Path) -> list[str]:
+    return sorted(path.name.split(".")[1] for path in root.glob("*/kept.*.bin"))
+
+
+def test_a_reopened_trace_reads_its_figures_back(
+    cache_dir: Path, trace_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _computed(trace_path)
+    assert expected[0] is not None and expected[1] is not None
+    first = Analysis(load_trace(trace_path, cache="on"))
+    assert (first.gpu_idle, first.step_breakdown) == expected
+    assert _kept_files(cache_dir) == ["gpu_idle", "step_breakdown"]
+
+    def never(*_args: Any) -> Any:
+        raise AssertionError("computed again")
+
+    monkeypatch.setattr("tui.core.figures.analysis.gpu_idle", never)
+    monkeypatch.setattr("tui.core.figures.analysis.step_breakdown", never)
+    again = Analysis(load_trace(trace_path, cache="auto"))
+    assert cache.is_mapped(again.trace.start_ns)
+    assert (again.gpu_idle, again.step_breakdown) == expected
+
+
+def test_another_version_of_the_code_is_a_miss(
+    cache_dir: Path, trace_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _computed(trace_path)
+    _ = Analysis(load_trace(trace_path, cache="on")).gpu_idle
+    monkeypatch.setattr(cache, "figure_version", lambda roots: "another version")
+    again = Analysis(load_trace(trace_path, cache="auto"))
+    calls: list[int] = []
+
+    def counted(*args: Any) -> Any:
+        calls.append(1)
+        return gpu_idle(*args)
+
+    monkeypatch.setattr("tui.core.figures.analysis.gpu_idle", counted)
+    assert again.gpu_idle == expected[0]
+    assert calls == [1]
+    assert _kept_files(cache_dir) == ["gpu_idle"]  # the older version replaced
+
+
+def test_a_damaged_kept_figure_is_computed_again(
+    cache_dir: Path, trace_path: Path
+) -> None:
+    expected = _computed(trace_path)
+    _ = Analysis(load_trace(trace_path, cache="on")).step_breakdown
+    (kept,) = cache_dir.glob("*/kept.step_breakdown.*.bin")
+    written = kept.read_bytes()
+    data = bytearray(written)
+    data[len(data) // 2] ^= 0x55
+    kept.write_bytes(bytes(data))
+    again = Analysis(load_trace(trace_path, cache="auto"))
+    assert again.step_breakdown == expected[1]
+    assert kept.read_bytes() == written  # the damaged file replaced
+
+
+def test_a_trace_read_without_the_cache_keeps_nothing(
+    cache_dir: Path, trace_path: Path
+) -> None:
+    analysis = Analysis(load_trace(trace_path))
+    assert (analysis.gpu_idle, analysis.step_breakdown) == _computed(trace_path)
+    assert _kept_files(cache_dir) == []

@@ -1,0 +1,60 @@
+"""Figures kept in a trace's column cache entry: computed by one process, read back by the next.
+
+A figure of a whole capture that costs seconds on a big trace (the GPU idle
+split, TensorBoard's step split) is a pure function of the columns, so a
+reopened trace can read it back instead of computing it again. It is kept as
+a typed MessagePack document (msgspec, decoded into the same frozen
+dataclasses, so every figure is the one computed), under a version hashed
+from the source of the code that computes it: a changed figure is a miss.
+Only a trace tied to a cache entry keeps figures, and a process that never
+imported the column cache does not pay for importing it to learn that.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from tui.core.model.trace import Trace
+
+Figure = TypeVar("Figure")
+
+STEPS_ROOTS = ("model/steps.py", "model/nesting.py")
+"""The code that finds the steps every kept figure of steps is computed on."""
+
+
+def kept_figure(
+    trace: Trace,
+    name: str,
+    roots: tuple[str, ...],
+    figure_type: Any,
+    compute: Callable[[], Figure],
+) -> Figure:
+    """The figure `name` of `trace`: read back from its cache entry when the
+    code of `roots` (tui.core paths) kept it there, else computed (and kept).
+
+    `figure_type` is what `compute` returns, for decoding; a figure that
+    cannot be encoded (a value of another type than its annotation says) is
+    simply not kept.
+    """
+    cache = sys.modules.get("tui.core.ingest.cache")
+    if cache is None:
+        return compute()
+    import msgspec
+
+    data = cache.load_kept(trace, name, roots)
+    if data is not None:
+        try:
+            kept: Figure = msgspec.msgpack.decode(data, type=figure_type)
+        except msgspec.DecodeError:
+            pass
+        else:
+            return kept
+    value = compute()
+    try:
+        encoded = msgspec.msgpack.encode(value)
+    except (TypeError, ValueError, OverflowError):
+        return value
+    cache.save_kept(trace, name, roots, encoded)
+    return value
