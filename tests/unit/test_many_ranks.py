@@ -11,7 +11,7 @@ import pytest
 
 from tests.builders.many_ranks import END_NS, summary_run
 from tui.core.runs.discover import host_in_name
-from tui.core.runs.many import ManyRanks
+from tui.core.runs.many import ManyRanks, percentile
 
 STEPS = 10
 MS = 1_000_000
@@ -150,3 +150,11 @@ def test_idle_share_without_device_work_is_not_observed() -> None:
     assert rank_0.p90 == pytest.approx(float(np.percentile([0.1, 0.2, 0.3, 0.4], 90)))
     assert spread.top[0] == 4
     assert 5 not in spread.top
+
+
+def test_percentile_is_numpys_linear_one() -> None:
+    rng = np.random.default_rng(5)
+    for size in (1, 2, 3, 7, 10, 41):
+        values = sorted(rng.normal(48.0, 3.0, size).tolist())
+        for pct in (0.0, 50.0, 90.0, 100.0):
+            assert percentile(values, pct) == pytest.approx(np.percentile(values, pct))

@@ -210,7 +210,7 @@ def _heat_row(
     per_column: int,
 ) -> str:
     steps = len(members[0]) if members else 0
-    cells = []
+    cells: list[str] = []
     for start in range(0, steps, per_column):
         found = {
             level
@@ -221,3 +221,88 @@ def _heat_row(
         worst = next((level for level in _WORST_FIRST if level in found), None)
         cells.append(" " if worst is None else HEAT_GLYPHS[worst])
     return f"{fit_end(label, _HEAT_LABEL):>{_HEAT_LABEL}} " + "".join(cells)
+
+
+def panel_lines(result: RanksResult) -> list[str]:
+    """The ranks screen's spread tab: the same figures, densest first, one
+    paragraph each (the screen wraps them)."""
+    many = result.many
+    lines = [
+        _compact("step time (ms)", many.step_time, _ms),
+        _top_line(many.step_time, _ms),
+        _waited_line(many),
+        _compact("wait in the collectives (ms)", many.wait, _ms),
+        _top_line(many.wait, _ms),
+        _compact("GPU idle share", many.idle_share, _pct),
+        _top_line(many.idle_share, _pct),
+        f"an outlier's median lies beyond the ranks' median + {OUTLIER_MADS:g} × "
+        "1.4826 × MAD (at least 3 % of a step); a rank's figures are over the "
+        f"{many.steps} common steps",
+        _hosts_line(many),
+    ]
+    return [line for line in lines if line]
+
+
+def _compact(
+    title: str, spread: SpreadAcross, number: Callable[[float | None], str]
+) -> str:
+    """Outliers first, then the distribution of the ranks' medians."""
+    if spread.median is None:
+        return f"{title}: not observed on any rank"
+    if spread.outliers:
+        text = (
+            f"{title}: outlier(s) {_ranks(spread.outliers)} (beyond "
+            f"{number(spread.bound)})"
+        )
+    else:
+        text = f"{title}: no outlier (bound {number(spread.bound)})"
+    text += (
+        f" · ranks' medians: median {number(spread.median)},"
+        f" p90 {number(spread.p90)}, max {number(spread.max)}"
+    )
+    if spread.not_observed:
+        text += f" · not observed on {len(spread.not_observed)} rank(s): " + _ranks(
+            spread.not_observed
+        )
+    return text
+
+
+def _top_line(spread: SpreadAcross, number: Callable[[float | None], str]) -> str:
+    """The largest medians, the first with its p90 and max."""
+    cells: list[str] = []
+    for rank in spread.top:
+        item = spread.of_rank(rank)
+        if item is None:
+            continue
+        cell = f"{rank} {number(item.median)}"
+        if not cells:
+            cell += f" (p90 {number(item.p90)}, max {number(item.max)})"
+        cells.append(cell)
+    return "largest medians: " + " · ".join(cells) if cells else ""
+
+
+def _waited_line(many: ManyRanks) -> str:
+    if not many.waited_for:
+        return "waited for most: no straggler read (no collective in two ranks)"
+    cells = [
+        f"{item.rank} ({item.late_steps}/{many.read_steps} steps last, "
+        f"peers waited {_ms(item.wait_ns)} ms)"
+        for item in many.waited_for[:1]
+    ] + [
+        f"{item.rank} ({item.late_steps}, {_ms(item.wait_ns)})"
+        for item in many.waited_for[1:]
+    ]
+    return "waited for most: " + " · ".join(cells)
+
+
+def _hosts_line(many: ManyRanks) -> str:
+    if many.hosts is not None:
+        return (
+            f"{len(many.hosts)} host(s) in the file names: g groups the table by "
+            "host, the host of the slowest rank first"
+        )
+    return (
+        f"no host in {len(many.without_host)} file name(s) "
+        "(tensorboard_trace_handler's {hostname}_{pid}.… names state it): "
+        "not grouped by host"
+    )

@@ -14,18 +14,22 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
+from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
-from tui.core.base.vocab import HeatLevel, RankSort
+from tui.core.base.vocab import HeatLevel, HeatValue, RankSort
 from tui.core.results.ranks import RanksResult
 from tui.core.runs.across import RankRow, StepAcross
 from tui.core.runs.heat import RankHeat, RunHeat, change_pct
+from tui.core.runs.many import MANY_RANKS, idle_share
+from tui.report.fit import fit_end
 
 STRAGGLER_MARK = "*"
 GLYPH_WIDTH = 3
 VALUE_WIDTH = 7
 CELL_WIDTH = 1 + GLYPH_WIDTH + VALUE_WIDTH
 COLUMN_GAP = 1
-LEFT_WIDTH = 30  # rank, late, median, wait
+LEFT_WIDTH = 30  # rank, late, median, wait (host, rank, median when grouped)
+_HOST_WIDTH = 14
 SEPARATOR = " │"
 # Sort keys in the order `o` walks them; numbers largest first, ranks from 0.
 SORT_ORDER = (
@@ -66,7 +70,7 @@ def table_unit(
 
 
 def default_descending(key: RankSort) -> bool:
-    """Ranks from 0; every other key largest first."""
+    """Ranks from 0; every other key largest first (by host: the slowest host first)."""
     return key is not RankSort.RANK
 
 
@@ -85,6 +89,17 @@ class RunTable:
         self._heat_of: dict[int, RankHeat] = {
             item.rank: item for item in self.heat.ranks
         }
+        self.many = result.many
+        self.is_many = len(self.rows) > MANY_RANKS
+        # `o` walks these; grouping by host only when every file names its host.
+        self.sort_keys: tuple[RankSort, ...] = SORT_ORDER + (
+            (RankSort.HOST,) if self.many.hosts is not None else ()
+        )
+
+    @property
+    def first_sort(self) -> RankSort:
+        """A few ranks in rank order; many ranks slowest median step time first."""
+        return RankSort.MEDIAN if self.is_many else RankSort.RANK
 
     # -- order --------------------------------------------------------------
 
@@ -92,6 +107,10 @@ class RunTable:
         self, key: RankSort, descending: bool, step_index: int | None = None
     ) -> list[int]:
         """Row indices sorted by `key` (ties by rank); ranks without a value go last."""
+        if key is RankSort.HOST:
+            grouped = [self.row_of_rank(rank) for rank in self.many.order]
+            found = [index for index in grouped if index is not None]
+            return found if descending else found[::-1]
 
         def value(index: int) -> float | None:
             row = self.rows[index]
@@ -151,6 +170,8 @@ class RunTable:
     def header_left(self, key: RankSort, descending: bool) -> str:
         """The left part of the column titles, with the sort's arrow."""
         arrow = "▼" if descending else "▲"
+        if key is RankSort.HOST:
+            return f"{'host' + arrow:<{_HOST_WIDTH}} {'rank':>6} {'median':>8}"
 
         def title(name: str, sort: RankSort) -> str:
             return name + (arrow if key is sort else "")
@@ -169,10 +190,17 @@ class RunTable:
             title += "▼" if descending else "▲"
         return title
 
-    def left_text(self, row_index: int) -> str:
-        """Rank, steps late, median step time and total wait of a row."""
+    def left_text(self, row_index: int, key: RankSort | None = None) -> str:
+        """Rank, steps late, median step time and total wait of a row (grouped by
+        host: its host, rank and median step time)."""
         row = self.rows[row_index]
         heat = self._heat_of[row.rank]
+        if key is RankSort.HOST:
+            host = printable(self.many.host_of(row.rank) or "")
+            return (
+                f"{fit_end(host, _HOST_WIDTH):<{_HOST_WIDTH}} {row.rank:>6}"
+                f" {self.number(heat.median_ns):>8}"
+            )
         late = (
             f"{heat.late_steps}/{self.heat.read_steps}" if self.heat.read_steps else "–"
         )
@@ -197,19 +225,30 @@ class RunTable:
         """A step's spread over the ranks, as a cell."""
         return self.aligned(self.number(self.steps[step_index].spread_ns))
 
-    def cell(self, row_index: int, step_index: int, waits: bool = False) -> Cell:
-        """A rank's step time (or its wait in the collectives), its band and mark."""
-        rank = self.rows[row_index].rank
+    def cell(
+        self,
+        row_index: int,
+        step_index: int,
+        shown: HeatValue = HeatValue.STEP_TIME,
+    ) -> Cell:
+        """A rank's step time (its wait in the collectives, or its device idle
+        share: – where not observed), its band and mark."""
+        row = self.rows[row_index]
+        rank = row.rank
         step = self.steps[step_index]
         straggler = step.straggler == rank
         mark = STRAGGLER_MARK if straggler else " "
-        if waits:
+        if shown is HeatValue.IDLE:
+            share = idle_share(row, step.number)
+            text = "–" if share is None else f"{100 * share:.1f}%"
+            return Cell(self.aligned(text, mark), None, straggler)
+        if shown is HeatValue.WAIT:
             if straggler:
-                shown = "last"
+                text = "last"
             else:
                 wait = step.wait_ns.get(rank)
-                shown = "–" if wait is None else self.number(wait)
-            return Cell(self.aligned(shown, mark), None, straggler)
+                text = "–" if wait is None else self.number(wait)
+            return Cell(self.aligned(text, mark), None, straggler)
         level = self._heat_of[rank].levels[step_index]
         glyph = "" if level is None else level.glyph
         value = step.duration_ns.get(rank)
@@ -227,7 +266,9 @@ class RunTable:
             return text
         step = self.steps[step_index]
         duration = step.duration_ns.get(row.rank)
-        text.append(f"rank {row.rank} step {step.number}:", style="bold")
+        host = self.many.host_of(row.rank)
+        where = "" if host is None else f" ({printable(host)})"
+        text.append(f"rank {row.rank}{where} step {step.number}:", style="bold")
         if duration is None:
             text.append(" not recorded by this rank")
             return text

@@ -38,9 +38,10 @@ from tui.app.widgets.heat_table import HeatTable, RankCellChosen, RankCellHighli
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.rank_bars import RankBars
 from tui.core.base.textsafe import printable
-from tui.core.base.vocab import HeatLevel
+from tui.core.base.vocab import HeatLevel, HeatValue, RankSort
 from tui.core.findings.finding import ShowStep
 from tui.report.fit import fit_middle
+from tui.report.many_ranks import panel_lines
 from tui.view.run_table import STRAGGLER_MARK, RunTable
 
 BOTTOM_TABS = (
@@ -48,6 +49,7 @@ BOTTOM_TABS = (
     "ranks-reading",
     "ranks-warnings",
     "ranks-collectives",
+    "ranks-spread",  # runs of many ranks only
 )
 COLLECTIVES_HINT = (
     "4 reads the collectives of every rank (each trace again, in the background):"
@@ -105,12 +107,15 @@ class RanksScreen(Screen[None]):
         Binding("O", "sort(-1)", "Sort by the previous key", show=False),
         Binding("r", "reverse", "Reverse the sort", show=False),
         Binding("v", "values", "Step time / wait"),
+        Binding("i", "idle", "Cells: GPU idle share / step time", show=False),
+        Binding("g", "group", "Group the ranks by host", show=False),
         Binding("b", "bars_scope", "Bars: whole capture / this step", show=False),
         Binding("l", "late", "Go to the late rank's longest wait", show=False),
         Binding("1", "tab(0)", "Breakdown bars", show=False),
         Binding("2", "tab(1)", "The run's reading", show=False),
         Binding("3", "tab(2)", "Warnings", show=False),
         Binding("4", "tab(3)", "Collectives (read on demand)", show=False),
+        Binding("5", "tab(4)", "Many ranks: spreads, outliers, top ranks", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -132,7 +137,15 @@ class RanksScreen(Screen[None]):
         yield HeatTable(self.table, id="heat")
         yield Static("", id="ranks-info", markup=False)
         warnings = [*self.run.warnings]
-        with TabbedContent(id="ranks-bottom"):
+        many = self.table.is_many
+        with TabbedContent(id="ranks-bottom", initial=BOTTOM_TABS[4] if many else ""):
+            if many:
+                with TabPane("Spread [5]", id=BOTTOM_TABS[4]), VerticalScroll():
+                    yield Static(
+                        "\n".join(panel_lines(self.result)),
+                        id="ranks-spread-text",
+                        markup=False,
+                    )
             with TabPane("Breakdown [1]", id=BOTTOM_TABS[0]):
                 yield RankBars(self.run.ranks, id="rank-bars")
             with TabPane("Reading [2]", id=BOTTOM_TABS[1]), VerticalScroll():
@@ -195,8 +208,13 @@ class RanksScreen(Screen[None]):
             legend.append(f" {level.glyph} {words} ", style=_LEGEND_STYLE[level])
         heat = self.heat if self.is_mounted else None
         third = Text(no_wrap=True, overflow="ellipsis")
-        shown = "wait in the collectives" if heat and heat.waits else "step time"
-        third.append(f"cells: {shown} ({self.table.unit})", style="bold")
+        shown = heat.shown if heat is not None else HeatValue.STEP_TIME
+        unit = (
+            "% of each step's device span, – none"
+            if shown is HeatValue.IDLE
+            else self.table.unit
+        )
+        third.append(f"cells: {shown} ({unit})", style="bold")
         if heat is not None:
             arrow = "▼" if heat.descending else "▲"
             third.append(f"  sorted by {heat.sort.label} {arrow}")
@@ -323,8 +341,31 @@ class RanksScreen(Screen[None]):
     def action_values(self) -> None:
         """Cells show step times, or waits in the collectives."""
         heat = self.heat
-        heat.set_waits(not heat.waits)
+        wait = heat.shown is not HeatValue.WAIT
+        heat.set_shown(HeatValue.WAIT if wait else HeatValue.STEP_TIME)
         self._show_header()
+
+    def action_idle(self) -> None:
+        """Cells show each rank's device idle share per step, or step times."""
+        heat = self.heat
+        idle = heat.shown is not HeatValue.IDLE
+        heat.set_shown(HeatValue.IDLE if idle else HeatValue.STEP_TIME)
+        self._show_header()
+
+    def action_group(self) -> None:
+        """Group the ranks by host (the host of the slowest rank first), or by median."""
+        heat = self.heat
+        if RankSort.HOST not in self.table.sort_keys:
+            self.notify(
+                "No host in the file names (tensorboard_trace_handler's "
+                "{hostname}_{pid}.… names state it): not grouped.",
+                markup=False,
+            )
+            return
+        grouped = heat.sort is not RankSort.HOST
+        heat.set_sort(RankSort.HOST if grouped else RankSort.MEDIAN)
+        self._show_header()
+        heat.go_to(None, None)
 
     def action_bars_scope(self) -> None:
         """Bars over the whole capture, or in the step under the cursor."""
@@ -341,6 +382,12 @@ class RanksScreen(Screen[None]):
             self.notify("No rank reaches the collectives late in this run.")
             return
         self.heat.go_to(rank, finding.anchor.number)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The spread tab's key only where it is (runs of many ranks)."""
+        if action == "tab" and parameters == (4,):
+            return self.table.is_many
+        return True
 
     def action_tab(self, index: int) -> None:
         """Show a bottom tab (the collectives are read the first time theirs is)."""

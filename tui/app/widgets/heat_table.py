@@ -21,13 +21,12 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.core.base.vocab import HeatLevel, RankSort
+from tui.core.base.vocab import HeatLevel, HeatValue, RankSort
 from tui.view.run_table import (
     CELL_WIDTH,
     COLUMN_GAP,
     LEFT_WIDTH,
     SEPARATOR,
-    SORT_ORDER,
     RunTable,
     default_descending,
 )
@@ -98,9 +97,9 @@ class HeatTable(Widget, can_focus=True):
     def __init__(self, table: RunTable, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.table = table
-        self.sort = RankSort.RANK
+        self.sort = table.first_sort
         self.descending = default_descending(self.sort)
-        self.waits = False
+        self.shown = HeatValue.STEP_TIME
         self.cursor_row = 0  # position in `order`
         self.cursor_col = 0  # step index
         self.top = 0
@@ -134,9 +133,9 @@ class HeatTable(Widget, can_focus=True):
         self.descending = default_descending(key) if descending is None else descending
         self._reorder(rank)
 
-    def set_waits(self, waits: bool) -> None:
-        """Show each cell's wait in the collectives instead of its step time."""
-        self.waits = waits
+    def set_shown(self, shown: HeatValue) -> None:
+        """Show each cell's step time, wait in the collectives or device idle share."""
+        self.shown = shown
         self.refresh()
 
     def _reorder(self, rank: int | None) -> None:
@@ -209,8 +208,9 @@ class HeatTable(Widget, can_focus=True):
 
     def sort_next(self, step: int) -> None:
         """The next (or previous) sort key."""
-        index = SORT_ORDER.index(self.sort)
-        self.set_sort(SORT_ORDER[(index + step) % len(SORT_ORDER)])
+        keys = self.table.sort_keys
+        index = keys.index(self.sort)
+        self.set_sort(keys[(index + step) % len(keys)])
 
     def on_click(self, event: events.Click) -> None:
         """A click puts the cursor on a cell; a double click opens it."""
@@ -307,11 +307,11 @@ class HeatTable(Widget, can_focus=True):
         is_cursor_row = position == self.cursor_row
         left = self._style("heat-table--row") if is_cursor_row else base
         segments = [
-            Segment(f"{table.left_text(row):<{LEFT_WIDTH}}", left),
+            Segment(f"{table.left_text(row, self.sort):<{LEFT_WIDTH}}", left),
             Segment(SEPARATOR, base),
         ]
         for index in self._columns():
-            cell = table.cell(row, index, self.waits)
+            cell = table.cell(row, index, self.shown)
             style = base
             if cell.level is not None and cell.level is not HeatLevel.NEAR:
                 style = self._style(_LEVEL_CLASS[cell.level])

@@ -297,6 +297,7 @@ class RankSort(Word):
     WAIT = "wait"
     LATE = "late"
     STEP = "step"
+    HOST = "host"
 
     @property
     def label(self) -> str:
@@ -307,7 +308,16 @@ class RankSort(Word):
             RankSort.WAIT: "total wait",
             RankSort.LATE: "steps late",
             RankSort.STEP: "time in this step",
+            RankSort.HOST: "host (its slowest rank first)",
         }[self]
+
+
+class HeatValue(Word):
+    """What a cell of the ranks screen's heat table shows."""
+
+    STEP_TIME = "step time"
+    WAIT = "wait in the collectives"
+    IDLE = "GPU idle share"
 
 
 class LoadPhase(Word):

@@ -21,11 +21,10 @@ these figures say the same things in a screenful. A pure function of
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
-import numpy as np
 
 from tui.core.runs.across import RankRow, RunAnalysis, StepAcross
 from tui.core.runs.discover import host_in_name
@@ -36,7 +35,7 @@ from tui.core.runs.heat import MAD_TO_SD, NEAR_SHARE, OUTLIER_MADS, RunHeat
 MANY_RANKS = 32
 # How many ranks each top list names.
 TOP_K = 5
-# A rank's p90: numpy's linear interpolation between the closest ranks.
+# A rank's p90: linear interpolation between the closest values (numpy's default).
 P90 = 90.0
 
 
@@ -173,7 +172,7 @@ def spread_across(
     return SpreadAcross(
         spreads,
         center,
-        None if not values else float(np.percentile(values, P90)),
+        None if not values else percentile(sorted(values), P90),
         max(values, default=None),
         mad,
         bound,
@@ -186,13 +185,23 @@ def spread_across(
 def _spread(rank: int, values: list[float]) -> RankSpread:
     if not values:
         return RankSpread(rank, None, None, None, 0)
+    ordered = sorted(values)
     return RankSpread(
         rank,
-        float(statistics.median(values)),
-        float(np.percentile(values, P90)),
-        max(values),
-        len(values),
+        float(statistics.median(ordered)),
+        percentile(ordered, P90),
+        ordered[-1],
+        len(ordered),
     )
+
+
+def percentile(ordered: Sequence[float], pct: float) -> float:
+    """numpy's default (linear) percentile of sorted values: a hundred times
+    quicker than numpy on the few values of one rank."""
+    place = (len(ordered) - 1) * pct / 100.0
+    low = math.floor(place)
+    high = min(low + 1, len(ordered) - 1)
+    return float(ordered[low] + (place - low) * (ordered[high] - ordered[low]))
 
 
 def _median(values: list[float]) -> float | None:
@@ -216,15 +225,21 @@ def _waits(steps: tuple[StepAcross, ...], rank: int) -> list[float]:
     ]
 
 
+def idle_share(row: RankRow, number: int) -> float | None:
+    """A rank's device idle share in a step (idle ÷ span, steptrace's breakdown);
+    None where it has no device work."""
+    step = row.summary.step(number)
+    breakdown = None if step is None else step.breakdown_steptrace
+    if breakdown is None or breakdown.span_ns <= 0:
+        return None
+    return breakdown.idle_ns / breakdown.span_ns
+
+
 def _idle_shares(row: RankRow, numbers: list[int]) -> list[float]:
-    """Idle ÷ span in each common step with device work (steptrace's breakdown)."""
-    shares = []
-    for number in numbers:
-        step = row.summary.step(number)
-        breakdown = None if step is None else step.breakdown_steptrace
-        if breakdown is not None and breakdown.span_ns > 0:
-            shares.append(breakdown.idle_ns / breakdown.span_ns)
-    return shares
+    """Idle shares in the common steps with device work."""
+    return [
+        share for number in numbers if (share := idle_share(row, number)) is not None
+    ]
 
 
 def _waited_for(run: RunAnalysis, heat: RunHeat, top_k: int) -> tuple[WaitedFor, ...]:
