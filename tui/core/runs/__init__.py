@@ -6,6 +6,7 @@
 - `cluster`: the same function as tasks on a running Dask scheduler (`--cluster`);
 - `across`: step times per rank, stragglers and waits, from the summaries alone;
 - `late_rank`: the run's reading (one rank late at the collectives).
+- `many`: a run of many ranks as distributions (spreads, outliers, top ranks, hosts).
 
 Because the per-rank work is `rank_summary.summarise_file(path) -> dict`, a
 run of hundreds of ranks is summarised on a Dask cluster by mapping that same

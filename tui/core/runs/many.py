@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
-from tui.core.runs.across import RankRow, RunAnalysis, StepAcross
+from tui.core.runs.across import RankRow, RunAnalysis
 from tui.core.runs.discover import host_in_name
-from tui.core.runs.heat import MAD_TO_SD, NEAR_SHARE, OUTLIER_MADS, RunHeat
+from tui.core.runs.heat import MAD_TO_SD, NEAR_SHARE, OUTLIER_MADS
 
 # Past this many ranks, the text and the ranks screen show these figures
 # instead of (the text) or beside (the screen) a table of every rank.
@@ -106,17 +108,17 @@ class ManyRanks:
         """Read a run's ranks as distributions."""
         step_median = _median([float(step.median_ns) for step in run.steps])
         floor_ns = NEAR_SHARE * (step_median or 0.0)
+        durations, waits = _per_rank(run)
         step_time = spread_across(
-            run.ranks, lambda row: _durations(run.steps, row.rank), floor_ns, top_k
+            run.ranks, lambda row: durations.get(row.rank, []), floor_ns, top_k
         )
         wait = spread_across(
-            run.ranks, lambda row: _waits(run.steps, row.rank), floor_ns, top_k
+            run.ranks, lambda row: waits.get(row.rank, []), floor_ns, top_k
         )
         numbers = [step.number for step in run.steps]
         idle = spread_across(
             run.ranks, lambda row: _idle_shares(row, numbers), NEAR_SHARE, top_k
         )
-        heat = RunHeat.of(run)
         medians = {item.rank: item.median for item in step_time.ranks}
         by_median = sorted(
             (row.rank for row in run.ranks), key=lambda rank: _slowest(medians, rank)
@@ -129,11 +131,11 @@ class ManyRanks:
         )
         return cls(
             len(run.steps),
-            heat.read_steps,
+            sum(1 for step in run.steps if step.straggler is not None),
             step_time,
             wait,
             idle,
-            _waited_for(run, heat, top_k),
+            _waited_for(run, top_k),
             hosts,
             without,
             order,
@@ -141,10 +143,11 @@ class ManyRanks:
 
     def host_of(self, rank: int) -> str | None:
         """The host of a rank, when the run is grouped by host."""
-        for group in self.hosts or ():
-            if rank in group.ranks:
-                return group.host
-        return None
+        return self._host_by_rank.get(rank)
+
+    @cached_property
+    def _host_by_rank(self) -> dict[int, str]:
+        return {rank: group.host for group in self.hosts or () for rank in group.ranks}
 
 
 def spread_across(
@@ -214,15 +217,19 @@ def _slowest(medians: dict[int, float | None], rank: int) -> tuple[int, float, i
     return (1, 0.0, rank) if median is None else (0, -median, rank)
 
 
-def _durations(steps: tuple[StepAcross, ...], rank: int) -> list[float]:
-    return [float(step.duration_ns[rank]) for step in steps if rank in step.duration_ns]
-
-
-def _waits(steps: tuple[StepAcross, ...], rank: int) -> list[float]:
-    """A rank's wait in each step it reached a collective (0 where it was last)."""
-    return [
-        float(step.wait_ns.get(rank, 0)) for step in steps if rank in step.arrival_ns
-    ]
+def _per_rank(
+    run: RunAnalysis,
+) -> tuple[dict[int, list[float]], dict[int, list[float]]]:
+    """Each rank's step times, and its wait in each step it reached a collective
+    (0 where it was last), in one pass over the steps."""
+    durations: dict[int, list[float]] = {}
+    waits: dict[int, list[float]] = {}
+    for step in run.steps:
+        for rank, duration in step.duration_ns.items():
+            durations.setdefault(rank, []).append(float(duration))
+        for rank in step.arrival_ns:
+            waits.setdefault(rank, []).append(float(step.wait_ns.get(rank, 0)))
+    return durations, waits
 
 
 def idle_share(row: RankRow, number: int) -> float | None:
@@ -242,20 +249,19 @@ def _idle_shares(row: RankRow, numbers: list[int]) -> list[float]:
     ]
 
 
-def _waited_for(run: RunAnalysis, heat: RunHeat, top_k: int) -> tuple[WaitedFor, ...]:
-    """The ranks last at the collectives, most waited for first (ties: more steps, lower rank)."""
+def _waited_for(run: RunAnalysis, top_k: int) -> tuple[WaitedFor, ...]:
+    """The ranks last at the collectives (steps late as `RunHeat` counts them),
+    most waited for first (ties: more steps, lower rank)."""
     cost: dict[int, float] = {}
+    late: Counter[int] = Counter()
     for step in run.steps:
         if step.straggler is not None:
             peers = (
                 float(statistics.median(step.wait_ns.values())) if step.wait_ns else 0.0
             )
             cost[step.straggler] = cost.get(step.straggler, 0.0) + peers
-    found = [
-        WaitedFor(item.rank, item.late_steps, cost.get(item.rank, 0.0))
-        for item in heat.ranks
-        if item.late_steps > 0
-    ]
+            late[step.straggler] += 1
+    found = [WaitedFor(rank, steps, cost[rank]) for rank, steps in late.items()]
     found.sort(key=lambda item: (-item.wait_ns, -item.late_steps, item.rank))
     return tuple(found[:top_k])
 
