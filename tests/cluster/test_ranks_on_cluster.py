@@ -396,3 +396,31 @@ def test_a_summary_lost_with_the_scheduler_is_that_ranks_error() -> None:
     assert cancelled.error == (
         "/run/r1.json: its task was cancelled on the cluster (was the scheduler lost?)"
     )
+
+
+class RecomputedFuture:
+    """A future whose result died with its worker: pending again until the cluster recomputes it."""
+
+    def __init__(self) -> None:
+        self.status = "pending"
+
+    def _recomputed(self) -> None:
+        self.status = "finished"
+
+    def result(self) -> Any:
+        self._recomputed()
+        return None, "/run/r2.json: no step in the trace", 0.25
+
+    def exception(self) -> BaseException | None:
+        self._recomputed()
+        return None
+
+
+def test_a_result_recomputed_after_its_worker_died_is_read_once_finished() -> None:
+    """A killed worker's finished rank goes back to pending; its outcome is the recomputed one."""
+    from tui.core.runs.cluster import outcome_of
+
+    outcome = outcome_of("r2.json", "/run/r2.json", RecomputedFuture())
+    assert outcome.summary is None
+    assert outcome.error == "/run/r2.json: no step in the trace"
+    assert outcome.seconds == 0.25

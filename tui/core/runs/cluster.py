@@ -299,15 +299,25 @@ def _relay(
 
 
 def outcome_of(path: str, name: str, future: Any) -> RankOutcome:
-    """The rank's outcome from its finished future: its summary, or the reason it has none."""
+    """The rank's outcome from its finished future: its summary, or the reason it has none.
+
+    The status is read once: a result held by a worker that died since goes
+    back to pending while the cluster computes it again, so a second look
+    can disagree with the first; `result()` waits for that recomputation.
+    """
+    status = future.status
+    if status == "cancelled":
+        reason = (
+            f"{name}: its task was cancelled on the cluster (was the scheduler lost?)"
+        )
+        return RankOutcome(path, None, reason, 0.0)
     try:
-        if future.status == "finished":
-            data, error, seconds = future.result()
-        elif future.status == "cancelled":
-            reason = f"{name}: its task was cancelled on the cluster (was the scheduler lost?)"
-            return RankOutcome(path, None, reason, 0.0)
-        else:
+        if status == "error":
             failure = future.exception()
+        else:
+            data, error, seconds = future.result()
+            summary = None if data is None else RankSummary.from_json(data)
+            return RankOutcome(path, summary, error, seconds)
     except Exception as lost:  # the scheduler went away with the summary
         first = str(lost).splitlines()[0] if str(lost) else ""
         reason = (
@@ -315,9 +325,6 @@ def outcome_of(path: str, name: str, future: Any) -> RankOutcome:
             f"({type(lost).__name__}: {first})"
         )
         return RankOutcome(path, None, reason, 0.0)
-    if future.status == "finished":
-        summary = None if data is None else RankSummary.from_json(data)
-        return RankOutcome(path, summary, error, seconds)
     last = getattr(getattr(failure, "last_worker", None), "address", None)
     if last is not None:  # KilledWorker: every worker that ran it died
         reason = f"{name}: the workers running it died (the last at {last})"
