@@ -102,12 +102,15 @@ def test_512_ranks_80x24(snap_compare: Callable[..., bool], tmp_path: Path) -> N
 def test_512_ranks_by_host_200x60(snap_compare: Callable[..., bool]) -> None:
     """g groups by host: node037 (rank 300's host) first, its eight ranks with
     rank 300 on top, then the next host; i shows the idle share, rank 301's
-    cells – (no device work), never 0."""
+    cells – (no device work), never 0, and the top rows each step's median
+    idle share and its spread."""
 
     def check(app: App[Any], lines: list[str]) -> None:
         text = "\n".join(lines)
         assert "sorted by host (its slowest rank first) ▼" in text
         assert "cells: GPU idle share" in text
+        assert "median idle share (%) │" in text
+        assert "spread, max−min (points) │" in text
         rows = _rows_by_host(lines)
         assert [row[0] for row in rows[:8]] == ["node037"] * 8
         assert rows[0][1] == "300"

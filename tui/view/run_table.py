@@ -9,6 +9,7 @@ band of its step time against the step's median (`tui.core.runs.heat`).
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -90,6 +91,7 @@ class RunTable:
             item.rank: item for item in self.heat.ranks
         }
         self.many = result.many
+        self._step_values: dict[tuple[int, HeatValue], list[float]] = {}
         self.is_many = len(self.rows) > MANY_RANKS
         # `o` walks these; grouping by host only when every file names its host.
         self.sort_keys: tuple[RankSort, ...] = SORT_ORDER + (
@@ -209,21 +211,62 @@ class RunTable:
             f" {self.number(heat.total_wait_ns):>8}"
         )
 
-    def median_label(self) -> str:
-        """The label of the per-step median row."""
+    def median_label(self, shown: HeatValue = HeatValue.STEP_TIME) -> str:
+        """The label of the per-step median row (of what the cells show)."""
+        if shown is HeatValue.IDLE:
+            return "median idle share (%)"
+        if shown is HeatValue.WAIT:
+            return f"median wait ({self.unit})"
         return f"step median ({self.unit})"
 
-    def spread_label(self) -> str:
+    def spread_label(self, shown: HeatValue = HeatValue.STEP_TIME) -> str:
         """The label of the per-step spread row."""
-        return f"spread, max−min ({self.unit})"
+        unit = "points" if shown is HeatValue.IDLE else self.unit
+        return f"spread, max−min ({unit})"
 
-    def median_text(self, step_index: int) -> str:
+    def median_text(
+        self, step_index: int, shown: HeatValue = HeatValue.STEP_TIME
+    ) -> str:
         """A step's median over the ranks, as a cell."""
-        return self.aligned(self.number(self.steps[step_index].median_ns))
+        if shown is HeatValue.STEP_TIME:
+            return self.aligned(self.number(self.steps[step_index].median_ns))
+        values = self._values(step_index, shown)
+        if not values:
+            return self.aligned("–")
+        return self._shown_text(statistics.median(values), shown)
 
-    def spread_text(self, step_index: int) -> str:
+    def spread_text(
+        self, step_index: int, shown: HeatValue = HeatValue.STEP_TIME
+    ) -> str:
         """A step's spread over the ranks, as a cell."""
-        return self.aligned(self.number(self.steps[step_index].spread_ns))
+        if shown is HeatValue.STEP_TIME:
+            return self.aligned(self.number(self.steps[step_index].spread_ns))
+        values = self._values(step_index, shown)
+        if not values:
+            return self.aligned("–")
+        return self._shown_text(max(values) - min(values), shown)
+
+    def _shown_text(self, value: float, shown: HeatValue) -> str:
+        if shown is HeatValue.IDLE:
+            return self.aligned(f"{100 * value:.1f}")
+        return self.aligned(self.number(value))
+
+    def _values(self, step_index: int, shown: HeatValue) -> list[float]:
+        """The waits (the straggler's excluded) or idle shares of a step's ranks."""
+        key = (step_index, shown)
+        found = self._step_values.get(key)
+        if found is None:
+            step = self.steps[step_index]
+            if shown is HeatValue.WAIT:
+                found = [float(value) for value in step.wait_ns.values()]
+            else:
+                found = [
+                    share
+                    for row in self.rows
+                    if (share := idle_share(row, step.number)) is not None
+                ]
+            self._step_values[key] = found
+        return found
 
     def cell(
         self,

@@ -293,10 +293,15 @@ class HeatTable(Widget, can_focus=True):
                 segments.append(Segment(" ▸", header))
             return segments
         dim = self._style("heat-table--dim")
-        label = table.median_label() if y == 1 else table.spread_label()
+        shown = self.shown
+        label = table.median_label(shown) if y == 1 else table.spread_label(shown)
         segments = [Segment(f"{label:>{LEFT_WIDTH}}", dim), Segment(SEPARATOR, dim)]
         for index in columns:
-            value = table.median_text(index) if y == 1 else table.spread_text(index)
+            value = (
+                table.median_text(index, shown)
+                if y == 1
+                else table.spread_text(index, shown)
+            )
             segments.append(Segment(gap + value, dim))
         return segments
 
