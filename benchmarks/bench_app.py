@@ -4,7 +4,7 @@
 Usage::
 
     bench_app.py [TRACE ...] [--repeat 5] [--presses 60] [--size 200x60]
-                 [--op-rows 100000] [--memory-events 1000000]
+                 [--op-rows 100000] [--memory-events 1000000] [--summary-only]
 
 Without TRACE: the 85 MB shared MTIA trace and `bench-out/big-1g.json` (the
 1.1 GB generated trace; `gen_trace.py --size-gb 1.1 -o bench-out/big-1g.json`
@@ -28,7 +28,9 @@ For each trace it prints:
 
 Then one table of every key on both traces with the goal (under 50 ms each,
 every press), and the operator table and memory lane at sizes no trace here
-has (synthetic). Figures are for reading; nothing is asserted.
+has (synthetic). Figures are for reading; nothing is asserted. With
+`--summary-only` it prints the table of every key alone (bench_goals.py
+reads it), without the synthetic sizes.
 """
 
 from __future__ import annotations
@@ -502,6 +504,11 @@ def main() -> None:
     parser.add_argument("--size", default="200x60")
     parser.add_argument("--op-rows", type=int, default=100_000)
     parser.add_argument("--memory-events", type=int, default=1_000_000)
+    parser.add_argument(
+        "--summary-only",
+        action="store_true",
+        help="print only the table of every key on every trace",
+    )
     parser.add_argument("--first-frame", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     width, height = (int(part) for part in args.size.split("x"))
@@ -521,15 +528,19 @@ def main() -> None:
     sessions, frames = [], []
     try:
         for path in paths:
-            print(f"trace: {path.name}")
+            if not args.summary_only:
+                print(f"trace: {path.name}")
             # One app opens first, so the cache holds what the app computes.
             first_frames(path, size, 1)
             frame = first_frames(path, size, args.repeat)
             session = asyncio.run(run_session(path, size, args.presses))
-            print_trace(session, frame, size)
+            if not args.summary_only:
+                print_trace(session, frame, size)
             sessions.append(session)
             frames.append(frame)
         print_table(sessions, frames)
+        if args.summary_only:
+            return
         print()
         for line in asyncio.run(bench_table(args.op_rows, size)):
             print(line)
