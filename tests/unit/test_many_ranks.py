@@ -10,8 +10,13 @@ import numpy as np
 import pytest
 
 from tests.builders.many_ranks import END_NS, summary_run
+from tui.core.base.vocab import RankSort
+from tui.core.results.ranks import RanksResult
 from tui.core.runs.discover import host_in_name
 from tui.core.runs.many import ManyRanks, percentile
+from tui.report.many_ranks import panel_lines
+from tui.report.ranks import ranks_text
+from tui.view.run_table import RunTable
 
 STEPS = 10
 MS = 1_000_000
@@ -158,3 +163,18 @@ def test_percentile_is_numpys_linear_one() -> None:
         values = sorted(rng.normal(48.0, 3.0, size).tolist())
         for pct in (0.0, 50.0, 90.0, 100.0):
             assert percentile(values, pct) == pytest.approx(np.percentile(values, pct))
+
+
+def test_hostile_host_names_stay_text() -> None:
+    """A host name with an escape and markup reads as text in the words and the table."""
+    host = "ev[b]il\x1b[31m"
+    names = {rank: f"{host}_{rank}.17331.pt.trace.json" for rank in range(40)}
+    durations = {rank: [MS + rank] * 3 for rank in range(40)}
+    result = RanksResult.of(summary_run(durations, names=names))
+    assert result.many.hosts is not None and result.many.hosts[0].host == host
+    words = ranks_text(result) + "\n".join(panel_lines(result))
+    assert "\x1b" not in words and "ev[b]il\\x" in words  # cut to its column
+    table = RunTable(result)
+    left = table.left_text(0, RankSort.HOST)
+    assert "\x1b" not in left and left.startswith("ev[b]il\\x1b")
+    assert "\x1b" not in table.cell_info(0, 0).plain
