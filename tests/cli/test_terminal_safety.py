@@ -66,9 +66,15 @@ def run_in_pty(
     args: list[str],
     *,
     keys: Sequence[tuple[float, bytes]] = (),
+    keys_after: bytes = b"",
     timeout: float = 30.0,
 ) -> tuple[int, bytes]:
-    """Run `python -m tui ARGS` on a pty of fixed size; send `keys` at their delays; all output."""
+    """Run `python -m tui ARGS` on a pty of fixed size; all output.
+
+    `keys` are sent at their delays counted from the first time `keys_after`
+    is on the terminal (from the start when empty): a key pressed before the
+    screen that reads it is up would test nothing on a slow machine.
+    """
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
     env = {
@@ -94,10 +100,16 @@ def run_in_pty(
     output = bytearray()
     started = time.monotonic()
     pending = sorted(keys)
+    keys_from: float | None = None if keys_after else started
     try:
         while True:
-            elapsed = time.monotonic() - started
-            while pending and elapsed >= pending[0][0]:
+            now = time.monotonic()
+            elapsed = now - started
+            if keys_from is None and keys_after in output:
+                keys_from = now
+            while (
+                pending and keys_from is not None and now - keys_from >= pending[0][0]
+            ):
                 os.write(master, pending.pop(0)[1])
             if elapsed > timeout:
                 process.kill()
@@ -230,8 +242,9 @@ def test_app_never_writes_payloads(hostile_names_trace: HostileCase) -> None:
     """The explorer on the hostile-names trace: its own escapes only, never the payloads."""
     status, output = run_in_pty(
         ["open", str(hostile_names_trace.path)],
-        keys=[(3.0, b"q"), (5.0, b"q"), (7.0, b"\x03")],
-        timeout=40.0,
+        keys=[(1.0, b"q"), (3.0, b"q"), (5.0, b"\x03")],
+        keys_after=b"Operator (",  # the main screen's table is drawn
+        timeout=90.0,
     )
     assert len(output) > 1000, output  # it really drew something
     found = leaked(output, APP_PAYLOADS)
