@@ -178,3 +178,23 @@ def test_hostile_host_names_stay_text() -> None:
     left = table.left_text(0, RankSort.HOST)
     assert "\x1b" not in left and left.startswith("ev[b]il\\x1b")
     assert "\x1b" not in table.cell_info(0, 0).plain
+
+
+def test_the_text_heat_map_fits_80_columns_by_host() -> None:
+    """64 ranks on 8 hosts, 130 steps: rank 21 (host node002) 30 % slower from the
+    66th step. 61 columns hold 130 steps as 44 columns of 3, each the slowest."""
+    names = {
+        rank: f"node{rank // 8:03d}_{rank}.17331.pt.trace.json" for rank in range(64)
+    }
+    durations = {rank: [MS] * 130 for rank in range(64)}
+    durations[21] = [MS] * 65 + [int(1.3 * MS)] * 65
+    lines = ranks_text(RanksResult.of(summary_run(durations, names=names))).splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert "  a column is 3 steps, the slowest of them" in lines
+    rows = [line for line in lines if line.lstrip().startswith("node")]
+    assert len(rows) == 8  # 8 hosts: none hidden
+    label, cells = rows[0][:18].strip(), rows[0][19:]
+    assert label == "node002 (8)"
+    # Columns 0-20 hold steps 1-63; column 21 holds steps 64-66, the 66th slow.
+    assert cells == "·" * 21 + "█" * 23
+    assert all(set(row[19:]) == {"·"} for row in rows[1:])
