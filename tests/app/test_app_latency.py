@@ -101,3 +101,59 @@ def test_the_help_is_built_once_and_shown_again_from_the_top(
             await pilot.press("escape")
 
     asyncio.run(scenario())
+
+
+def test_dialogs_built_ahead_show_what_is_current_when_opened(
+    tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    """The help, zone picker and note form are built after the first frame and
+    shown again: each opening shows the zone in use now and an empty note."""
+    from textual.widgets import Input, Static
+
+    from tui.app.dialogs.note_form import NoteForm
+    from tui.app.screens.help import HelpScreen
+    from tui.app.screens.kept_dialogs import BUILD_AHEAD_AFTER_S
+
+    path = write_training_trace(tmp_path / "t.json", gpu=True)
+
+    async def scenario() -> None:
+        app = make_app(path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            await pilot.pause(BUILD_AHEAD_AFTER_S + 0.2)
+            built = {
+                kind: screen.dialogs.get(kind, lambda: None)  # type: ignore[arg-type,return-value]
+                for kind in (HelpScreen, ZonePicker, NoteForm)
+            }
+            assert all(dialog.is_mounted for dialog in built.values())
+            for zone in ("lecture_batch_cpu", "transfert"):
+                await pilot.press("z")
+                await pilot.pause()
+                picker = app.screen
+                assert picker is built[ZonePicker]
+                assert isinstance(picker, ZonePicker)
+                now = str(picker.query_one("#zone-now", Static).render())
+                assert f"now: {zone} " in now
+                marked = [c.id for c in picker.options.choices if " ● " in c.text[:6]]
+                assert marked == [zone]
+                assert picker.query_one(Input).value == ""
+                await pilot.press(*"transf", "enter")
+                for _ in range(3):
+                    await app.workers.wait_for_complete()
+                    await pilot.pause()
+                assert screen.analysis.zone_choice.names == ("transfert",)
+            for _ in range(2):
+                await pilot.press("right_square_bracket", "m")
+                await pilot.pause()
+                form = app.screen
+                assert form is built[NoteForm]
+                fields = form.query(Input)
+                assert [field.value for field in fields] == ["", "", ""]
+                assert form.focused is fields.first()
+                assert "Note on step" in str(form.query_one("#note-title").render())
+                await pilot.press(*"typed then cancelled", "escape")
+                assert app.screen is screen
+
+    asyncio.run(scenario())

@@ -3,6 +3,7 @@ next check and status."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -28,6 +29,14 @@ class NoteDraft:
     status: Status
 
 
+FIELDS: tuple[tuple[str, Callable[[NoteDraft], str]], ...] = (
+    ("#note-hypothesis", lambda draft: draft.hypothesis),
+    ("#note-observation", lambda draft: draft.observation),
+    ("#note-next-check", lambda draft: draft.next_check),
+)
+"""The form's text fields and what each shows of a draft."""
+
+
 class NoteForm(ModalScreen[NoteDraft | None]):
     """Write or edit a note; Tab and Enter go to the next field (in a burst of
     keys too), Ctrl+S saves, Esc cancels."""
@@ -44,10 +53,7 @@ class NoteForm(ModalScreen[NoteDraft | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box", classes="dialog"):
-            yield Static(
-                Text.assemble(("Note on ", "bold"), printable(self.anchor_label)),
-                markup=False,
-            )
+            yield Static(self._title(), id="note-title", markup=False)
             yield Label("Hypothesis")
             yield FormField(self.draft.hypothesis, compact=True, id="note-hypothesis")
             yield Label("Observation")
@@ -67,6 +73,23 @@ class NoteForm(ModalScreen[NoteDraft | None]):
                     "Save (Ctrl+S)", id="note-save", variant="primary", compact=True
                 )
                 yield Button("Cancel (Esc)", id="note-cancel", compact=True)
+
+    def _title(self) -> Text:
+        return Text.assemble(("Note on ", "bold"), printable(self.anchor_label))
+
+    def reset(self, anchor_label: str, draft: NoteDraft) -> None:
+        """Show the form again for another note (a form kept and shown again)."""
+        self.anchor_label = anchor_label
+        self.draft = draft
+        if not self.is_mounted:
+            return  # compose reads them
+        self.query_one("#note-title", Static).update(self._title())
+        for field_id, value in FIELDS:
+            field = self.query_one(field_id, Input)
+            field.value = value(draft)
+            field.cursor_position = len(field.value)
+        self.query_one("#note-status", Select).value = draft.status
+        self.set_focus(self.query_one("#note-hypothesis", Input))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "note-save":

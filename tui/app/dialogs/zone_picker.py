@@ -63,21 +63,7 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="zone-box", classes="dialog"):
-            yield Static(
-                Text.assemble(
-                    ("Data zone", "bold"),
-                    "  where gaps (device idle, or untraced time) are looked for; now: ",
-                    *(
-                        [
-                            (printable(self.current.label()), "bold"),
-                            f" ({self.current.source.label})",
-                        ]
-                        if self.current.names
-                        else [("none found", "bold")]
-                    ),
-                ),
-                markup=False,
-            )
+            yield Static(self._now(), id="zone-now", markup=False)
             yield Input(placeholder="type to filter ranges by name", id="zone-filter")
             yield ChoiceList(id="zone-list")
             yield Static(
@@ -90,13 +76,46 @@ class ZonePicker(ModalScreen[tuple[str, ...] | None]):
                 markup=False,
             )
 
+    def _now(self) -> Text:
+        """The dialog's title: the zone in use."""
+        return Text.assemble(
+            ("Data zone", "bold"),
+            "  where gaps (device idle, or untraced time) are looked for; now: ",
+            *(
+                [
+                    (printable(self.current.label()), "bold"),
+                    f" ({self.current.source.label})",
+                ]
+                if self.current.names
+                else [("none found", "bold")]
+            ),
+        )
+
+    def show_zone(
+        self, candidates: Sequence[ZoneCandidate], current: ZoneChoice
+    ) -> None:
+        """Show the picker again for `current` (a picker kept and shown again):
+        nothing typed, nothing marked."""
+        self.candidates = list(candidates)
+        self.current = current
+        self.marked = []
+        if not self.is_mounted:
+            return  # compose and the first resize read them
+        self.query_one("#zone-now", Static).update(self._now())
+        field = self.query_one(Input)
+        with field.prevent(Input.Changed):
+            field.value = ""
+        self.set_focus(field)
+        self._fill("")
+
     def on_mount(self) -> None:
         # The list is filled once its width is known (on_resize), not twice.
         self.call_after_refresh(self._fill_if_empty)
-        self.set_focus(self.query_one(Input))
+        for field in self.query(Input):  # none: removed while built ahead
+            self.set_focus(field)
 
     def _fill_if_empty(self) -> None:
-        if self._filled_for is None:
+        if self._filled_for is None and self.query(Input):
             self._fill(self.query_one(Input).value)
 
     @on(Input.Submitted, "#zone-filter")

@@ -14,7 +14,6 @@ messages the screen hands back: the marks (`Marks`), the data zone
 from __future__ import annotations
 
 import math
-from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -22,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult, ScreenStackError
+from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Input, TabbedContent
@@ -53,6 +52,7 @@ from tui.app.screens.details import DetailsScreen
 from tui.app.screens.figures import FiguresScreen
 from tui.app.screens.findings_later import FindingsRead
 from tui.app.screens.help import KeySection
+from tui.app.screens.kept_dialogs import BUILD_AHEAD_AFTER_S, KeptDialogs
 from tui.app.screens.main_keys import MAIN_KEYS, RUN_ACTIONS
 from tui.app.screens.marks import Marks, SearchMatched
 from tui.app.screens.notes_keeper import NotesKeeper, NotesUpdated
@@ -118,8 +118,11 @@ class MainScreen(Screen[None]):
         self.marked = Marks(
             self, self.trace, self.analysis, self.timeline, self.show_info
         )
-        self.zone = ZoneSwitch(self, self.timeline.index, self.show_info)
-        self.notes = NotesKeeper(self, self.path, loaded.notes, loaded.notes_problem)
+        self.dialogs = KeptDialogs(self)
+        self.zone = ZoneSwitch(self, self.timeline.index, self.show_info, self.dialogs)
+        self.notes = NotesKeeper(
+            self, self.path, loaded.notes, loaded.notes_problem, self.dialogs
+        )
         self.tabs = BottomTabs(self)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -177,6 +180,11 @@ class MainScreen(Screen[None]):
             self.call_after_refresh(findings_later.start, self, self.analysis)
         self.call_after_refresh(heap.settle)
         self.call_after_refresh(self.zone.prefetch, self.analysis)
+        self.set_timer(BUILD_AHEAD_AFTER_S, self._build_dialogs)
+
+    def _build_dialogs(self) -> None:
+        sections, zone = self.key_sections(), self.analysis.zone_choice
+        main_dialogs.build_ahead(self.dialogs, sections, self.trace, zone)
 
     def on_rows_counted(self, message: RowsCounted) -> None:
         self.call_after_refresh(self._share_rows)
@@ -196,9 +204,7 @@ class MainScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         heap.release()
-        if self.app.is_screen_installed(self.help_name):
-            with suppress(ScreenStackError):  # the app is closing with the help open
-                self.app.uninstall_screen(self.help_name)
+        self.dialogs.release()
 
     @property
     def run_label(self) -> str | None:
@@ -506,16 +512,9 @@ class MainScreen(Screen[None]):
         the queue, and a key typed right after the tab's would go to the old focus."""
         self.set_focus(self.tabs.show(TABS[index].pane_id))
 
-    @property
-    def help_name(self) -> str:
-        """The name this screen's help is installed under (built once, shown again)."""
-        return f"help-{id(self)}"
-
     def action_help(self) -> None:
         """List every key."""
-        main_dialogs.show_help(
-            self.app, self.help_name, self.key_sections(), self.trace
-        )
+        main_dialogs.show_help(self.dialogs, self.key_sections(), self.trace)
 
     def action_step_split(self) -> None:
         """Each step's time as TensorBoard splits it, as bars (as `summary` says)."""

@@ -1,4 +1,5 @@
-"""What the main screen opens over itself: the help (built once), the new-capture
+"""What the main screen opens over itself: the help (built once), the dialogs
+built before their first use (`build_ahead`), the new-capture
 dialog, the comparison with another capture, the load warnings, and the list of
 keys the help shows.
 
@@ -18,13 +19,14 @@ from textual.binding import Binding, BindingType
 
 from tui.app.dialogs.capture import CaptureDialog
 from tui.app.dialogs.compare_with import CompareWithDialog
-from tui.app.dialogs.note_form import NoteForm
+from tui.app.dialogs.note_form import NoteDraft, NoteForm
 from tui.app.dialogs.scrub import ScrubDialog
 from tui.app.dialogs.zone_picker import ZonePicker
 from tui.app.screens import rank_switch
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.figures import FiguresScreen
 from tui.app.screens.help import HelpScreen, KeySection, timeline_keys
+from tui.app.screens.kept_dialogs import KeptDialogs
 from tui.app.screens.loading import LoadingScreen
 from tui.app.widgets.copies_view import CopiesView
 from tui.app.widgets.findings_panel import FindingsPanel
@@ -34,7 +36,9 @@ from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.timeline import Timeline
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import SortKey
+from tui.core.figures.zones import ZoneChoice
 from tui.core.model.trace import Trace
+from tui.notes.model import Status
 
 if TYPE_CHECKING:
     from tui.app.screens.comparison import Before
@@ -62,17 +66,27 @@ def key_sections(main_keys: Sequence[BindingType], on_a_run: bool) -> list[KeySe
     ]
 
 
-def show_help(
-    app: App[Any], name: str, sections: list[KeySection], trace: Trace
-) -> None:
-    """List every key; the help holds nothing per use, so it is built once per
-    screen (installed under `name`) and shown again."""
+def _help(sections: list[KeySection], trace: Trace) -> HelpScreen:
     from tui.view.memory_lane import memory_help
 
-    if not app.is_screen_installed(name):
-        help_screen = HelpScreen(sections, notes=[memory_help(trace)])
-        app.install_screen(help_screen, name)
-    app.push_screen(name)
+    return HelpScreen(sections, notes=[memory_help(trace)])
+
+
+def show_help(dialogs: KeptDialogs, sections: list[KeySection], trace: Trace) -> None:
+    """List every key; the help holds nothing per use: built once, shown again."""
+    help_screen = dialogs.get(HelpScreen, lambda: _help(sections, trace))
+    dialogs.host.app.push_screen(help_screen)
+
+
+def build_ahead(
+    dialogs: KeptDialogs, sections: list[KeySection], trace: Trace, zone: ZoneChoice
+) -> None:
+    """Build the help, the zone picker and the note form before their first use."""
+    dialogs.build_ahead(
+        (HelpScreen, lambda: _help(sections, trace)),
+        (ZonePicker, lambda: ZonePicker([], zone)),
+        (NoteForm, lambda: NoteForm("", NoteDraft("", "", "", Status.OPEN))),
+    )
 
 
 def show_warnings(app: App[Any], warnings: list[str]) -> None:

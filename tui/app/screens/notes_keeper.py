@@ -22,6 +22,7 @@ from textual.screen import Screen
 
 from tui.app.dialogs.confirm import ConfirmDialog
 from tui.app.dialogs.note_form import NoteDraft, NoteForm
+from tui.app.screens.kept_dialogs import KeptDialogs
 from tui.app.widgets.notes_pane import NoteCommand, NotesPane
 from tui.core.base.textsafe import printable
 from tui.notes.model import STATUSES
@@ -53,8 +54,11 @@ class NotesKeeper:
         trace_path: Path,
         store: Any,
         problem: str | None,
+        dialogs: KeptDialogs,
     ) -> None:
+        """`dialogs`: where the note form is kept (built once, shown again)."""
         self.screen = screen
+        self.dialogs = dialogs
         self.pane: NotesPane | None = None
         """Where the notes show, once the screen is mounted (`open`)."""
         self.trace_path = trace_path
@@ -171,7 +175,13 @@ class NotesKeeper:
 
             self.run(add)
 
-        self.screen.app.push_screen(NoteForm(label, draft), saved)
+        self.screen.app.push_screen(self._form(label, draft), saved)
+
+    def _form(self, label: str, draft: NoteDraft) -> NoteForm:
+        """The note form, showing `draft` on `label`."""
+        form = self.dialogs.get(NoteForm, lambda: NoteForm(label, draft))
+        form.reset(label, draft)
+        return form
 
     def act(
         self, action: NoteCommand, note_id: str | None, jump: Callable[[Any], None]
@@ -205,7 +215,7 @@ class NotesKeeper:
                 printable(note.next_check),
                 note.status,
             )
-            self.screen.app.push_screen(NoteForm(label, draft), edited)
+            self.screen.app.push_screen(self._form(label, draft), edited)
         elif action is NoteCommand.STATUS:
 
             def cycle(store: Any) -> None:

@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from tui.app.dialogs.zone_picker import ZonePicker
+from tui.app.screens.kept_dialogs import KeptDialogs
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.zones import ZoneCandidate
 from tui.core.findings.finding import Finding
@@ -41,10 +42,12 @@ class ZoneSwitch:
         host: Screen[Any],
         index: TimelineIndex,
         say: Callable[[Text | StatusLine], None],
+        dialogs: KeptDialogs,
     ) -> None:
         """`index`: the timeline's rows, for the new zone's marks; `say`: puts
-        words on the host's status line."""
+        words on the host's status line; `dialogs`: where the picker is kept."""
         self.host = host
+        self.dialogs = dialogs
         self.index = index
         self.say = say
         self.to_remember: tuple[str, ...] | None = None
@@ -60,9 +63,10 @@ class ZoneSwitch:
             if names is not None:
                 self.apply(analysis, names, remember=True)
 
-        self.host.app.push_screen(
-            ZonePicker(self.candidates(analysis), analysis.zone_choice), chosen
-        )
+        candidates, current = self.candidates(analysis), analysis.zone_choice
+        picker = self.dialogs.get(ZonePicker, lambda: ZonePicker(candidates, current))
+        picker.show_zone(candidates, current)
+        self.host.app.push_screen(picker, chosen)
 
     def candidates(self, analysis: Analysis) -> list[ZoneCandidate]:
         """The picker's lines for this analysis, computed once (a pass over the trace)."""
