@@ -110,6 +110,7 @@ async def measure(result: RanksResult, size: tuple[int, int], presses: int) -> N
             (["pagedown"] * (presses // 4), "pagedown"),
             (["o"] * 5, "o (sort)"),
             (["v"] * 4, "v (values)"),
+            (["i"] * 4, "i (idle share)"),
             (["b"] * 4, "b (bars scope)"),
         ):
             times: list[float] = []
