@@ -1,12 +1,15 @@
 """What keeps keys light without changing what they show: the collector's walks
 kept off a capture's objects while it is open (and given back when it closes),
-and the zone picker's lines read once per data zone."""
+the zone picker's lines read once per data zone, the dialogs built before their
+first use, and the status line repainted without a layout of the screen."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
 from pathlib import Path
+
+import pytest
 
 from tests.builders.app_traces import write_training_trace
 from tests.pilot import make_app, settle
@@ -155,5 +158,41 @@ def test_dialogs_built_ahead_show_what_is_current_when_opened(
                 assert "Note on step" in str(form.query_one("#note-title").render())
                 await pilot.press(*"typed then cancelled", "escape")
                 assert app.screen is screen
+
+    asyncio.run(scenario())
+
+
+def test_the_status_line_speaks_without_a_layout_of_the_screen(
+    tmp_path: Path, isolated_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """g, ] and Esc say what they selected on the status line: a repaint of that
+    line, not a layout of the whole screen (Static's default, 10-30 ms a key)."""
+    from textual.screen import Screen
+
+    from tests.pilot import info
+
+    path = write_training_trace(tmp_path / "t.json", gpu=True)
+    layouts: list[object] = []
+    laid_out = Screen._refresh_layout
+
+    def counted(screen: Screen[object], *args: object, **kwargs: object) -> None:
+        layouts.append(screen)
+        laid_out(screen, *args, **kwargs)  # type: ignore[arg-type]
+
+    async def scenario() -> None:
+        app = make_app(path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            monkeypatch.setattr(Screen, "_refresh_layout", counted)
+            said = []
+            for key in ("g", "right_square_bracket", "escape"):
+                await pilot.press(key)
+                await pilot.pause()
+                said.append(info(screen))
+            assert said[0].startswith("gap 1/") and said[1].startswith("step 2")
+            assert said[2] != said[1]
+            assert layouts == []
 
     asyncio.run(scenario())

@@ -31,4 +31,6 @@ class InfoLine(Static):
         self._refit()
 
     def _refit(self) -> None:
-        self.update(self._line.fit(self.content_size.width))
+        # One line high whatever it says: a repaint, never a layout of the
+        # screen (Static's default, 10-30 ms of every key that speaks here).
+        self.update(self._line.fit(self.content_size.width), layout=False)
