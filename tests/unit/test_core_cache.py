@@ -13,7 +13,7 @@ import pytest
 from tests.builders.traces import metadata, training_step_events, write_trace
 from tui.core.base.vocab import CacheUse
 from tui.core.figures.analysis import Analysis
-from tui.core.ingest import cache
+from tui.core.ingest import cache, code_hash
 from tui.core.ingest.load import load_trace
 from tui.core.results import GapsResult, SummaryResult
 
@@ -117,7 +117,7 @@ def _core_copy(tmp_path: Path) -> Path:
 
 def test_code_version_hashes_the_real_loader_sources(tmp_path: Path) -> None:
     assert (
-        cache.source_version(cache.builder_sources(_core_copy(tmp_path)))
+        code_hash.source_version(cache.builder_sources(_core_copy(tmp_path)))
         == cache.code_version()
     )
 
@@ -136,10 +136,10 @@ def test_code_version_hashes_the_real_loader_sources(tmp_path: Path) -> None:
 )
 def test_the_key_moves_when_the_loader_changes(tmp_path: Path, module: str) -> None:
     core = _core_copy(tmp_path)
-    before = cache.source_version(cache.builder_sources(core))
+    before = code_hash.source_version(cache.builder_sources(core))
     changed = core / f"{module}.py"
     changed.write_bytes(changed.read_bytes().replace(b"\n", b"\n ", 1))
-    assert cache.source_version(cache.builder_sources(core)) != before
+    assert code_hash.source_version(cache.builder_sources(core)) != before
 
 
 @pytest.mark.parametrize(
@@ -148,29 +148,31 @@ def test_the_key_moves_when_the_loader_changes(tmp_path: Path, module: str) -> N
 )
 def test_a_new_decoding_module_moves_the_key(tmp_path: Path, new_file: str) -> None:
     core = _core_copy(tmp_path)
-    before = cache.source_version(cache.builder_sources(core))
+    before = code_hash.source_version(cache.builder_sources(core))
     added = core / new_file
     added.parent.mkdir(exist_ok=True)
     added.write_text("CHUNK = 1\n")
-    after = cache.source_version(cache.builder_sources(core))
+    after = code_hash.source_version(cache.builder_sources(core))
     assert after != before
     added.write_text("CHUNK = 2\n")
-    assert cache.source_version(cache.builder_sources(core)) != after
+    assert code_hash.source_version(cache.builder_sources(core)) != after
 
 
 def test_a_module_the_loader_starts_importing_moves_the_key(tmp_path: Path) -> None:
     core = _core_copy(tmp_path)
     (core / "base" / "helper.py").write_text("SCALE = 1000\n")
-    before = cache.source_version(cache.builder_sources(core))
+    before = code_hash.source_version(cache.builder_sources(core))
     (core / "base" / "helper.py").write_text("SCALE = 1024\n")
-    assert cache.source_version(cache.builder_sources(core)) == before  # not used yet
+    assert (
+        code_hash.source_version(cache.builder_sources(core)) == before
+    )  # not used yet
     build = core / "ingest" / "assemble" / "assembler.py"
     build.write_bytes(
         b"from tui.core.base import (\n    helper,  # new\n)\n" + build.read_bytes()
     )
-    used = cache.source_version(cache.builder_sources(core))
+    used = code_hash.source_version(cache.builder_sources(core))
     (core / "base" / "helper.py").write_text("SCALE = 1000\n")
-    assert cache.source_version(cache.builder_sources(core)) != used
+    assert code_hash.source_version(cache.builder_sources(core)) != used
 
 
 def test_a_missing_loader_source_fails_instead_of_hashing_less(

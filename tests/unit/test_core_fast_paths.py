@@ -21,7 +21,7 @@ from benchmarks.gen_trace import generate
 from tests import shared_traces as shared
 from tests.builders.traces import BASE_US, cpu, gpu, metadata, write_trace
 from tui.core.figures.analysis import Analysis
-from tui.core.ingest import cache
+from tui.core.ingest import cache, code_hash
 from tui.core.ingest.load import load_trace
 from tui.core.model import nesting
 from tui.core.model.trace import TrackKind
@@ -296,7 +296,9 @@ def test_a_change_of_the_nesting_code_moves_the_derived_version(
     core = _core_copy(tmp_path)
 
     def version() -> str:
-        return cache.source_version(cache.builder_sources(core, cache.DERIVED_ROOTS))
+        return code_hash.source_version(
+            cache.builder_sources(core, cache.DERIVED_ROOTS)
+        )
 
     before = version()
     changed = core / f"{module}.py"

@@ -12,7 +12,7 @@ than the zone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -138,12 +138,19 @@ class ZoneReading:
     kind: GapKind
     zone: Intervals
     zone_events: Int64Array
-    gaps: list[Gap]
+    gaps_of: Callable[[], list[Gap]] = field(repr=False, compare=False)
+    """Lists the gaps when first asked (tens of thousands on a big capture, which
+    the summary never reads)."""
     gap_intervals: dict[int | None, Intervals] = field(default_factory=dict)
     """Gap intervals per device (the key None: unknown device, or the untraced time)."""
     gap_union: Intervals = field(default_factory=Intervals.empty)
     """Where some device idles (or no traced operator runs): what the zones row shows."""
     steps: list[StepZone] = field(default_factory=list)
+
+    @cached_property
+    def gaps(self) -> list[Gap]:
+        """The gaps, in time order (then by device)."""
+        return self.gaps_of()
 
     @property
     def found(self) -> bool:
@@ -208,7 +215,6 @@ def read_zone(
     zone = Intervals.union_of(starts, ends)
     step_starts = np.array([step.start_ns for step in steps], dtype=np.int64)
     step_ends = np.array([step.end_ns for step in steps], dtype=np.int64)
-    cuts = np.concatenate([step_starts, step_ends])
     gpu = trace.gpu_observed
     kind = GapKind.GPU_IDLE if gpu else GapKind.UNTRACED
     idle_by_device: dict[int | None, Intervals] = {}
@@ -219,8 +225,46 @@ def read_zone(
     else:
         union = zone.subtract(_work_inside_zones(trace, zone_events, parent))
         idle_by_device[None] = union
-    owner_of = _covering_event(zone_events, starts, ends)
-    step_numbers = np.array([step.number for step in steps], dtype=np.int64)
+
+    def gaps() -> list[Gap]:
+        return _gaps(
+            trace,
+            idle_by_device,
+            kind,
+            _covering_event(zone_events, starts, ends),
+            (step_starts, step_ends),
+            [step.number for step in steps],
+        )
+
+    zone_per_step = zone.covered_in(step_starts, step_ends)
+    gap_per_step = union.covered_in(step_starts, step_ends)
+    shares = _shares_per_step(
+        trace, choice, zone_events, (starts, ends), (step_starts, step_ends)
+    )
+    step_figures = [
+        StepZone(step.number, int(zone_ns), int(gap_ns) if zone_ns > 0 else None, share)
+        for step, zone_ns, gap_ns, share in zip(
+            steps, zone_per_step.tolist(), gap_per_step.tolist(), shares, strict=True
+        )
+    ]
+    return ZoneReading(
+        choice, kind, zone, zone_events, gaps, idle_by_device, union, step_figures
+    )
+
+
+def _gaps(
+    trace: Trace,
+    idle_by_device: dict[int | None, Intervals],
+    kind: GapKind,
+    owner_of: _Cover,
+    steps: tuple[Int64Array, Int64Array],
+    numbers: list[int],
+) -> list[Gap]:
+    """Each device's idle time in the zone cut at step bounds, one gap a piece,
+    named after the zone occurrence holding it, in time order (then by device)."""
+    step_starts, step_ends = steps
+    cuts = np.concatenate([step_starts, step_ends])
+    step_numbers = np.array(numbers, dtype=np.int64)
     gaps: list[Gap] = []
     for device, idle in idle_by_device.items():
         pieces = idle.split_at(cuts)
@@ -247,20 +291,7 @@ def read_zone(
                 )
             )
     gaps.sort(key=lambda gap: (gap.start_ns, -1 if gap.device is None else gap.device))
-    zone_per_step = zone.covered_in(step_starts, step_ends)
-    gap_per_step = union.covered_in(step_starts, step_ends)
-    shares = _shares_per_step(
-        trace, choice, zone_events, (starts, ends), (step_starts, step_ends)
-    )
-    step_figures = [
-        StepZone(step.number, int(zone_ns), int(gap_ns) if zone_ns > 0 else None, share)
-        for step, zone_ns, gap_ns, share in zip(
-            steps, zone_per_step.tolist(), gap_per_step.tolist(), shares, strict=True
-        )
-    ]
-    return ZoneReading(
-        choice, kind, zone, zone_events, gaps, idle_by_device, union, step_figures
-    )
+    return gaps
 
 
 def _shares_per_step(

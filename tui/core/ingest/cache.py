@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import importlib.resources
 import mmap
 import os
 import shutil
@@ -41,7 +40,9 @@ from tui.core.ingest.cache_files import (
     remove_stale_files,
     stage,
 )
-from tui.core.ingest.code_hash import module_sources, source_version
+from tui.core.ingest.cache_verified import Verified
+from tui.core.ingest.code_hash import module_sources
+from tui.core.ingest.code_memo import remembered_version
 from tui.core.model.trace import Flows, MemoryColumns, Trace, Track, TrackKind
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ _FLOW_COLUMNS = ("flow_id", "category_id", "source_event", "target_event")
 _TABLES = "tables.json"
 _ARGS = "args.bin"
 _CHECKSUMS = "checksums.json"  # dtype, shape and CRC of each file of an entry
+CODE_MEMO = ".code-versions.json"  # hidden: not an entry
+_CORE = Path(__file__).resolve().parent.parent  # tui/core, whose sources are hashed
 
 
 def cache_root() -> Path:
@@ -94,25 +97,27 @@ def builder_sources(
 
 @functools.cache
 def code_version() -> str:
-    """The version of the column-building code in this process, hashed once.
-
-    Reads the sources through importlib.resources (no module is imported);
-    where they cannot be read (an install without .py files), a per-process
-    random version makes every entry a miss rather than risk a stale one.
-    """
-    try:
-        return source_version(builder_sources(importlib.resources.files("tui.core")))
-    except (OSError, TypeError, ValueError, ModuleNotFoundError):
-        return "unhashable-" + os.urandom(8).hex()
+    """The version of the column-building code in this process, hashed once."""
+    return _hashed(BUILDER_ROOTS)
 
 
 @functools.cache
 def derived_version() -> str:
     """The version of the code computing derived columns in this process, hashed once."""
+    return _hashed(DERIVED_ROOTS)
+
+
+def _hashed(roots: tuple[str, ...]) -> str:
+    """The version of the code of `roots`, read as files (nothing is imported),
+    remembered in the cache folder by the files' stamps (code_memo).
+
+    Where the sources cannot be read (an install without .py files), a
+    per-process random version makes every entry a miss rather than risk a
+    stale one.
+    """
     try:
-        package = importlib.resources.files("tui.core")
-        return source_version(builder_sources(package, DERIVED_ROOTS))
-    except (OSError, TypeError, ValueError, ModuleNotFoundError):
+        return remembered_version(_CORE, roots, cache_root() / CODE_MEMO)
+    except (OSError, TypeError, ValueError):
         return "unhashable-" + os.urandom(8).hex()
 
 
@@ -151,11 +156,7 @@ def _derived_path(trace: Trace, name: str) -> tuple[Path, str] | None:
 def figure_version(roots: tuple[str, ...]) -> str:
     """The version of the code computing a kept figure (its `roots` of tui.core
     and what they import), hashed once per process."""
-    try:
-        package = importlib.resources.files("tui.core")
-        return source_version(builder_sources(package, roots))
-    except (OSError, TypeError, ValueError, ModuleNotFoundError):
-        return "unhashable-" + os.urandom(8).hex()
+    return _hashed(roots)
 
 
 def load_kept(trace: Trace, name: str, roots: tuple[str, ...]) -> bytes | None:
@@ -219,10 +220,15 @@ def load_derived(trace: Trace, name: str) -> np.ndarray[Any, Any] | None:
     if place is None:
         return None
     entry, stem = place
+    verified = Verified(entry)
     for path in entry.glob(f"{stem}.*.npy"):
         try:
             column = _mapped(path)
+            if verified.unchanged(path.name):
+                return column
             if f"{crc32(column):08x}" == path.name[len(stem) + 1 : -len(".npy")]:
+                verified.checked(path.name)
+                verified.save()
                 return column
         except (OSError, ValueError):
             pass
@@ -394,18 +400,31 @@ def lookup(
 def _checked_trace(
     path: Path, entry: Path, tables: dict[str, Any], table_bytes: bytes
 ) -> Trace:
-    """The trace an entry holds, every file checked against its CRC, dtype and shape."""
+    """The trace an entry holds, every file checked against its CRC, dtype and shape.
+
+    The CRC of a file already checked and not modified since (its stamp in
+    `verified.json`, while checksums.json and tables.json are unmodified too)
+    is not computed again: that reads the whole entry.
+    """
     checksums = orjson.loads((entry / _CHECKSUMS).read_bytes())
     if crc32(table_bytes) != checksums[_TABLES]:
         raise DamagedEntry("tables.json does not match its checksum")
+    verified = Verified(entry)
+    trusted = verified.unchanged(_CHECKSUMS) and verified.unchanged(_TABLES)
+
+    def checked(name: str, data: Any, crc: int) -> None:
+        if trusted and verified.unchanged(name):
+            return
+        if crc32(data) != crc:
+            raise DamagedEntry(f"{name} does not match its checksum")
+        verified.checked(name)
 
     def column(name: str) -> np.ndarray[Any, Any]:
         dtype, shape, crc = checksums[name]
         array = _mapped(entry / name)
         if array.dtype.str != dtype or list(array.shape) != shape:
             raise DamagedEntry(f"{name} has the wrong dtype or length")
-        if crc32(array) != crc:
-            raise DamagedEntry(f"{name} does not match its checksum")
+        checked(name, array, crc)
         return array
 
     columns = {name: column(f"{name}.npy") for name in _COLUMNS}
@@ -414,8 +433,9 @@ def _checked_trace(
         **{name: column(f"memory.{name}.npy") for name in MemoryColumns.COLUMNS}
     )
     args_blob = _map_bytes(entry / _ARGS)
-    if crc32(args_blob) != checksums[_ARGS]:
-        raise DamagedEntry("args.bin does not match its checksum")
+    checked(_ARGS, args_blob, checksums[_ARGS])
+    verified.checked(_CHECKSUMS)
+    verified.checked(_TABLES)
     tracks = [
         Track(
             int(index),
@@ -436,7 +456,7 @@ def _checked_trace(
         "track_start"
     ].shape != (len(tracks) + 1,):
         raise DamagedEntry("columns of different lengths")
-    return Trace(
+    trace = Trace(
         path=path,
         origin_ns=int(tables["origin_ns"]),
         names=list(tables["names"]),
@@ -454,6 +474,8 @@ def _checked_trace(
         memory=memory,
         **columns,
     )
+    verified.save()
+    return trace
 
 
 def _mapped(path: Path) -> np.ndarray[Any, Any]:
