@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.builders.traces import metadata, training_step_events, write_trace
@@ -102,3 +103,34 @@ def test_a_trace_read_without_the_cache_keeps_nothing(
     analysis = Analysis(load_trace(trace_path))
     assert (analysis.gpu_idle, analysis.step_breakdown) == _computed(trace_path)
     assert _kept_files(cache_dir) == []
+
+
+def test_the_operator_table_is_kept_and_read_back(
+    cache_dir: Path, trace_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = Analysis(load_trace(trace_path)).op_table()
+    first = Analysis(load_trace(trace_path, cache="on")).op_table()
+
+    def never(*_args: Any) -> Any:
+        raise AssertionError("computed again")
+
+    monkeypatch.setattr("tui.core.figures.analysis.build_op_table", never)
+    again = Analysis(load_trace(trace_path, cache="auto")).op_table()
+    for table in (first, again):
+        assert table.names == plain.names
+        for column in ("calls", "self_cpu_ns", "total_cpu_ns"):
+            kept, computed = getattr(table, column), getattr(plain, column)
+            assert kept.dtype == computed.dtype and kept.tolist() == computed.tolist()
+        for column in ("self_gpu_ns", "total_gpu_ns"):
+            kept, computed = getattr(table, column), getattr(plain, column)
+            assert (kept is None) == (computed is None)
+            assert kept is None or kept.tolist() == computed.tolist()
+
+
+def test_graph_ids_read_back_whole() -> None:
+    from tui.core.figures.launches import _full_ids, _sparse_ids
+
+    ids = np.full(1000, -1, dtype=np.int64)
+    ids[[3, 500, 999]] = [7, 2**40, 1]
+    back = _full_ids(ids.size, _sparse_ids(ids))
+    assert back.dtype == ids.dtype and back.tolist() == ids.tolist()

@@ -18,8 +18,14 @@ import numpy.typing as npt
 from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import GapKind, StepPhase, ZoneSource
 from tui.core.figures.breakdown.idle import GpuIdle, gpu_idle
-from tui.core.figures.kept import STEPS_ROOTS, kept_figure
-from tui.core.figures.optable import OpTable, build_op_table, group_name
+from tui.core.figures.kept import STEPS_ROOTS, kept_figure, kept_value
+from tui.core.figures.optable import (
+    OpTable,
+    build_op_table,
+    group_name,
+    op_table_bytes,
+    op_table_from,
+)
 from tui.core.figures.step_split import StepBreakdown, step_breakdown
 from tui.core.figures.zones import (
     DATALOADER_PREFIX,
@@ -316,13 +322,24 @@ class Analysis:
     def op_table(
         self, start_ns: int | None = None, end_ns: int | None = None
     ) -> OpTable:
-        """torch's key_averages() per name, for events starting in [start, end) (default: all)."""
+        """torch's key_averages() per name, for events starting in [start, end)
+        (default: all, kept in the trace's cache entry)."""
         trace = self.trace
         if start_ns is None and end_ns is None:
-            events = np.flatnonzero(self._participants)
-        else:
-            events = self._starting_in(start_ns, end_ns)
-            events = events[self._participants[events]]
+            return kept_value(
+                trace,
+                "op_table",
+                ("figures/analysis.py",),
+                lambda: self._op_table_of(np.flatnonzero(self._participants)),
+                op_table_bytes,
+                op_table_from,
+            )
+        events = self._starting_in(start_ns, end_ns)
+        return self._op_table_of(events[self._participants[events]])
+
+    def _op_table_of(self, events: Int64Array) -> OpTable:
+        """key_averages() per name over these (participating) events."""
+        trace = self.trace
         gpu = trace.gpu_observed
         return build_op_table(
             trace.names,

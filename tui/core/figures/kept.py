@@ -38,22 +38,46 @@ def kept_figure(
     cannot be encoded (a value of another type than its annotation says) is
     simply not kept.
     """
+    import msgspec
+
+    def encode(value: Figure) -> bytes:
+        try:
+            return msgspec.msgpack.encode(value)
+        except msgspec.EncodeError as error:  # an int beyond 64 bits
+            raise ValueError(str(error)) from error
+
+    def decode(data: bytes) -> Figure:
+        figure: Figure = msgspec.msgpack.decode(data, type=figure_type)
+        return figure
+
+    return kept_value(trace, name, roots, compute, encode, decode)
+
+
+def kept_value(
+    trace: Trace,
+    name: str,
+    roots: tuple[str, ...],
+    compute: Callable[[], Figure],
+    encode: Callable[[Figure], bytes],
+    decode: Callable[[bytes], Figure],
+) -> Figure:
+    """As `kept_figure`, for a value with its own `encode` and `decode` (arrays).
+
+    A kept value that does not decode (a ValueError, TypeError or IndexError,
+    msgspec's DecodeError among them) is computed again.
+    """
     cache = sys.modules.get("tui.core.ingest.cache")
     if cache is None:
         return compute()
-    import msgspec
-
     data = cache.load_kept(trace, name, roots)
     if data is not None:
         try:
-            kept: Figure = msgspec.msgpack.decode(data, type=figure_type)
-        except msgspec.DecodeError:
+            return decode(data)
+        except (ValueError, TypeError, IndexError):
             pass
-        else:
-            return kept
     value = compute()
     try:
-        encoded = msgspec.msgpack.encode(value)
+        encoded = encode(value)
     except (TypeError, ValueError, OverflowError):
         return value
     cache.save_kept(trace, name, roots, encoded)

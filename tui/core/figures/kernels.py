@@ -7,6 +7,7 @@ DMA requests, which are copies (HTA classes `dma…` names as memory too).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -255,6 +256,7 @@ _CAST = re.compile(r"\((?:[A-Za-z_]\w*)\)(-?\d+)")
 _SPACES = re.compile(r"\s+")
 
 
+@functools.lru_cache(maxsize=4096)
 def readable_kernel_name(name: str) -> str:
     """A demangled kernel name as people read it: no return type, no parameter
     list, no namespaces, lambdas named after the function holding them.
@@ -269,7 +271,12 @@ def readable_kernel_name(name: str) -> str:
         text = text[5:]
     text = _ANONYMOUS.sub("", text)
     text = _strip_parameters(text)
-    for _ in range(4):  # lambdas inside templates of functions holding lambdas
+    # The chain needs `::{lambda(` or `::operator()(`: without either the
+    # regex (slow on long template names) cannot match.
+    lambdas = "::{lambda(" in text or "::operator()(" in text
+    for _ in range(
+        4 if lambdas else 0
+    ):  # lambdas in templates of functions holding lambdas
         shorter = _LAMBDA_CHAIN.sub(r"\1{lambda}", text)
         if shorter == text:
             break

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
 
 from tui.core.base.grouped import median_or_none
+from tui.core.figures.kept import kept_value
 from tui.core.model.trace import Trace
 
 Int64Array = npt.NDArray[np.int64]
@@ -59,6 +61,8 @@ def graph_ids(trace: Trace) -> Int64Array:
     the events found are decoded, so a trace without graphs pays one scan.
     """
     ids = np.full(trace.event_count, -1, dtype=np.int64)
+    if trace.args_blob.find(b'"graph id"') < 0:  # a search far faster than the regex
+        return ids
     found = [match.start() for match in _GRAPH_ID.finditer(trace.args_blob)]
     if not found:
         return ids
@@ -96,9 +100,33 @@ class GraphReplays:
         by_call = linked & np.isin(
             trace.name_id[np.where(linked, launch_call, 0)], graph_names
         )
-        ids = graph_ids(trace)
+        ids = kept_value(
+            trace,
+            "graph_ids",
+            ("figures/launches.py",),
+            lambda: graph_ids(trace),
+            _sparse_ids,
+            partial(_full_ids, trace.event_count),
+        )
         work: BoolArray = trace.device_work_mask & (by_call | (ids > 0))
         return cls(work, ids)
+
+
+def _sparse_ids(ids: Int64Array) -> bytes:
+    """The events with a graph id and their ids (a scan of every args to find)."""
+    import msgspec
+
+    events = np.flatnonzero(ids >= 0)
+    return msgspec.msgpack.encode([events.tolist(), ids[events].tolist()])
+
+
+def _full_ids(count: int, data: bytes) -> Int64Array:
+    import msgspec
+
+    events, values = msgspec.msgpack.decode(data, type=tuple[list[int], list[int]])
+    ids = np.full(count, -1, dtype=np.int64)
+    ids[np.array(events, dtype=np.int64)] = np.array(values, dtype=np.int64)
+    return ids
 
 
 def graph_work(trace: Trace, launch_call: Int64Array) -> BoolArray:

@@ -110,3 +110,48 @@ def build_op_table(
         self_gpu_ns=per_group(self_gpu) if self_gpu is not None else None,
         total_gpu_ns=per_group(total_gpu) if total_gpu is not None else None,
     )
+
+
+def op_table_bytes(table: OpTable) -> bytes:
+    """The table as MessagePack (a figure kept in the column cache)."""
+    import msgspec
+
+    def plain(column: Int64Array | None) -> list[int] | None:
+        return None if column is None else column.tolist()
+
+    return msgspec.msgpack.encode(
+        [
+            table.names,
+            table.calls.tolist(),
+            table.self_cpu_ns.tolist(),
+            table.total_cpu_ns.tolist(),
+            plain(table.self_gpu_ns),
+            plain(table.total_gpu_ns),
+        ]
+    )
+
+
+def op_table_from(data: bytes) -> OpTable:
+    """The table `op_table_bytes` wrote; ValueError when it does not read as one."""
+    import msgspec
+
+    ints = list[int]
+    names, calls, self_cpu, total_cpu, self_gpu, total_gpu = msgspec.msgpack.decode(
+        data,
+        type=tuple[list[str], ints, ints, ints, ints | None, ints | None],
+    )
+    columns = [calls, self_cpu, total_cpu, self_gpu, total_gpu]
+    if any(column is not None and len(column) != len(names) for column in columns):
+        raise ValueError("columns of different lengths")
+
+    def array(column: list[int] | None) -> Int64Array | None:
+        return None if column is None else np.array(column, dtype=np.int64)
+
+    return OpTable(
+        names,
+        np.array(calls, dtype=np.int64),
+        np.array(self_cpu, dtype=np.int64),
+        np.array(total_cpu, dtype=np.int64),
+        array(self_gpu),
+        array(total_gpu),
+    )
