@@ -135,7 +135,7 @@ def _no_step(analysis: Analysis, number: int) -> Refused:
 
 
 def _summary(analysis: Analysis, args: argparse.Namespace) -> SummaryResult:
-    from tui.core.results import SummaryResult
+    from tui.core.results.summary import SummaryResult
 
     return SummaryResult.of(analysis)
 
@@ -176,7 +176,7 @@ def _ops_options(parser: argparse.ArgumentParser) -> None:
 
 def _ops(analysis: Analysis, args: argparse.Namespace) -> OpsResult:
     """torch's key_averages() per name (or name and shapes), whole trace or one step."""
-    from tui.core.results import OpsResult
+    from tui.core.results.ops import OpsResult
 
     start = end = None
     scope = "whole trace"
@@ -346,7 +346,7 @@ def _gaps_checked(args: argparse.Namespace) -> str | None:
 
 
 def _gaps(analysis: Analysis, args: argparse.Namespace) -> GapsResult:
-    from tui.core.results import GapsResult
+    from tui.core.results.gaps import GapsResult
 
     return GapsResult.of(analysis, round(args.min_us * 1000), args.limit)
 
