@@ -113,9 +113,10 @@ def test_dialogs_built_ahead_show_what_is_current_when_opened(
     shown again: each opening shows the zone in use now and an empty note."""
     from textual.widgets import Input, Static
 
+    from tests.pilot import screen_text
     from tui.app.dialogs.note_form import NoteForm
     from tui.app.screens.help import HelpScreen
-    from tui.app.screens.kept_dialogs import BUILD_AHEAD_AFTER_S
+    from tui.app.screens.kept_dialogs import BUILD_AHEAD_AFTER_S, LAY_OUT_AFTER_S
 
     path = write_training_trace(tmp_path / "t.json", gpu=True)
 
@@ -125,12 +126,18 @@ def test_dialogs_built_ahead_show_what_is_current_when_opened(
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, MainScreen)
-            await pilot.pause(BUILD_AHEAD_AFTER_S + 0.2)
+            await pilot.pause(BUILD_AHEAD_AFTER_S + LAY_OUT_AFTER_S + 0.2)
             built = {
                 kind: screen.dialogs.get(kind, lambda: None)  # type: ignore[arg-type,return-value]
                 for kind in (HelpScreen, ZonePicker, NoteForm)
             }
             assert all(dialog.is_mounted for dialog in built.values())
+            await pilot.press("question_mark")
+            assert app.screen is built[HelpScreen]
+            await pilot.pause()
+            assert "steptrace keys" in screen_text(app)
+            assert "Main screen" in screen_text(app)
+            await pilot.press("escape")
             for zone in ("lecture_batch_cpu", "transfert"):
                 await pilot.press("z")
                 await pilot.pause()
@@ -142,6 +149,8 @@ def test_dialogs_built_ahead_show_what_is_current_when_opened(
                 marked = [c.id for c in picker.options.choices if " ● " in c.text[:6]]
                 assert marked == [zone]
                 assert picker.query_one(Input).value == ""
+                drawn = screen_text(app)
+                assert any(" ● " + zone in line for line in drawn.splitlines())
                 await pilot.press(*"transf", "enter")
                 for _ in range(3):
                     await app.workers.wait_for_complete()

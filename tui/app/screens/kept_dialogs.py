@@ -24,6 +24,8 @@ DialogT = TypeVar("DialogT", bound=Screen[Any])
 BUILD_AHEAD_AFTER_S = 0.5
 """How long after its first frame a main screen builds its dialogs: past its
 first workers (findings, the zone picker's lines), not in the way of a key."""
+LAY_OUT_AFTER_S = 0.2
+"""How long after building them the dialogs are laid out (once mounted)."""
 
 
 class KeptDialogs:
@@ -58,6 +60,18 @@ class KeptDialogs:
                 # What push_screen does first for a screen that is not running
                 # (textual 8.2.8); showing it later skips it.
                 app._register(app, dialog)
+        self.host.set_timer(LAY_OUT_AFTER_S, self._lay_out)
+
+    def _lay_out(self) -> None:
+        """Arrange the built dialogs at the app's size, as showing them would
+        first (nothing is drawn: they are not shown); halves their first show."""
+        app = self.host.app
+        for name in self.names.values():
+            if not app.is_screen_installed(name):
+                continue
+            dialog = app.get_screen(name)
+            if dialog.is_mounted and not dialog.is_current:
+                dialog._refresh_layout(app.size)
 
     def release(self) -> None:
         """The screen closes: its dialogs go with it."""
