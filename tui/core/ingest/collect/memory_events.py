@@ -10,6 +10,7 @@ gathered apart and merged in order, like the other columns.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -31,35 +32,35 @@ _FIELDS = (
 _NAMES = ("time_ns", *(name for name, _, _ in _FIELDS))
 
 
-class _MemoryArgs(msgspec.Struct):
-    """The args of a `[memory]` event when they are what torch writes: integers."""
+class _MemoryArgs(msgspec.Struct, gc=False):
+    """The args of a `[memory]` event when they are what torch writes: integers
+    (a field left out reads as its default; anything else is the slow path)."""
 
-    bytes: int | None = msgspec.field(name="Bytes", default=None)
-    total_allocated: int | None = msgspec.field(name="Total Allocated", default=None)
-    total_reserved: int | None = msgspec.field(name="Total Reserved", default=None)
-    device_type: int | None = msgspec.field(name="Device Type", default=None)
-    device_id: int | None = msgspec.field(name="Device Id", default=None)
+    bytes: int = msgspec.field(name="Bytes", default=0)
+    total_allocated: int = msgspec.field(name="Total Allocated", default=-1)
+    total_reserved: int = msgspec.field(name="Total Reserved", default=-1)
+    device_type: int = msgspec.field(name="Device Type", default=-1)
+    device_id: int = msgspec.field(name="Device Id", default=-1)
 
 
 _BATCH = msgspec.json.Decoder(list[_MemoryArgs])
 _LIMIT = 2**62
 
 
-def _typed_batch(raws: list[bytes]) -> dict[str, np.ndarray[Any, Any]] | None:
-    """Every event's five fields decoded in one call, or None when some event's
-    args are not plain integers (a float, a string, bad JSON: the slow path)."""
-    joined = b"[" + b",".join(raw if raw else b"{}" for raw in raws) + b"]"
+def _typed_batch(raws: list[msgspec.Raw]) -> dict[str, np.ndarray[Any, Any]] | None:
+    """Every event's five fields decoded in one call and read into columns
+    without a Python loop, or None when some event's args are not plain
+    integers (a float, a string, a null, bad JSON: the slow path)."""
+    joined = b"[" + b",".join(raw if len(raw) else b"{}" for raw in raws) + b"]"
     try:
         decoded = _BATCH.decode(joined)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     columns: dict[str, np.ndarray[Any, Any]] = {}
     for name, _, default in _FIELDS:
-        values = [getattr(args, name) for args in decoded]
         try:
-            column = np.array(
-                [default if value is None else value for value in values],
-                dtype=np.int64,
+            column = np.fromiter(
+                map(attrgetter(name), decoded), dtype=np.int64, count=len(decoded)
             )
         except OverflowError:
             return None
@@ -94,7 +95,7 @@ class MemoryCollector:
         if not keep:
             return
         self.parts["time_ns"].append(times[keep])
-        batch = _typed_batch([bytes(memory[index].args) for index in keep])
+        batch = _typed_batch([memory[index].args for index in keep])
         if batch is not None:
             for name, _, _ in _FIELDS:
                 self.parts[name].append(batch[name])
