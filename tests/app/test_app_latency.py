@@ -202,6 +202,6 @@ def test_the_status_line_speaks_without_a_layout_of_the_screen(
                 said.append(info(screen))
             assert said[0].startswith("gap 1/") and said[1].startswith("step 2")
             assert said[2] != said[1]
-            assert layouts == []
+            assert screen not in layouts  # (dialogs built ahead are laid out apart)
 
     asyncio.run(scenario())

@@ -62,16 +62,21 @@ class KeptDialogs:
                 app._register(app, dialog)
         self.host.set_timer(LAY_OUT_AFTER_S, self._lay_out)
 
-    def _lay_out(self) -> None:
+    def _lay_out(self, tries: int = 10) -> None:
         """Arrange the built dialogs at the app's size, as showing them would
         first (nothing is drawn: they are not shown); halves their first show."""
         app = self.host.app
+        waiting = False
         for name in self.names.values():
             if not app.is_screen_installed(name):
                 continue
             dialog = app.get_screen(name)
-            if dialog.is_mounted and not dialog.is_current:
+            if not dialog.is_mounted:
+                waiting = True
+            elif not dialog.is_current and not dialog._compositor.size:
                 dialog._refresh_layout(app.size)
+        if waiting and tries > 1:
+            self.host.set_timer(LAY_OUT_AFTER_S, partial(self._lay_out, tries - 1))
 
     def release(self) -> None:
         """The screen closes: its dialogs go with it."""
