@@ -144,7 +144,7 @@ def test_a_worker_killed_mid_run_loses_no_rank(
     assert [end.finished for end in ends] == list(range(1, 17))
     assert remote.warnings == local.warnings
     assert [row.summary for row in remote.ranks] == [row.summary for row in local.ranks]
-    dask_cluster.wait_for_workers(2, timeout=30)  # the nanny restarts it
+    dask_cluster.wait_for_workers(2, timeout=120)  # the nanny restarts it
 
 
 CRASHING = "crashes-its-worker"
@@ -189,7 +189,7 @@ def test_a_rank_that_kills_every_worker_is_retried_once_then_reported(
     finally:
         with Client(dask_cluster.scheduler_address, set_as_default=False) as client:
             client.unregister_worker_plugin("steptrace-test-crash")
-        dask_cluster.wait_for_workers(2, timeout=60)
+        dask_cluster.wait_for_workers(2, timeout=120)  # restarted by their nannies
     # Every rank crashed its worker twice (the scheduler's allowed-failures
     # is 1 here): two deaths each, then each rank is left out with the reason.
     assert run.ranks == ()
