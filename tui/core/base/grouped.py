@@ -31,8 +31,7 @@ def group_medians(
     medians = np.full(size, np.nan, dtype=np.float64)
     if group.size == 0:
         return medians
-    order = np.lexsort((values, group))
-    ordered = values[order].astype(np.float64)
+    ordered = _sorted_within_groups(size, group, values).astype(np.float64)
     counts = np.bincount(group, minlength=size)[:size]
     begins = np.concatenate(([0], np.cumsum(counts)[:-1]))
     present = np.flatnonzero(counts > 0)
@@ -40,6 +39,24 @@ def group_medians(
     high = begins[present] + counts[present] // 2
     medians[present] = (ordered[low] + ordered[high]) / 2
     return medians
+
+
+def _sorted_within_groups(
+    size: int, group: Int64Array, values: Int64Array
+) -> Int64Array:
+    """The values ordered by group, then by value.
+
+    As one sort of a combined integer key (group, then value above the
+    smallest) where it fits in 62 bits: a plain sort of the key is several
+    times faster than a lexsort of the two columns; else the lexsort.
+    """
+    low, high = int(values.min()), int(values.max())
+    span = high - low + 1
+    if size * span < 2**62:
+        key = group.astype(np.int64) * np.int64(span) + (values.astype(np.int64) - low)
+        ordered: Int64Array = np.sort(key) % np.int64(span) + np.int64(low)
+        return ordered
+    return values[np.lexsort((values, group))]
 
 
 def median_or_none(values: Int64Array) -> float | None:

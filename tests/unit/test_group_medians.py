@@ -1,0 +1,33 @@
+"""Medians per group against statistics.median, whichever sort the values take
+(one combined key when it fits in 62 bits, a lexsort otherwise)."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import numpy as np
+import pytest
+
+from tui.core.base.grouped import group_medians
+
+
+@pytest.mark.parametrize(
+    ("low", "high"),
+    [(0, 50), (-(10**9), 10**9), (-(2**62), 2**62)],  # the last: the lexsort
+    ids=["small", "negative", "beyond 62 bits"],
+)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_medians_are_statistics_median(low: int, high: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    size = 9
+    group = rng.integers(0, size - 1, 2000).astype(np.int64)  # the last is empty
+    values = rng.integers(low, high, 2000, dtype=np.int64)
+    keep = rng.random(2000) < 0.8
+    medians = group_medians(size, group, values, keep)
+    for row in range(size):
+        members = [float(v) for v in values[(group == row) & keep].tolist()]
+        if members:
+            assert medians[row] == statistics.median(members)
+        else:
+            assert math.isnan(medians[row])
