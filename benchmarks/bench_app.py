@@ -114,7 +114,7 @@ def first_frames(path: Path, size: tuple[int, int], repeat: int) -> Frames:
         assert child.stdout is not None
         line = child.stdout.readline()
         seen = time.perf_counter() - began
-        _, stderr = child.communicate(timeout=120)
+        _, stderr = child.communicate(timeout=900)
         if not line.startswith("painted"):
             raise SystemExit(f"first-frame run failed: {stderr.strip()[-500:]}")
         frames.command.append(seen)
