@@ -34,6 +34,31 @@ def _snapshots_at_top_level(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+def _settle_young() -> None:
+    """`tui.app.heap.settle` without its full collection: collect the young
+    generations, then freeze what lives (see `_app_heap_settles_young`)."""
+    import gc
+
+    gc.collect(1)
+    gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _app_heap_settles_young(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """An app's first paint collects the whole heap once before freezing it
+    (`tui.app.heap.settle`): in a test worker that heap holds every collected
+    test module too, several times the app's, and that one walk cost 0.5 s of
+    CPU per app test (a sixth of the suite's CPU). Tests collect the young
+    generations only; the tests of the heap itself (`real_heap`) keep it."""
+    if request.node.get_closest_marker("real_heap") is None:
+        from tui.app import heap
+
+        monkeypatch.setattr(heap, "settle", _settle_young)
+    yield
+
+
 @pytest.fixture(scope="session")
 def shared_traces() -> Path:
     """The shared real traces (`../shared/traces` beside the checkout); a test

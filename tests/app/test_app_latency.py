@@ -17,6 +17,7 @@ from tui.app.dialogs.zone_picker import AUTOMATIC, ZonePicker
 from tui.app.screens.main import MainScreen
 
 
+@pytest.mark.real_heap
 def test_a_capture_is_frozen_out_of_collections_while_open(
     tmp_path: Path, isolated_data_dir: Path
 ) -> None:
