@@ -8,6 +8,7 @@ and push table columns out of line.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import unicodedata
@@ -18,18 +19,25 @@ from rich.cells import cell_len
 from tui.commands._common import json_bytes
 from tui.core.base.textsafe import has_unsafe, printable
 
-FORMAT_CHARACTERS = [
-    chr(code)
-    for code in range(sys.maxunicode + 1)
-    if unicodedata.category(chr(code)) == "Cf"
-]
+
+@functools.cache
+def format_characters() -> list[str]:
+    """Every character of category Cf (a walk over all code points: 1 s, so
+    made when a test asks, not at collection in every test process)."""
+    return [
+        chr(code)
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) == "Cf"
+    ]
+
+
 TAGS = "".join(chr(0xE0000 + ord(letter)) for letter in "evil")
 
 
 def test_every_format_character_is_escaped() -> None:
-    missed = [f"U+{ord(c):04X}" for c in FORMAT_CHARACTERS if printable(c) == c]
+    missed = [f"U+{ord(c):04X}" for c in format_characters() if printable(c) == c]
     assert missed == []
-    for character in FORMAT_CHARACTERS:
+    for character in format_characters():
         assert has_unsafe(character)
 
 
