@@ -36,6 +36,8 @@ def parse_us_to_ns(
     """
     count = len(texts)
     fixed = _parse_fixed_width(texts)  # type: ignore[arg-type]
+    if fixed is None:
+        fixed = _parse_trimmed(texts)  # type: ignore[arg-type]
     if fixed is not None:
         return fixed, np.ones(count, dtype=np.bool_)
     values = np.zeros(count, dtype=np.int64)
@@ -90,6 +92,57 @@ def _parse_fixed_width(texts: Sequence[bytes]) -> npt.NDArray[np.int64] | None:
     values: npt.NDArray[np.int64] = numbers.astype(np.int64) @ _POW10[places - 1 :: -1]
     if not has_dot:
         values *= 1000
+    return values
+
+
+def _parse_trimmed(texts: Sequence[bytes]) -> npt.NDArray[np.int64] | None:
+    """The other usual case at C speed: the same integer digits in every text,
+    then a dot and one to three decimals or nothing (torch's exporter drops a
+    timestamp's trailing zeros: `…219.418`, `…219.41`, `…219`). None when the
+    texts are anything else.
+    """
+    count = len(texts)
+    if not count:
+        return None
+    parts = b"\n".join(texts).split(b"\n")
+    if len(parts) != count:
+        return None
+    width = max(map(len, parts))
+    if not 0 < width <= _MAX_NS_DIGITS + 1:
+        return None
+    # Padded on the right with NULs: a missing decimal reads as a 0.
+    matrix = np.array(parts, dtype=f"S{width}").view(np.uint8).reshape(count, width)
+    first = parts[0]
+    point = first.find(b".") if b"." in first else len(first)
+    if point == 0 or width - point - 1 > 3:
+        return None
+    digits = matrix - np.uint8(ord("0"))  # NUL and the dot wrap past 9
+    whole = digits[:, :point]
+    if (whole > 9).any():
+        return None
+    if point < width:
+        dot = matrix[:, point]
+        bare = dot == 0  # no dot: nothing after it either
+        present = matrix[:, point + 1 :] != 0  # decimals written (NUL: dropped)
+        if (
+            not ((dot == ord(".")) | bare).all()
+            or (bare[:, None] & present).any()
+            or ((digits[:, point + 1 :] > 9) & present).any()
+            or (present[:, 1:] & ~present[:, :-1]).any()  # only trailing ones dropped
+            or (~bare & ~present[:, :1].any(axis=1)).any()  # `12.` is not JSON
+        ):
+            return None
+    places = point + 3
+    if places > _MAX_NS_DIGITS or (
+        places == _MAX_NS_DIGITS and (whole[:, 0] > 8).any()
+    ):
+        return None
+    column = np.zeros((count, places), dtype=np.int64)
+    column[:, :point] = whole
+    tail = digits[:, point + 1 :].astype(np.int64)
+    tail[matrix[:, point + 1 :] == 0] = 0
+    column[:, point : point + tail.shape[1]] = tail
+    values: npt.NDArray[np.int64] = column @ _POW10[places - 1 :: -1]
     return values
 
 
