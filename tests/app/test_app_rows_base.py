@@ -172,3 +172,38 @@ def test_a_two_line_header_stays_above_the_rows(tmp_path: Path) -> None:
             assert view.cursor == int(view.scroll_y)
 
     asyncio.run(scenario())
+
+
+class HiddenTableApp(App[None]):
+    """A table that is not shown yet, as a tab's table before its first show."""
+
+    def __init__(self, table: OpTable) -> None:
+        super().__init__()
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        view = OperatorTable(self.table)
+        view.display = False
+        yield view
+
+
+def test_a_cursor_placed_while_hidden_is_in_view_once_shown() -> None:
+    """A finding's anchor can place the cursor before its tab is laid out: the
+    row must be on screen once the table has its size."""
+
+    async def scenario() -> None:
+        app = HiddenTableApp(_table())
+        async with app.run_test(size=(80, 12)) as pilot:
+            view = app.query_one(OperatorTable)
+            await pilot.pause()
+            view.move_cursor(ROWS - 5, say=False)
+            await pilot.pause()
+            view.display = True
+            for _ in range(3):
+                await pilot.pause()
+            top = int(view.scroll_y)
+            visible = view.size.height - view.HEADER_LINES
+            assert view.size.height > 0
+            assert top <= view.cursor < top + visible
+
+    asyncio.run(scenario())

@@ -213,6 +213,10 @@ class RowsView(ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self.rows_changed()
+        # A cursor placed while the table was hidden or not yet laid out (a
+        # finding's anchor on a tab shown by the same key) was scrolled to with
+        # the size it had then: once the real size is known, it is brought in.
+        self.call_after_refresh(self._cursor_into_view)
 
     # -- drawing ---------------------------------------------------------------
 
