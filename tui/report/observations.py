@@ -68,12 +68,13 @@ def observation(finding: Finding) -> str:
     return ""
 
 
+def _over_steps(steps: int) -> str:
+    """Where a per-step figure was read: over N steps, or the whole capture."""
+    return f"over {plural(steps, 'step')}" if steps else "in the capture (no steps)"
+
+
 def _critical_text(figures: CriticalPathFigures) -> str:
-    scope = (
-        f"over {plural(figures.steps, 'step')}"
-        if figures.steps
-        else "in the capture (no steps)"
-    )
+    scope = _over_steps(figures.steps)
     shares = ", ".join(
         f"{kind.value} {share:.1f} %" for kind, share in figures.shares if share
     )
@@ -89,11 +90,7 @@ def _critical_text(figures: CriticalPathFigures) -> str:
 
 
 def _sync_text(figures: SyncFigures) -> str:
-    scope = (
-        f"over {plural(figures.steps, 'step')}"
-        if figures.steps
-        else "in the capture (no steps)"
-    )
+    scope = _over_steps(figures.steps)
     text = (
         f"{plural(figures.syncs, 'host synchronisation')} {scope}"
         f" ({figures.syncs_per_step:.3g} per step):"
@@ -112,11 +109,7 @@ def _sync_text(figures: SyncFigures) -> str:
 
 
 def _tensor_core_text(figures: TensorCoreFigures) -> str:
-    scope = (
-        f"over {plural(figures.steps, 'step')}"
-        if figures.steps
-        else "in the capture (no steps)"
-    )
+    scope = _over_steps(figures.steps)
     text = (
         f"of {duration_text(figures.kernel_ns)} of kernel time launched by"
         f" operators {scope}"
