@@ -23,13 +23,6 @@ from tui.core.ingest import cache, cache_files
 from tui.core.ingest.load import LoadProgress, load_trace
 
 
-@pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "cache"
-    monkeypatch.setenv("STEPTRACE_CACHE_DIR", str(root))
-    return root
-
-
 def _steps(count: int) -> list[dict[str, Any]]:
     events = metadata()
     for step in range(1, count + 1):

@@ -15,11 +15,9 @@ from tui.core.ingest.load import load_trace
 
 
 @pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "cache"
-    monkeypatch.setenv("STEPTRACE_CACHE_DIR", str(root))
+def cache_dir(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(cache_verified, "SETTLED_NS", 0)  # no 2 s wait here
-    return root
+    return cache_dir
 
 
 @pytest.fixture

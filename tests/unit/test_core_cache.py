@@ -18,13 +18,6 @@ from tui.core.ingest.load import load_trace
 from tui.core.results import GapsResult, SummaryResult
 
 
-@pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "cache"
-    monkeypatch.setenv("STEPTRACE_CACHE_DIR", str(root))
-    return root
-
-
 def test_reopened_trace_gives_identical_figures(
     tmp_path: Path, cache_dir: Path
 ) -> None:

@@ -222,13 +222,6 @@ DERIVED = (
 )
 
 
-@pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "cache"
-    monkeypatch.setenv("STEPTRACE_CACHE_DIR", str(root))
-    return root
-
-
 def _figures(analysis: Analysis) -> dict[str, Any]:
     figures = {name: np.asarray(getattr(analysis, name)).tolist() for name in DERIVED}
     figures["busy"] = [

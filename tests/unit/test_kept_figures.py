@@ -19,13 +19,6 @@ from tui.core.ingest.load import load_trace
 
 
 @pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "cache"
-    monkeypatch.setenv("STEPTRACE_CACHE_DIR", str(root))
-    return root
-
-
-@pytest.fixture
 def trace_path(tmp_path: Path) -> Path:
     events = metadata()
     for step in range(1, 5):
