@@ -28,8 +28,8 @@ so the figures equal its overview to the nanosecond
 
 Where this differs from steptrace elsewhere: steps here are extended to their
 device work (the `steps` figures end with the CPU range); a GPU-annotation
-span counts as CPU Exec, as torch-tb-profiler counts it. Where it differs
-from torch-tb-profiler: steps are the CPU `ProfilerStep#N` ranges of the
+span counts as CPU Exec, as torch-tb-profiler counts it. Where it differs from
+torch-tb-profiler: steps are the CPU `ProfilerStep#N` ranges of the
 steps thread (it also counts the GPU-side copies Kineto writes, as extra
 zero-length steps, and ranges of other threads); an event without a
 correlation id is launched by nothing (it pairs all such); torch-tb-profiler's
