@@ -1,6 +1,6 @@
 """Distributed jobs on the CPU (torchrun, gloo) captured by steptrace, for tests to read.
 
-`make_straggler_run(tmp_path, slow_rank=1, delay_ms=40)` runs a small
+`make_straggler_run(tmp_path, slow_rank=1, delay_ms=STRAGGLER_DELAY_MS)` runs a small
 DistributedDataParallel training under `steptrace capture -o DIR -- torchrun
 …` where one rank sleeps `delay_ms` inside its data zone in every step; its
 peers then wait about that long in the gradient all-reduce. The traces are
@@ -22,6 +22,12 @@ from typing import Any
 import orjson
 
 REPO = Path(__file__).resolve().parents[2]
+
+# The slow rank's sleep per step. The tests allow half of it per step: on two
+# cores shared with the suite's other workers, a step's scheduling jitter
+# reached 27 ms, so 40 ms (±20) failed now and then; 120 ms (±60) costs
+# sleep, not CPU.
+STRAGGLER_DELAY_MS = 120.0
 
 # A DDP training script: argv = STEPS SLOW_RANK DELAY_MS [EXIT_STATUS].
 # The slow rank sleeps in its collate function, so inside the DataLoader read
@@ -144,7 +150,7 @@ def torchrun_words(world_size: int) -> list[str]:
 def make_straggler_run(
     tmp_path: Path,
     slow_rank: int | None = 1,
-    delay_ms: float = 40,
+    delay_ms: float = STRAGGLER_DELAY_MS,
     *,
     world_size: int = 2,
     window: str = "1,1,2",
@@ -175,7 +181,10 @@ def make_straggler_run(
 
 
 def shared_straggler_run(
-    tmp_path_factory: Any, slow_rank: int | None = 1, delay_ms: float = 40, **more: Any
+    tmp_path_factory: Any,
+    slow_rank: int | None = 1,
+    delay_ms: float = STRAGGLER_DELAY_MS,
+    **more: Any,
 ) -> DistributedRun:
     """`make_straggler_run` once per test session, shared by the xdist workers.
 

@@ -48,9 +48,7 @@ ACTIVE_STEPS = [2, 3, 4, 5]  # the straggler run's window is 1,1,4
 
 @pytest.fixture(scope="module")
 def straggler_run(tmp_path_factory: pytest.TempPathFactory) -> DistributedRun:
-    return shared_straggler_run(
-        tmp_path_factory, slow_rank=1, delay_ms=40, window="1,1,4"
-    )
+    return shared_straggler_run(tmp_path_factory, slow_rank=1, window="1,1,4")
 
 
 @pytest.mark.slow

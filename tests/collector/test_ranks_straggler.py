@@ -28,9 +28,7 @@ COLLECTIVE = re.compile(r"^(?:gloo:|c10d::|nccl:)")
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> DistributedRun:
-    made = shared_straggler_run(
-        tmp_path_factory, slow_rank=1, delay_ms=40, window="1,1,4"
-    )
+    made = shared_straggler_run(tmp_path_factory, slow_rank=1, window="1,1,4")
     assert made.completed.returncode == 0, made.completed.stderr
     return made
 
@@ -78,8 +76,8 @@ def test_ranks_names_the_slow_rank_and_its_peer_waits_the_delay(
         assert skew == pytest.approx(delay_us, abs=delay_us / 2), step
         assert slow_at - fast_at == pytest.approx(delay_us, abs=delay_us / 2), step
         # What rank 0 then waits in the collective holds that lateness plus the
-        # transfer and, with the suite's other worker on the two cores, scheduling
-        # (24 to 48 ms seen for 40 ms under -n 2): loosely per step...
+        # transfer and, with the suite's other workers on the two cores, scheduling
+        # (24 to 67 ms seen for 40 ms under -n auto): loosely per step...
         wait = step["wait_us"]["0"]
         waits.append(wait)
         assert 0 < wait <= step["duration_us"]["0"], step
