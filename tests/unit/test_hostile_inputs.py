@@ -27,10 +27,12 @@ import pytest
 
 from tests import shared_traces as shared
 from tests.builders.hostile import (
+    LARGE_CASE,
     HostileCase,
     build_corpus,
     complete,
     isolated_env,
+    million_distinct_names,
     missing_messages,
 )
 from tui.core.base.errors import TraceLoadError
@@ -50,15 +52,24 @@ MIN_RECOVERED_SHARE = 0.99
 
 @functools.cache
 def corpus() -> tuple[Path, tuple[HostileCase, ...]]:
-    """Build the corpus once per test process; parametrisation needs it at collection."""
+    """Build the corpus once per test process; parametrisation needs it at
+    collection. The large case is built when its test runs (`case_named`):
+    every worker collects, and writing it took 1.5 s of each one's CPU."""
     folder = Path(tempfile.mkdtemp(prefix="steptrace-hostile-"))
     # Built at collection, so removed at exit whatever tests were selected.
     atexit.register(shutil.rmtree, folder, True)
-    return folder, tuple(build_corpus(folder))
+    return folder, tuple(build_corpus(folder, large=False))
+
+
+@functools.cache
+def case_named(name: str) -> HostileCase:
+    if name == LARGE_CASE:
+        return million_distinct_names(corpus()[0])
+    return {case.name: case for case in corpus()[1]}[name]
 
 
 # Cases that take more than a few seconds in-process (a million events).
-SLOW_CASES = frozenset({"million-distinct-names"})
+SLOW_CASES = frozenset({LARGE_CASE})
 # Crashes outside the loader, kept visible until their owners fix them.
 # Cases that crash the analysis today (none left): name -> reason.
 KNOWN_CRASHES: dict[str, str] = {}
@@ -72,15 +83,11 @@ def _marks(name: str) -> list[pytest.MarkDecorator]:
 
 
 def _cases(cli_only: bool = False) -> list[Any]:
-    return [
-        pytest.param(
-            case,
-            id=case.name,
-            marks=_marks(case.name),
-        )
-        for case in corpus()[1]
-        if case.cli or not cli_only
-    ]
+    """The cases' names, in the corpus's order (the large one is not a CLI case)."""
+    names = [case.name for case in corpus()[1] if case.cli or not cli_only]
+    if not cli_only:
+        names.append(LARGE_CASE)
+    return [pytest.param(name, id=name, marks=_marks(name)) for name in names]
 
 
 def _cpu_function_events(trace: Trace) -> int:
@@ -140,9 +147,10 @@ def check_recovered(case: HostileCase, trace: Trace) -> None:
     assert re.search(r"lost \(\d[\d.]* (bytes?|KiB|MiB|GiB), [<\d.]+% ", cut[-1]), cut
 
 
-@pytest.mark.parametrize("case", _cases())
-def test_in_process(case: HostileCase) -> None:
+@pytest.mark.parametrize("name", _cases())
+def test_in_process(name: str) -> None:
     """load_trace, the summary, the op table and the gaps on one hostile file."""
+    case = case_named(name)
     if case.outcome == "error":
         with pytest.raises(TraceLoadError) as raised:
             load_trace(case.path, max_bytes=case.max_bytes)
@@ -200,9 +208,10 @@ def check_cli_result(
         assert result.returncode == 0, stderr
 
 
-@pytest.mark.parametrize("case", _cases(cli_only=True))
-def test_cli_summary_json(case: HostileCase) -> None:
+@pytest.mark.parametrize("name", _cases(cli_only=True))
+def test_cli_summary_json(name: str) -> None:
     """`steptrace summary --json` exits 0 with valid JSON or 2 with one line."""
+    case = case_named(name)
     result = run_cli(["summary", "--json", str(case.path)], case.env)
     check_cli_result(case, result)
     if case.outcome == "load":
@@ -220,7 +229,7 @@ def test_cli_summary_json(case: HostileCase) -> None:
 @pytest.mark.parametrize("command", ["ops", "gaps", "summary"])
 def test_cli_text_commands(name: str, command: str) -> None:
     """The text forms of every headless command on loadable hostile files."""
-    case = {case.name: case for case in corpus()[1]}[name]
+    case = case_named(name)
     result = run_cli([command, str(case.path)], case.env)
     check_cli_result(case, result)
     assert result.stdout.strip()
@@ -277,7 +286,7 @@ def test_out_of_memory_is_a_load_error(
         raise MemoryError
 
     monkeypatch.setattr(sys.modules[module_name], function_name, exhausted)
-    case = {case.name: case for case in corpus()[1]}["gzip-under-json"]
+    case = case_named("gzip-under-json")
     with pytest.raises(TraceLoadError, match="not enough memory") as raised:
         load_trace(case.path)
     assert "\n" not in str(raised.value)
@@ -285,7 +294,7 @@ def test_out_of_memory_is_a_load_error(
 
 def test_bomb_stops_early_in_memory() -> None:
     """The decompression bomb is refused after reading about the limit, not the whole stream."""
-    case = next(case for case in corpus()[1] if case.name == "decompression-bomb")
+    case = case_named("decompression-bomb")
     assert case.max_bytes is not None
     assert case.path.stat().st_size < case.max_bytes
     with pytest.raises(TraceLoadError, match="decompression bomb"):
