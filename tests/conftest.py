@@ -60,6 +60,79 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     compileall.compile_dir(
         root / "tests", quiet=2, workers=0, rx=re.compile(r"[/\\]test_[^/\\]*\.py$")
     )
+    _rewrite_test_modules_once(session.config, root / "tests")
+
+
+_REWRITING: pytest.Config | None = None
+
+
+def _rewrite_test_modules_once(config: pytest.Config, tests: Path) -> None:
+    """Write pytest's rewritten bytecode of every test module before the
+    workers start, so that each reads it instead of rewriting the suite.
+
+    Pytest reads its cache of rewritten modules (`__pycache__/*-pytest-*.pyc`,
+    checked against the source's time and size) whatever
+    `PYTHONDONTWRITEBYTECODE` says, but writes it only where that is unset:
+    every worker parsed, rewrote and compiled all the test modules itself,
+    8 s of its 17 s collection. This leans on pytest's private rewriting
+    functions; if they move, it does nothing and the workers rewrite as
+    before."""
+    global _REWRITING
+    try:
+        from _pytest.assertion import rewrite
+    except ImportError:
+        return
+    needed = ("_read_pyc", "_rewrite_test", "_write_pyc", "get_cache_dir", "PYC_TAIL")
+    if config.getoption("assertmode") != "rewrite" or not all(
+        hasattr(rewrite, name) for name in needed
+    ):
+        return
+    stale = [
+        path
+        for path in sorted(tests.rglob("*.py"))
+        if (path.name.startswith("test_") or path.name == "conftest.py")
+        and rewrite._read_pyc(path, _rewritten_pyc(path), lambda _message: None) is None
+    ]
+    if not stale:
+        return
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    _REWRITING = config
+    try:
+        if "fork" not in multiprocessing.get_all_start_methods():
+            for path in stale:
+                _rewrite_one(str(path))
+            return
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        with ProcessPoolExecutor(
+            max(1, cores), mp_context=multiprocessing.get_context("fork")
+        ) as pool:
+            list(pool.map(_rewrite_one, map(str, stale), chunksize=4))
+    finally:
+        _REWRITING = None
+
+
+def _rewritten_pyc(path: Path) -> Path:
+    from _pytest.assertion import rewrite
+
+    return rewrite.get_cache_dir(path) / (path.name[:-3] + rewrite.PYC_TAIL)
+
+
+def _rewrite_one(path_text: str) -> None:
+    """In a forked child: rewrite one test module as pytest would and cache it."""
+    import os
+
+    from _pytest.assertion import rewrite
+
+    assert _REWRITING is not None
+    path = Path(path_text)
+    state = _REWRITING.stash[rewrite.assertstate_key]
+    stat, code = rewrite._rewrite_test(path, _REWRITING)
+    pyc = _rewritten_pyc(path)
+    os.makedirs(pyc.parent, exist_ok=True)
+    rewrite._write_pyc(state, code, stat, pyc)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
