@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.distinct import distinct
 from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import GapKind, StepPhase, ZoneSource
 from tui.core.figures.breakdown.idle import GpuIdle, gpu_idle
@@ -357,7 +358,7 @@ class Analysis:
         trace = self.trace
         pieces = [np.zeros(0, dtype=np.int64)]
         pieces += [self._starting_in(start, end) for start, end in spans]
-        events = np.unique(np.concatenate(pieces))
+        events = distinct(np.concatenate(pieces))
         events = events[self._participants[events]]
         gpu = trace.gpu_observed
         return build_op_table(

@@ -25,6 +25,7 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.distinct import distinct
 from tui.core.base.grouped import median_or_none
 from tui.core.figures.kept import kept_value
 from tui.core.model.trace import Trace
@@ -69,7 +70,7 @@ def graph_ids(trace: Trace) -> Int64Array:
     order = np.argsort(trace.args_begin, kind="stable")
     begins = trace.args_begin[order]
     position = np.searchsorted(begins, np.array(found, dtype=np.int64), "right") - 1
-    candidates = np.unique(order[position[position >= 0]])
+    candidates = distinct(order[position[position >= 0]])
     work = trace.device_work_mask
     for event in candidates.tolist():
         if not work[event]:

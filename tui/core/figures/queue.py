@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.distinct import distinct
 from tui.core.base.vocab import BreakdownRules
 from tui.core.figures.breakdown.rows import hta_times, stream_args
 from tui.core.model.trace import Trace
@@ -296,7 +297,7 @@ def _hta_ops(trace: Trace) -> QueueInput:
     devices: list[int | None] = []
     tracks: list[int | None] = []
     for number in numbers.tolist():
-        held = np.unique(trace.track[events[stream[events] == number]]).tolist()
+        held = distinct(trace.track[events[stream[events] == number]]).tolist()
         on = {trace.tracks[int(track)].device for track in held}
         devices.append(next(iter(on)) if len(on) == 1 else None)
         tracks.append(int(held[0]) if len(held) == 1 else None)

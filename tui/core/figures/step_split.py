@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.distinct import distinct
 from tui.core.base.intervals import Intervals
 from tui.core.model.steps import Step
 from tui.core.model.trace import Trace
@@ -335,7 +336,7 @@ def _role_intervals(
     )
     loader &= host & np.isin(kind, (_Type.OPERATOR, _Type.ANNOTATION))
     kernels = kind == _Type.KERNEL
-    collective_ids = np.unique(trace.external_id[collective])
+    collective_ids = distinct(trace.external_id[collective])
     communication_kernel = kernels & np.isin(trace.external_id, collective_ids)
     masks = (
         kernels & ~communication_kernel,

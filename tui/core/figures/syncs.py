@@ -53,6 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.distinct import distinct
 from tui.core.base.vocab import CopyDirection, HostMemory, SyncKind
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.copies import parse_copy_name
@@ -321,7 +322,7 @@ def _waiting_copy_calls(analysis: Analysis) -> Int64Array:
     (CUDA's API sync behaviour), so the host waits for the stream's work."""
     trace = analysis.trace
     copies = np.flatnonzero(trace.kind == Kind.MEMCPY)
-    names = np.unique(trace.name_id[copies])
+    names = distinct(trace.name_id[copies])
     waiting = [
         name
         for name in names.tolist()
@@ -329,7 +330,7 @@ def _waiting_copy_calls(analysis: Analysis) -> Int64Array:
         == (CopyDirection.DEVICE_TO_HOST, HostMemory.PAGEABLE)
     ]
     calls = analysis.launch_call[copies[names_in(trace, waiting)[copies]]]
-    return np.unique(calls[calls >= 0]).astype(np.int64)
+    return distinct(calls[calls >= 0]).astype(np.int64)
 
 
 def _next_on_track(track: npt.NDArray[np.int32], start: Int64Array) -> Int64Array:
@@ -358,7 +359,7 @@ def _idle_after(
         or [-1],
         dtype=np.int64,
     )[trace.track[work]]
-    for value in np.unique(device).tolist():
+    for value in distinct(device).tolist():
         mine = device == value
         if value >= 0 and value in analysis.busy_by_device:
             busy = analysis.busy_by_device[value]

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.distinct import distinct
 from tui.core.model.masks import names_in
 from tui.core.model.trace import Kind, Trace
 
@@ -186,7 +187,7 @@ def _has_marked_descendant(marked: BoolArray, parent: Int64Array) -> BoolArray:
     current = parent[frontier]
     current = current[current >= 0]
     while current.size:
-        current = np.unique(current[~seen[current]])
+        current = distinct(current[~seen[current]])
         seen[current] = True
         below[current] = True
         current = parent[current]
@@ -285,5 +286,5 @@ def _devices(metadata: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:
 
 
 def _runtime_names(trace: Trace) -> list[str]:
-    ids = np.unique(trace.name_id[trace.kind == Kind.RUNTIME])
+    ids = distinct(trace.name_id[trace.kind == Kind.RUNTIME])
     return [trace.names[int(index)] for index in ids]

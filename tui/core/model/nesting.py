@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.distinct import distinct
 from tui.core.model.masks import kinds_in, names_in
 from tui.core.model.trace import (
     CPU_FUNCTION_KINDS,
@@ -138,7 +139,7 @@ def _nest_partly_overlapping(
 ) -> None:
     """torch's loop over each stretch (between moments nothing is open) that holds a partial overlap."""
     stretch = np.cumsum(depth == 1) - 1
-    bad = np.unique(stretch[crossing])
+    bad = distinct(stretch[crossing])
     heads = np.flatnonzero(depth == 1)
     bounds = np.append(heads, starts.size)
     for index in bad.tolist():

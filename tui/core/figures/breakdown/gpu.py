@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.distinct import distinct
 from tui.core.base.intervals import Intervals
 from tui.core.base.units import us
 from tui.core.base.vocab import BreakdownRules, IdleCause, KernelType
@@ -266,7 +267,7 @@ def idle_by_cause(
     idle = np.flatnonzero(rows.idle_rows)
     whole: list[StreamIdle] = []
     gaps: list[tuple[int | str, IdleCause, Intervals]] = []
-    for stream_index in np.unique(rows.stream[idle]).tolist():
+    for stream_index in distinct(rows.stream[idle]).tolist():
         members = idle[rows.stream[idle] == stream_index]
         starts = rows.start_ns[members]
         ends = rows.end_ns[members]

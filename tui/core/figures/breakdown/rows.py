@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.distinct import distinct
 from tui.core.base.vocab import BreakdownRules
 from tui.core.figures.kernel_types import hta_type_codes, type_codes
 from tui.core.model.trace import Kind, Trace
@@ -189,10 +190,10 @@ def hta_rows(trace: Trace) -> DeviceRows:
     )
     step_names = {
         trace.names[int(name)]
-        for name in np.unique(trace.name_id[kept]).tolist()
+        for name in distinct(trace.name_id[kept]).tolist()
         if "ProfilerStep" in trace.names[int(name)]
     }
-    calls = np.unique(trace.correlation[kept & ~linked])
+    calls = distinct(trace.correlation[kept & ~linked])
     if len(step_names) >= 2:
         # HTA's step filter: a device row stays if a non-device row shares its correlation.
         kept &= ~linked | np.isin(trace.correlation, calls)

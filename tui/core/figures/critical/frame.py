@@ -16,6 +16,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.distinct import distinct
 from tui.core.figures.breakdown.rows import HTA_SYNC_NAMES, hta_times, stream_args
 from tui.core.model.trace import Kind, Trace
 
@@ -92,11 +93,11 @@ class HtaFrame:
         )
         step_names = {
             trace.names[int(name)]
-            for name in np.unique(trace.name_id[kept]).tolist()
+            for name in distinct(trace.name_id[kept]).tolist()
             if "ProfilerStep" in trace.names[int(name)]
         }
         if len(step_names) >= 2:
-            calls = np.unique(trace.correlation[kept & ~linked])
+            calls = distinct(trace.correlation[kept & ~linked])
             kept = kept & (~linked | np.isin(trace.correlation, calls))
         everything = np.arange(trace.event_count, dtype=np.int64)
         start, end = hta_times(trace, everything)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tui.core.base.distinct import distinct
 from tui.core.figures.critical.cuda_events import EventWaits, event_waits
 from tui.core.figures.critical.frame import HtaFrame, Int64Array
 
@@ -130,7 +131,7 @@ def _clipped(frame: HtaFrame, window: tuple[int, int], wide: FrameWide) -> Int64
     cpu = wide.cpu_rows[first:last]
     targets = frame.partner[cpu[frame.partner[cpu] >= 0]]
     device = targets[frame.kept[targets] & (frame.stream[targets] != -1)]
-    return np.unique(np.concatenate([cpu, device, wide.stream_waits]))
+    return distinct(np.concatenate([cpu, device, wide.stream_waits]))
 
 
 def _nodes(frame: HtaFrame, events: Int64Array) -> Graph:
@@ -160,7 +161,7 @@ def _call_stacks(frame: HtaFrame, events: Int64Array, graph: Graph) -> None:
     """Each CPU thread's operators in call-stack order (HTA's depth-first walk)."""
     trace = frame.trace
     tracks = trace.track[events]
-    for track in np.unique(tracks).tolist():
+    for track in distinct(tracks).tolist():
         mine = events[tracks == track]
         if not np.all(frame.stream[mine] < 0):
             continue  # a device stream, or a thread HTA cannot place

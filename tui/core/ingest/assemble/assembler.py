@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from tui.core.base.distinct import distinct
 from tui.core.base.errors import TraceLoadError
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import LoadPhase
@@ -238,7 +239,7 @@ def finish_trace(
         device_categories = sorted(
             {
                 category_strings[c]
-                for c in np.unique(category_id[unknown_on_device]).tolist()
+                for c in distinct(category_id[unknown_on_device]).tolist()
             }
         )
         for category in device_categories[:_MAX_LISTED]:
@@ -256,7 +257,7 @@ def finish_trace(
         unknown_names = sorted(
             {
                 category_strings[c]
-                for c in np.unique(category_id[unknown_on_cpu]).tolist()
+                for c in distinct(category_id[unknown_on_cpu]).tolist()
             }
             - _KNOWN_CPU_CATEGORIES
         )

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from tui.core.base.distinct import distinct
 from tui.core.ingest.collect.interning import _shown
 from tui.core.model.trace import Kind
 
@@ -55,7 +56,7 @@ def set_aside_non_work(
         or [False],
         dtype=np.bool_,
     )
-    names_there = np.unique(name_id[unknown_on_device])
+    names_there = distinct(name_id[unknown_on_device])
     waits = names_there[
         np.array([is_wait_name(name_strings[int(i)]) for i in names_there.tolist()])
     ]

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from tui.core.base.distinct import distinct
 from tui.core.ingest.assemble.tracks import _track_key
 from tui.core.ingest.collect.interning import _Interner
 from tui.core.ingest.collect.tables import _FLOW_END, _FLOW_START, _FlowColumns
@@ -114,7 +115,7 @@ def _bind_points(
     """The innermost event of the point's track that starts at or before it and encloses it."""
     bound = np.full(ranks.size, -1, dtype=np.int64)
     known = ranks >= 0
-    for rank in np.unique(ranks[known]).tolist():
+    for rank in distinct(ranks[known]).tolist():
         here = np.flatnonzero(ranks == rank)
         begin, end = int(track_start[rank]), int(track_start[rank + 1])
         candidate = (

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from tui.core.base.distinct import distinct
 from tui.core.ingest.collect.interning import _Interner, _shown, _text
 from tui.core.ingest.collect.tables import _key, _TrackMetadata
 from tui.core.model.trace import Kind, Track, TrackKind
@@ -37,7 +38,7 @@ def _warn_unplaced(
     count = int(unplaced.sum())
     if not count:
         return
-    codes = np.unique(track_of_event[unplaced]).tolist()
+    codes = distinct(track_of_event[unplaced]).tolist()
     labels = ", ".join(f"'{_shown(tracks[code].name, 30)}'" for code in codes[:3])
     more = f" and {len(codes) - 3} more" if len(codes) > 3 else ""
     warnings.append(
@@ -70,7 +71,7 @@ def _tracks_holding(
     """Codes of the tracks that hold at least one event of `mask`."""
     if not track_of_event.size:
         return set()
-    return set(np.unique(track_of_event[mask]).tolist())
+    return set(distinct(track_of_event[mask]).tolist())
 
 
 def _sortable(value: Any) -> tuple[int, Any]:
