@@ -29,6 +29,7 @@ from tui.core.figures.optable import (
 )
 from tui.core.figures.step_split import StepBreakdown, step_breakdown
 from tui.core.figures.zones import (
+    DATALOADER_GROUP,
     DATALOADER_PREFIX,
     DEFAULT_DATA_ZONE,
     Gap,
@@ -39,7 +40,6 @@ from tui.core.figures.zones import (
     read_zone,
     zone_candidates,
     zone_event_mask,
-    zone_group,
 )
 from tui.core.model import nesting
 from tui.core.model.derived import DerivedColumns
@@ -467,9 +467,10 @@ class Analysis:
         counts = np.bincount(
             trace.name_id[self.zone_candidate_mask], minlength=len(trace.names)
         )
-        return frozenset(
-            zone_group(trace.names[i]) for i in np.flatnonzero(counts).tolist()
-        )
+        present = np.flatnonzero(counts)
+        loader = np.isin(present, trace.name_ids_starting(DATALOADER_PREFIX))
+        plain = frozenset(map(trace.names.__getitem__, present[~loader].tolist()))
+        return plain | {DATALOADER_GROUP} if loader.any() else plain
 
     @cached_property
     def zone_choice(self) -> ZoneChoice:

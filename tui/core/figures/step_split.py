@@ -43,7 +43,7 @@ count again and the parts add up to more than the step.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,7 +51,8 @@ import numpy.typing as npt
 
 from tui.core.base.distinct import distinct
 from tui.core.base.intervals import Intervals
-from tui.core.model.steps import Step
+from tui.core.model.masks import names_in
+from tui.core.model.steps import STEP_PREFIX, Step
 from tui.core.model.trace import Trace
 
 Int64Array = npt.NDArray[np.int64]
@@ -65,7 +66,6 @@ COLLECTIVES = frozenset(
 DATALOADER_START = "enumerate(DataLoader)#"
 DATALOADER_END = ".__next__"
 DATAPIPE_START = "enumerate(DataPipe)#"
-STEP_PREFIX = "ProfilerStep#"
 # A last step keeps its place when it launched at least this share of the step before.
 TAIL_STEP_SHARE = 0.8
 
@@ -166,7 +166,7 @@ class StepBreakdown:
 def step_breakdown(trace: Trace, steps: Sequence[Step]) -> StepBreakdown | None:
     """torch-tb-profiler's step split; None without a step or a CPU operator."""
     kind = _types(trace)
-    step_named = _names_where(trace, lambda name: name.startswith(STEP_PREFIX))
+    step_named = names_in(trace, trace.name_ids_starting(STEP_PREFIX))
     operator_like = np.isin(kind, (_Type.OPERATOR, _Type.ANNOTATION))
     host = operator_like | (kind == _Type.PYTHON)
     host &= ~(step_named & operator_like)
@@ -219,12 +219,6 @@ def _types(trace: Trace) -> npt.NDArray[np.uint8]:
         dtype=np.uint8,
     )
     return table[trace.category_id]
-
-
-def _names_where(trace: Trace, keep: Callable[[str], bool]) -> BoolArray:
-    """Events whose name `keep` holds, through a table over the distinct names."""
-    table = np.array([bool(keep(name)) for name in trace.names] + [False], dtype=bool)
-    return table[trace.name_id]
 
 
 def _extend_to_device_work(
@@ -326,13 +320,18 @@ def _role_intervals(
     host: BoolArray,
 ) -> list[Intervals]:
     """The union of each part's events, in priority order (before Other)."""
-    collective = _names_where(trace, lambda name: name in COLLECTIVES) & host
-    loader = _names_where(
+    collective = names_in(trace, trace.name_ids_matching(set(COLLECTIVES))) & host
+    names = trace.names
+    loader = names_in(
         trace,
-        lambda name: (
-            (name.startswith(DATALOADER_START) and name.endswith(DATALOADER_END))
-            or name.startswith(DATAPIPE_START)
-        ),
+        [
+            *(
+                index
+                for index in trace.name_ids_starting(DATALOADER_START).tolist()
+                if names[index].endswith(DATALOADER_END)
+            ),
+            *trace.name_ids_starting(DATAPIPE_START).tolist(),
+        ],
     )
     loader &= host & np.isin(kind, (_Type.OPERATOR, _Type.ANNOTATION))
     kernels = kind == _Type.KERNEL

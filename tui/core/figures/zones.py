@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import repeat
 
 import numpy as np
 import numpy.typing as npt
@@ -50,13 +51,15 @@ class ZoneChoice:
     source: ZoneSource
 
     def name_ids(self, trace: Trace) -> npt.NDArray[np.int32]:
-        """Ids of the trace's names this choice selects."""
+        """Ids of the trace's names this choice selects, ascending ([-1]: none).
+
+        A DataLoader range answers to its group only, not to its own name."""
         wanted = set(self.names)
-        return np.array(
-            [i for i, name in enumerate(trace.names) if zone_group(name) in wanted]
-            or [-1],
-            dtype=np.int32,
-        )
+        loader = trace.name_ids_starting(DATALOADER_PREFIX)
+        literal = trace.name_ids_matching(wanted)
+        literal = literal[~np.isin(literal, loader)]
+        ids = np.union1d(literal, loader) if DATALOADER_GROUP in wanted else literal
+        return ids.astype(np.int32) if ids.size else np.array([-1], dtype=np.int32)
 
     def label(self) -> str:
         """The names, as the header shows them."""
@@ -74,7 +77,15 @@ def default_zone_choice(trace: Trace, present: Iterable[str]) -> ZoneChoice:
     All that are present count; the source names the first of them found in
     that order. With none present the choice is empty (source NONE).
     """
-    present_groups = {zone_group(name) for name in present}
+    names_present = present if isinstance(present, (set, frozenset)) else set(present)
+
+    def is_present(name: str) -> bool:
+        """Whether some present name's group is `name` (no set of groups is built:
+        a million distinct names made that a second's work)."""
+        if name == DATALOADER_GROUP:
+            return any(map(str.startswith, names_present, repeat(DATALOADER_PREFIX)))
+        return name in names_present and not name.startswith(DATALOADER_PREFIX)
+
     ordered: list[tuple[str, ZoneSource]] = []
     described = trace.capture.data_zone
     if described:
@@ -84,7 +95,7 @@ def default_zone_choice(trace: Trace, present: Iterable[str]) -> ZoneChoice:
     names: list[str] = []
     source = ZoneSource.NONE
     for name, origin in ordered:
-        if name in present_groups and name not in names:
+        if name not in names and is_present(name):
             names.append(name)
             if source is ZoneSource.NONE:
                 source = origin

@@ -16,6 +16,7 @@ from tui.core.model.trace import Trace
 Int64Array = npt.NDArray[np.int64]
 
 # Step numbers beyond 18 digits are not steps torch wrote (and do not fit in int64).
+STEP_PREFIX = "ProfilerStep#"
 STEP_NAME = re.compile(r"^ProfilerStep#(-?\d{1,18})$")
 
 
@@ -40,10 +41,11 @@ def find_steps(trace: Trace, on_cpu: npt.NDArray[np.bool_]) -> list[Step]:
 
     Steps the capture description does not list as active are start-up.
     """
+    names = trace.names
     step_ids = {
         index: int(match.group(1))
-        for index, name in enumerate(trace.names)
-        if (match := STEP_NAME.match(name))
+        for index in trace.name_ids_starting(STEP_PREFIX).tolist()
+        if (match := STEP_NAME.match(names[index]))
     }
     if not step_ids:
         return []
@@ -77,8 +79,13 @@ def find_steps(trace: Trace, on_cpu: npt.NDArray[np.bool_]) -> list[Step]:
 
 def step_name_ids(trace: Trace) -> npt.NDArray[np.int32]:
     """Name ids of `ProfilerStep#N` names."""
+    names = trace.names
     return np.array(
-        [index for index, name in enumerate(trace.names) if STEP_NAME.match(name)]
+        [
+            index
+            for index in trace.name_ids_starting(STEP_PREFIX).tolist()
+            if STEP_NAME.match(names[index])
+        ]
         or [-1],
         dtype=np.int32,
     )
