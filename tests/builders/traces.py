@@ -189,3 +189,11 @@ def training_step_events(
             **{"External id": ext + 7},
         ),
     ]
+
+
+def training_steps(count: int) -> list[dict[str, Any]]:
+    """The metadata and `count` training steps (numbered from 1, 1 ms apart)."""
+    events = metadata()
+    for step in range(1, count + 1):
+        events += training_step_events(step, (step - 1) * 1000)
+    return events

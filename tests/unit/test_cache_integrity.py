@@ -16,18 +16,11 @@ import numpy as np
 import orjson
 import pytest
 
-from tests.builders.traces import metadata, training_step_events, write_trace
+from tests.builders.traces import training_steps, write_trace
 from tui.core.base.vocab import LoadPhase
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest import cache, cache_files
 from tui.core.ingest.load import LoadProgress, load_trace
-
-
-def _steps(count: int) -> list[dict[str, Any]]:
-    events = metadata()
-    for step in range(1, count + 1):
-        events += training_step_events(step, (step - 1) * 1000)
-    return events
 
 
 def _figures(trace: Any) -> Any:
@@ -50,8 +43,8 @@ def _cache_warnings(trace: Any) -> list[str]:
 def test_a_file_rewritten_while_it_is_read_is_not_cached(
     tmp_path: Path, cache_dir: Path
 ) -> None:
-    path = write_trace(tmp_path / "t.json", _steps(1))
-    finished = orjson.dumps({"schemaVersion": 1, "traceEvents": _steps(3)})
+    path = write_trace(tmp_path / "t.json", training_steps(1))
+    finished = orjson.dumps({"schemaVersion": 1, "traceEvents": training_steps(3)})
     rewritten: list[bool] = []
 
     def rewrite_once(progress: LoadProgress) -> None:
@@ -71,7 +64,7 @@ def test_a_file_rewritten_while_it_is_read_is_not_cached(
 def test_a_read_that_was_cut_off_is_never_cached(
     tmp_path: Path, cache_dir: Path, gz: bool
 ) -> None:
-    whole = orjson.dumps({"schemaVersion": 1, "traceEvents": _steps(3)})
+    whole = orjson.dumps({"schemaVersion": 1, "traceEvents": training_steps(3)})
     cut = whole[: len(whole) * 2 // 3]
     path = tmp_path / "t.json"
     path.write_bytes(gzip.compress(whole)[:-40] if gz else cut)
@@ -87,7 +80,7 @@ def test_a_read_that_was_cut_off_is_never_cached(
 def test_an_in_place_edit_keeping_size_and_mtime_misses(
     tmp_path: Path, cache_dir: Path
 ) -> None:
-    path = write_trace(tmp_path / "t.json", _steps(2))
+    path = write_trace(tmp_path / "t.json", training_steps(2))
     assert "ProfilerStep#2" in load_trace(path, cache="on").names
     before = path.stat()
     data = path.read_bytes()
@@ -185,7 +178,7 @@ DAMAGES: dict[str, Callable[[Path], None]] = {
 def test_a_damaged_entry_is_re_read_and_replaced(
     tmp_path: Path, cache_dir: Path, damage: str
 ) -> None:
-    path = write_trace(tmp_path / "t.json", _steps(3))
+    path = write_trace(tmp_path / "t.json", training_steps(3))
     parsed = load_trace(path, cache="on")
     (entry,) = (item for item in cache_dir.iterdir() if not item.name.startswith("."))
     DAMAGES[damage](entry)
@@ -205,7 +198,7 @@ def test_a_damaged_entry_is_re_read_and_replaced(
 def test_a_damaged_entry_is_removed_even_when_not_written_again(
     tmp_path: Path, cache_dir: Path
 ) -> None:
-    path = write_trace(tmp_path / "t.json", _steps(2))
+    path = write_trace(tmp_path / "t.json", training_steps(2))
     load_trace(path, cache="on")
     (entry,) = (item for item in cache_dir.iterdir() if not item.name.startswith("."))
     _overwrite_column_bytes(entry)
@@ -216,7 +209,7 @@ def test_a_damaged_entry_is_removed_even_when_not_written_again(
 def test_a_damaged_derived_column_is_computed_again(
     tmp_path: Path, cache_dir: Path
 ) -> None:
-    path = write_trace(tmp_path / "t.json", _steps(2))
+    path = write_trace(tmp_path / "t.json", training_steps(2))
     load_trace(path, cache="on")
     trace = cache.load(path)
     assert trace is not None
@@ -253,7 +246,7 @@ def test_a_killed_writers_staging_folder_is_removed_on_the_next_run(
     tmp_path: Path, cache_dir: Path
 ) -> None:
 
-    path = write_trace(tmp_path / "t.json", _steps(2))
+    path = write_trace(tmp_path / "t.json", training_steps(2))
     repo = Path(__file__).resolve().parents[2]
     environment = {**os.environ, "PYTHONPATH": str(repo)}
     killed = subprocess.run(

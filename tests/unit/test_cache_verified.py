@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.builders.traces import metadata, training_step_events, write_trace
+from tests.builders.traces import training_steps, write_trace
 from tui.core.ingest import cache, cache_verified
 from tui.core.ingest.load import load_trace
 
@@ -22,10 +22,7 @@ def cache_dir(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def trace_path(tmp_path: Path) -> Path:
-    events = metadata()
-    for step in range(1, 4):
-        events += training_step_events(step, (step - 1) * 1000)
-    return write_trace(tmp_path / "t.json", events)
+    return write_trace(tmp_path / "t.json", training_steps(3))
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.builders.traces import metadata, training_step_events, write_trace
+from tests.builders.traces import training_steps, write_trace
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.breakdown.idle import gpu_idle
 from tui.core.figures.step_split import step_breakdown
@@ -20,10 +20,7 @@ from tui.core.ingest.load import load_trace
 
 @pytest.fixture
 def trace_path(tmp_path: Path) -> Path:
-    events = metadata()
-    for step in range(1, 5):
-        events += training_step_events(step, (step - 1) * 1000)
-    return write_trace(tmp_path / "t.json", events)
+    return write_trace(tmp_path / "t.json", training_steps(4))
 
 
 def _computed(path: Path) -> tuple[Any, Any]:
