@@ -96,7 +96,6 @@ def _rewrite_test_modules_once(config: pytest.Config, tests: Path) -> None:
     if not stale:
         return
     import multiprocessing
-    import os
     from concurrent.futures import ProcessPoolExecutor
 
     _REWRITING = config
@@ -105,9 +104,8 @@ def _rewrite_test_modules_once(config: pytest.Config, tests: Path) -> None:
             for path in stale:
                 _rewrite_one(str(path))
             return
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
         with ProcessPoolExecutor(
-            max(1, cores), mp_context=multiprocessing.get_context("fork")
+            _cores(), mp_context=multiprocessing.get_context("fork")
         ) as pool:
             list(pool.map(_rewrite_one, map(str, stale), chunksize=4))
     finally:
@@ -140,10 +138,16 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     is spent waiting (children starting and ending, a Dask cluster's workers
     coming back, lock and timeout bounds, a browser), so on 2 cores two
     workers left the CPU idle 17 % of a 409 s run; three took 380 s."""
+    return _cores() + 1
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
     import os
 
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-    return (cores or os.cpu_count() or 1) + 1
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def pytest_configure(config: pytest.Config) -> None:
