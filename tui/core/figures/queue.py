@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from tui.core.base.distinct import distinct
 from tui.core.base.vocab import BreakdownRules
-from tui.core.figures.breakdown.rows import hta_times, stream_args
+from tui.core.figures.breakdown.rows import hta_times
 from tui.core.model.trace import Trace
 
 Int64Array = npt.NDArray[np.int64]
@@ -275,7 +275,7 @@ def _steptrace_ops(
 def _hta_ops(trace: Trace) -> QueueInput:
     """HTA's rows: ops carrying a stream argument whose correlation a call of
     HTA's launch names shares, by stream number, rounded as HTA rounds."""
-    stream = stream_args(trace)
+    stream = trace.stream_arg
     on_stream = stream != -1
     launch_names = trace.name_ids_matching(set(HTA_LAUNCH_CALLS))
     is_call = np.isin(trace.name_id, launch_names) & (trace.correlation >= 0)

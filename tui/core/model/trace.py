@@ -183,6 +183,15 @@ class Trace:
         return int((self.start_ns + self.duration_ns).max())
 
     @cached_property
+    def stream_arg(self) -> Int64Array:
+        """Each event's integer `stream` argument, -1 without one: what HTA
+        calls a device op, read once for the idle split, the queue and the
+        critical path."""
+        from tui.core.model.args import stream_arguments
+
+        return stream_arguments(self)
+
+    @cached_property
     def capture(self) -> CaptureDescription:
         """The capture description, typed (its `present` is False when there is none)."""
         return CaptureDescription.parse(self.description)

@@ -22,7 +22,6 @@ the launching call found by `Analysis.launch_call`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,7 +52,6 @@ HTA_IDLE_CATEGORIES = frozenset(
 )
 # Device rows HTA links to their call without a stream (trace_filter.py:320).
 HTA_SYNC_NAMES = frozenset({"Event Sync", "Context Sync"})
-_STREAM_ARG = re.compile(rb'"stream":\s*(-?\d{1,19})(?![\d.eE])')
 
 
 @dataclass(frozen=True)
@@ -114,41 +112,6 @@ def steptrace_rows(trace: Trace, launch_call: Int64Array) -> DeviceRows:
     )
 
 
-def stream_args(trace: Trace) -> Int64Array:
-    """Each event's integer `stream` argument, -1 when it has none (HTA's default).
-
-    One regular-expression pass over the args blob instead of decoding every
-    event's args.
-    """
-    stream = np.full(trace.event_count, -1, dtype=np.int64)
-    has_args = np.flatnonzero(trace.args_end > trace.args_begin)
-    if has_args.size == 0:
-        return stream
-    order = has_args[np.argsort(trace.args_begin[has_args], kind="stable")]
-    begins = trace.args_begin[order]
-    ends = trace.args_end[order]
-    positions: list[int] = []
-    values: list[int] = []
-    for match in _STREAM_ARG.finditer(trace.args_blob):
-        positions.append(match.start())
-        values.append(int(match.group(1)))
-    if not positions:
-        return stream
-    at = np.array(positions, dtype=np.int64)
-    value = np.array(values, dtype=object)
-    slot = np.searchsorted(begins, at, side="right") - 1
-    inside = (slot >= 0) & (at < ends[np.maximum(slot, 0)])
-    slot, value = slot[inside], value[inside]
-    # The first `"stream"` of an event's args is its own (nested ones come later).
-    first_slot, first = np.unique(slot, return_index=True)
-    chosen = np.array(
-        [int(v) if -(2**63) <= int(v) < 2**63 else -1 for v in value[first]],
-        dtype=np.int64,
-    )
-    stream[order[first_slot]] = chosen
-    return stream
-
-
 def hta_times(trace: Trace, events: Int64Array) -> tuple[Int64Array, Int64Array]:
     """(start, end) of `events` as HTA 0.5.0 reads them, in the trace's frame.
 
@@ -183,7 +146,7 @@ def hta_rows(trace: Trace) -> DeviceRows:
         dtype=bool,
     )
     kept = category_ok[trace.category_id] & (trace.kind != Kind.TRACE_SPAN)
-    stream = stream_args(trace)
+    stream = trace.stream_arg
     sync_ids = trace.name_ids_matching(set(HTA_SYNC_NAMES))
     linked = ((stream >= 0) & (trace.correlation >= 0)) | np.isin(
         trace.name_id, sync_ids
@@ -230,12 +193,14 @@ def _devices_of_streams(
     found: list[set[int]] = [set() for _ in range(count)]
     if events.size == 0:
         return ()
-    pairs = np.unique(
-        np.stack([stream_index.astype(np.int64), trace.track[events].astype(np.int64)]),
-        axis=1,
-    )
-    for stream, track in pairs.T.tolist():
-        device = trace.tracks[int(track)].device
+    # Each (stream, track) pair once, as one integer: a sort, where
+    # np.unique(axis=1) sorts rows of Python-compared void items.
+    tracks = len(trace.tracks)
+    pairs = distinct(stream_index.astype(np.int64) * tracks + trace.track[events])
+    for stream, track in zip(
+        (pairs // tracks).tolist(), (pairs % tracks).tolist(), strict=True
+    ):
+        device = trace.tracks[track].device
         if device is not None:
             found[int(stream)].add(device)
     return tuple(

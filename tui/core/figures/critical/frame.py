@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tui.core.base.distinct import distinct
-from tui.core.figures.breakdown.rows import HTA_SYNC_NAMES, hta_times, stream_args
+from tui.core.figures.breakdown.rows import HTA_SYNC_NAMES, hta_times
 from tui.core.model.trace import Kind, Trace
 
 Int64Array = npt.NDArray[np.int64]
@@ -87,7 +87,7 @@ class HtaFrame:
             dtype=bool,
         )
         kept = category_ok[trace.category_id] & (trace.kind != Kind.TRACE_SPAN)
-        stream = stream_args(trace)
+        stream = trace.stream_arg
         linked = ((stream >= 0) & (trace.correlation >= 0)) | _names_mask(
             trace, HTA_SYNC_NAMES
         )
