@@ -536,6 +536,7 @@ def synthetic_streams(
         kind=np.full(count, Kind.KERNEL, dtype=np.uint8),
         correlation=zeros - 1,
         external_id=zeros - 1,
+        stream_arg=zeros - 1,
         args_begin=zeros,
         args_end=zeros,
         args_blob=b"",

@@ -37,6 +37,7 @@ def test_reopened_trace_gives_identical_figures(
         "kind",
         "correlation",
         "external_id",
+        "stream_arg",
     ):
         assert np.array_equal(getattr(parsed, column), getattr(reopened, column)), (
             column

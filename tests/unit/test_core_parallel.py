@@ -42,6 +42,7 @@ COLUMNS = (
     "kind",
     "correlation",
     "external_id",
+    "stream_arg",
     "track_start",
 )
 

@@ -67,6 +67,7 @@ _COLUMNS = (
     "kind",
     "correlation",
     "external_id",
+    "stream_arg",
     "args_begin",
     "args_end",
     "track_start",

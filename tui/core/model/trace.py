@@ -149,6 +149,9 @@ class Trace:
     kind: UInt8Array
     correlation: Int64Array  # -1 when absent
     external_id: Int64Array  # -1 when absent
+    stream_arg: (
+        Int64Array  # the integer `stream` arg (HTA's device op mark), -1 when absent
+    )
     args_begin: Int64Array  # args of event i: args_blob[args_begin[i]:args_end[i]]
     args_end: Int64Array
     args_blob: (
@@ -181,15 +184,6 @@ class Trace:
         if self.start_ns.size == 0:
             return 0
         return int((self.start_ns + self.duration_ns).max())
-
-    @cached_property
-    def stream_arg(self) -> Int64Array:
-        """Each event's integer `stream` argument, -1 without one: what HTA
-        calls a device op, read once for the idle split, the queue and the
-        critical path."""
-        from tui.core.model.args import stream_arguments
-
-        return stream_arguments(self)
 
     @cached_property
     def capture(self) -> CaptureDescription:

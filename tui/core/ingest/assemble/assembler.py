@@ -162,6 +162,7 @@ def finish_trace(
     track_of_event = _concatenate(collector.track, np.int32)
     correlation = _concatenate(collector.correlation, np.int64)
     external_id = _concatenate(collector.external_id, np.int64)
+    stream_arg = _concatenate(collector.stream_arg, np.int64)
     args_begin = _concatenate(collector.args_begin, np.int64)
     args_end = args_begin + _concatenate(collector.args_length, np.int64)
     collector.args_blob += b"]"
@@ -312,6 +313,7 @@ def finish_trace(
     kind = kind[order]
     correlation = correlation[order]
     external_id = external_id[order]
+    stream_arg = stream_arg[order]
     args_begin = args_begin[order]
     args_end = args_end[order]
     track_start = np.searchsorted(track_rank, np.arange(len(tracks) + 1)).astype(
@@ -351,6 +353,7 @@ def finish_trace(
         kind=kind,
         correlation=correlation,
         external_id=external_id,
+        stream_arg=stream_arg,
         args_begin=args_begin,
         args_end=args_end,
         args_blob=args_blob,

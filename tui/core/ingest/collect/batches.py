@@ -96,6 +96,7 @@ _COLUMN_NAMES = (
     "track",
     "correlation",
     "external_id",
+    "stream_arg",
     "args_begin",
     "args_length",
 )
@@ -202,6 +203,7 @@ class _Collector:
         self.track: list[np.ndarray[Any, Any]] = []
         self.correlation: list[np.ndarray[Any, Any]] = []
         self.external_id: list[np.ndarray[Any, Any]] = []
+        self.stream_arg: list[np.ndarray[Any, Any]] = []
         self.args_begin: list[np.ndarray[Any, Any]] = []
         self.args_length: list[np.ndarray[Any, Any]] = []
         # Every event's args, as one JSON array: "[" + args + "," + args ... + "]".
@@ -315,12 +317,13 @@ class _Collector:
         self.args_length.append(lengths)
         joined = b",".join(pieces)
         self.args_blob += joined
-        correlation, external_id = _known_id_columns(
+        correlation, external_id, stream = _known_id_columns(
             b"[" + joined + b"]", pieces, counts
         )
         del joined, pieces
         self.correlation.append(correlation)
         self.external_id.append(external_id)
+        self.stream_arg.append(stream)
 
     def ordered_counts(self) -> Counter[str]:
         """All counts so far in the order they are told; later ones add to it."""
@@ -389,6 +392,7 @@ class _Collector:
             )
             self.correlation.append(columns["correlation"])
             self.external_id.append(columns["external_id"])
+            self.stream_arg.append(columns["stream_arg"])
             if len(self.args_blob) > 1:
                 self.args_blob += b","
             self.args_begin.append(columns["args_begin"] + len(self.args_blob))
@@ -435,6 +439,7 @@ _COLUMN_DTYPES: dict[str, Any] = {
     "track": np.int32,
     "correlation": np.int64,
     "external_id": np.int64,
+    "stream_arg": np.int64,
     "args_begin": np.int64,
     "args_length": np.int64,
 }

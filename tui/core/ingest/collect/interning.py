@@ -20,6 +20,7 @@ class _KnownIds(msgspec.Struct, gc=False):
     correlation: int = -1
     external_id: int = msgspec.field(default=-1, name="External id")
     external_id_old: int = msgspec.field(default=-1, name="external id")
+    stream: int = -1
 
 
 _KNOWN_IDS_LIST = msgspec.json.Decoder(list[_KnownIds])
@@ -34,10 +35,21 @@ _EXTERNAL_ID = operator.attrgetter("external_id")
 _EXTERNAL_ID_OLD = operator.attrgetter("external_id_old")
 
 
+_STREAM = operator.attrgetter("stream")
+
+
+Int64Column = np.ndarray[Any, np.dtype[np.int64]]
+
+
 def _known_id_columns(
     blob: bytes, pieces: Sequence[Any], counts: Counter[str]
-) -> tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.int64]]]:
-    """Correlation and External id columns (-1 when absent) from a batch of args."""
+) -> tuple[Int64Column, Int64Column, Int64Column]:
+    """Correlation, External id and stream columns (-1 when absent) from a batch of args.
+
+    The stream is HTA's: what marks a device op (syncs and Inductor's CPU ops
+    included), read here, in the workers, rather than searched for later in
+    the whole args blob.
+    """
     try:
         typed = _KNOWN_IDS_LIST.decode(blob)
     except (msgspec.ValidationError, msgspec.DecodeError):
@@ -46,7 +58,8 @@ def _known_id_columns(
         external_id = _id_column([item.external_id for item in known])
         old = _id_column([item.external_id_old for item in known])
         # As on the typed path: "External id" -1 or absent → "external id".
-        return correlation, np.where(external_id == -1, old, external_id)
+        external_id = np.where(external_id == -1, old, external_id)
+        return correlation, external_id, _stream_column(list(map(_STREAM, known)))
     count = len(typed)
     correlation = np.fromiter(map(_CORRELATION, typed), dtype=np.int64, count=count)
     external_id = np.fromiter(map(_EXTERNAL_ID, typed), dtype=np.int64, count=count)
@@ -54,7 +67,23 @@ def _known_id_columns(
     external_id = np.where(external_id == -1, old, external_id)
     for column in (correlation, external_id):
         column[(column >= _MAX_ID) | (column <= -_MAX_ID)] = -1
-    return correlation, external_id
+    try:
+        stream = np.fromiter(map(_STREAM, typed), dtype=np.int64, count=count)
+    except OverflowError:  # beyond int64 (msgspec reads up to 2**64 - 1)
+        stream = _stream_column(list(map(_STREAM, typed)))
+    return correlation, external_id, stream
+
+
+def _stream_column(values: Sequence[Any]) -> Int64Column:
+    """Stream args as int64: an integer that fits, else -1 (a float, a string, null)."""
+    return np.fromiter(
+        (
+            value if type(value) is int and -(2**63) <= value < 2**63 else -1
+            for value in values
+        ),
+        dtype=np.int64,
+        count=len(values),
+    )
 
 
 class _KnownArgs(msgspec.Struct, gc=False):
@@ -64,6 +93,7 @@ class _KnownArgs(msgspec.Struct, gc=False):
     external_id: Any = msgspec.field(default=None, name="External id")
     external_id_old: Any = msgspec.field(default=None, name="external id")
     device: Any = None
+    stream: Any = None
 
 
 _KNOWN_ARGS_LIST = msgspec.json.Decoder(list[_KnownArgs])
