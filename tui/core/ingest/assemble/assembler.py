@@ -397,9 +397,11 @@ def _event_order(
     in_run[1:] |= tied
     in_run[:-1] |= tied
     positions = np.flatnonzero(in_run)
-    run = np.cumsum(np.concatenate(([True], ~tied)))[positions]
     members = order[positions]
-    order[positions] = members[np.lexsort((positions, -duration[members], run))]
+    # The key itself tells the runs apart (one value per run, ascending).
+    order[positions] = members[
+        np.lexsort((positions, -duration[members], ordered[positions]))
+    ]
     return order
 
 
