@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import math
 import statistics
+import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tui.core.base.grouped import group_medians
+from tui.core.base.grouped import group_medians, median
 
 
 @pytest.mark.parametrize(
@@ -31,3 +34,22 @@ def test_medians_are_statistics_median(low: int, high: int, seed: int) -> None:
             assert medians[row] == statistics.median(members)
         else:
             assert math.isnan(medians[row])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.integers(-(2**63), 2**63 - 1), max_size=12).map(
+            lambda values: np.array(values, dtype=np.int64)
+        ),
+        st.lists(st.floats(allow_infinity=False), max_size=12).map(
+            lambda values: np.array(values, dtype=np.float64)
+        ),
+    )
+)
+def test_median_is_numpys_to_the_bit(values: np.ndarray) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's on an empty column
+        wanted = float(np.median(values))
+    got = median(values)
+    assert got == wanted or (math.isnan(got) and math.isnan(wanted))

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tui.core.base.distinct import distinct
 from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import GapKind, RowRole
 from tui.core.figures.analysis import Analysis
@@ -75,7 +76,9 @@ class ZoneView:
         reading = analysis.zone_reading
         mask = np.zeros(trace.event_count, dtype=np.bool_)
         mask[reading.zone_events] = True
-        members = np.union1d(index.annotations, reading.zone_events).astype(np.int64)
+        members = distinct(
+            np.concatenate([index.annotations, reading.zone_events]).astype(np.int64)
+        )
         by_start = members[np.argsort(trace.start_ns[members], kind="stable")]
         return cls(
             mask,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -63,4 +66,21 @@ def median_or_none(values: Int64Array) -> float | None:
     """The median of a column, None when it is empty."""
     if values.size == 0:
         return None
-    return float(np.median(values.astype(np.float64)))
+    return median(values)
+
+
+def median(values: npt.NDArray[Any]) -> float:
+    """`numpy.median` of a column, to the bit: NaN when empty or when a value is.
+
+    numpy's imports numpy.ma on its first call (17 ms of a command's start)
+    and costs tens of microseconds a call in a loop over rows.
+    """
+    data = np.asarray(values, dtype=np.float64)
+    count = data.size
+    if count == 0 or np.isnan(data).any():
+        return math.nan
+    half = count // 2
+    if count % 2:
+        return float(np.partition(data, half)[half])
+    low, high = np.partition(data, (half - 1, half))[half - 1 : half + 1]
+    return float((low + high) / 2)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from tui.core.base.grouped import group_counts, group_medians
+from tui.core.base.grouped import group_counts, group_medians, median
 from tui.core.base.intervals import Intervals
 from tui.core.figures.launches import (
     LATE_START_NS,
@@ -120,7 +120,7 @@ def kernel_table(trace: Trace, kernels: Int64Array) -> KernelTable:
         ]
         mins[row] = ordered[0]
         maxs[row] = ordered[-1]
-        medians[row] = float(np.median(ordered))
+        medians[row] = median(ordered)
     return KernelTable(
         names=[trace.names[int(unique_ids[index])] for index in order.tolist()],
         count=np.bincount(group, minlength=size).astype(np.int64),

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.grouped import median
 from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import GapKind
 from tui.core.figures.analysis import Analysis
@@ -100,4 +101,4 @@ class TimeSplit:
         """A per-step column's median (None: not observed or no step)."""
         if values is None or values.size == 0:
             return None
-        return float(np.median(values))
+        return median(values)

@@ -20,6 +20,7 @@ from itertools import repeat
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.distinct import distinct
 from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import GapKind, ZoneSource
 from tui.core.model.masks import kinds_in, names_in
@@ -58,7 +59,9 @@ class ZoneChoice:
         loader = trace.name_ids_starting(DATALOADER_PREFIX)
         literal = trace.name_ids_matching(wanted)
         literal = literal[~np.isin(literal, loader)]
-        ids = np.union1d(literal, loader) if DATALOADER_GROUP in wanted else literal
+        if DATALOADER_GROUP in wanted:  # np.union1d would import numpy.ma (17 ms)
+            literal = distinct(np.concatenate([literal, loader]))
+        ids = literal
         return ids.astype(np.int32) if ids.size else np.array([-1], dtype=np.int32)
 
     def label(self) -> str:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.grouped import median
 from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import BreakdownRules, FindingId, FindingStatus, IdleCause
 from tui.core.figures.analysis import Analysis
@@ -217,7 +218,7 @@ def many_small_launches(
             ),
         )
     durations = trace.duration_ns[kernels]
-    median_ns = float(np.median(durations))
+    median_ns = median(durations)
     steps: list[Step] = analysis.window_steps
     launched_at = issued_at(trace, kernels, analysis.launch_call, analysis.gpu_owner)
     order = np.argsort(launched_at, kind="stable")
@@ -303,9 +304,7 @@ def _launch_shares(
     busy = analysis.busy_all_devices.covered_in(starts, ends)
     with_busy = busy > 0
     short_share = (
-        float(np.median(short_time[with_busy] / busy[with_busy]))
-        if with_busy.any()
-        else None
+        median(short_time[with_busy] / busy[with_busy]) if with_busy.any() else None
     )
     launched_by = analysis.launch_call[kernels]
     # The distinct calls, in event order, by a mask (np.unique sorts a million of them).
@@ -318,8 +317,6 @@ def _launch_shares(
     walls = ends - starts
     with_wall = walls > 0
     launch_share = (
-        float(np.median(launch_time[with_wall] / walls[with_wall]))
-        if with_wall.any()
-        else None
+        median(launch_time[with_wall] / walls[with_wall]) if with_wall.any() else None
     )
     return short_share, launch_share, launch_time
