@@ -260,14 +260,35 @@ def _combine(
     right: Intervals,
     keep: Callable[[BoolArray, BoolArray], BoolArray],
 ) -> Intervals:
-    """Sweep both sets' boundaries once and keep the elementary pieces where `keep` holds."""
-    times = _distinct(
-        np.concatenate([left.starts, left.ends, right.starts, right.ends])
-    )
+    """Sweep both sets' boundaries once and keep the elementary pieces where `keep` holds.
+
+    Each boundary carries ±1 (a start or an end of the left set) or ±2 (of
+    the right one); in time order, the running sum says which sets cover
+    the piece after each time (read after the last boundary at that time). The four boundary
+    arrays are each sorted, so a stable sort merges them in near-linear
+    time, where asking each set which pieces it contains was two binary
+    searches of every piece (most of the time of the step split).
+    """
+    count_left, count_right = left.starts.size, right.starts.size
+    times = np.concatenate([left.starts, left.ends, right.starts, right.ends])
     if times.size < 2:
         return Intervals.empty()
-    piece_starts = times[:-1]
-    in_left = left.contains(piece_starts)
-    in_right = right.contains(piece_starts)
-    chosen = keep(in_left, in_right)
-    return Intervals.union_of(piece_starts[chosen], times[1:][chosen])
+    order = np.argsort(times, kind="stable")
+    times = times[order]
+    steps = np.zeros(times.size, dtype=np.int8)
+    steps[:count_left] = 1
+    steps[count_left : 2 * count_left] = -1
+    steps[2 * count_left : 2 * count_left + count_right] = 2
+    steps[2 * count_left + count_right :] = -2
+    # The running sum is 0, 1 (left), 2 (right) or 3 (both).
+    covered = np.cumsum(steps[order], dtype=np.int8)
+    last = np.empty(times.size, dtype=np.bool_)
+    last[-1] = True
+    np.not_equal(times[1:], times[:-1], out=last[:-1])
+    at = np.flatnonzero(last)
+    bounds = times[at]
+    if bounds.size < 2:
+        return Intervals.empty()
+    state = covered[at[:-1]]
+    chosen = keep((state & 1).astype(np.bool_), (state & 2).astype(np.bool_))
+    return Intervals.union_of(bounds[:-1][chosen], bounds[1:][chosen])
