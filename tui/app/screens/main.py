@@ -519,9 +519,8 @@ class MainScreen(Screen[None]):
     def action_step_split(self) -> None:
         """Each step's time as TensorBoard splits it, as bars (as `summary` says)."""
         from tui.app.screens.step_split import StepSplitScreen
-        from tui.core.figures.step_split import step_breakdown
 
-        breakdown = step_breakdown(self.analysis.trace, self.analysis.steps)
+        breakdown = self.analysis.step_breakdown  # as `summary` computed (and kept) it
         if breakdown is None:
             self.notify("No step and no CPU operator: there is no step to split.")
             return
