@@ -16,9 +16,16 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import numpy as np
+
 from tui.core.model.trace import Trace
 
 Figure = TypeVar("Figure")
+
+KeptArray = tuple[str, bytes]
+"""A numeric column in a kept figure: its dtype and raw bytes (`array_kept`),
+read back with one copy-free `frombuffer`: tens of thousands of values
+as a MessagePack list would cost more to read than to compute."""
 
 STEPS_ROOTS = ("model/steps.py", "model/nesting.py")
 """The code that finds the steps every kept figure of steps is computed on."""
@@ -82,3 +89,19 @@ def kept_value(
         return value
     cache.save_kept(trace, name, roots, encoded)
     return value
+
+
+def array_kept(column: np.ndarray[Any, Any]) -> KeptArray:
+    """A numeric column as a kept figure holds it."""
+    if column.dtype.kind not in "biuf":
+        raise TypeError(f"a {column.dtype} column is not kept")
+    return column.dtype.str, np.ascontiguousarray(column).tobytes()
+
+
+def array_from(kept: KeptArray) -> np.ndarray[Any, Any]:
+    """The (read-only) column `array_kept` wrote; ValueError when it does not
+    read as one."""
+    dtype = np.dtype(kept[0])
+    if dtype.kind not in "biuf":
+        raise ValueError(f"a kept column of {dtype}")
+    return np.frombuffer(kept[1], dtype=dtype)
