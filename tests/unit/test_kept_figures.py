@@ -46,8 +46,8 @@ def test_a_reopened_trace_reads_its_figures_back(
     def never(*_args: Any) -> Any:
         raise AssertionError("computed again")
 
-    monkeypatch.setattr("tui.core.figures.analysis.gpu_idle", never)
-    monkeypatch.setattr("tui.core.figures.analysis.step_breakdown", never)
+    monkeypatch.setattr("tui.core.figures.breakdown.idle.gpu_idle", never)
+    monkeypatch.setattr("tui.core.figures.step_split.step_breakdown", never)
     again = Analysis(load_trace(trace_path, cache="auto"))
     assert cache.is_mapped(again.trace.start_ns)
     assert (again.gpu_idle, again.step_breakdown) == expected
@@ -66,7 +66,7 @@ def test_another_version_of_the_code_is_a_miss(
         calls.append(1)
         return gpu_idle(*args)
 
-    monkeypatch.setattr("tui.core.figures.analysis.gpu_idle", counted)
+    monkeypatch.setattr("tui.core.figures.breakdown.idle.gpu_idle", counted)
     assert again.gpu_idle == expected[0]
     assert calls == [1]
     # The older versions replaced: one file a figure.

@@ -27,7 +27,6 @@ from tui.core.figures.annotations import (
     step_zones_from,
     zones_in_windows,
 )
-from tui.core.figures.breakdown.idle import GpuIdle, gpu_idle
 from tui.core.figures.kept import STEPS_ROOTS, kept_figure, kept_value
 from tui.core.figures.optable import (
     OpTable,
@@ -36,7 +35,6 @@ from tui.core.figures.optable import (
     op_table_bytes,
     op_table_from,
 )
-from tui.core.figures.step_split import StepBreakdown, step_breakdown
 from tui.core.figures.zone_kept import (
     ZONE_NAMES_ROOTS,
     ZONE_READING_ROOTS,
@@ -65,8 +63,10 @@ from tui.core.model.steps import STEP_NAME, Step, StepStats, find_steps, step_na
 from tui.core.model.trace import Kind, Trace, TrackKind
 
 if TYPE_CHECKING:  # imported where computed: a summary needs neither
+    from tui.core.figures.breakdown.idle import GpuIdle
     from tui.core.figures.launches import GraphReplays
     from tui.core.figures.queue import LaunchQueue
+    from tui.core.figures.step_split import StepBreakdown
 
 __all__ = [
     "DATALOADER_PREFIX",
@@ -384,6 +384,9 @@ class Analysis:
     def gpu_idle(self) -> GpuIdle | None:
         """Why each stream idles (host wait, kernel wait, other), whole and per step;
         kept in the trace's cache entry (seconds on a big trace)."""
+        # Imported here: ops, gaps and kernels need neither split.
+        from tui.core.figures.breakdown.idle import GpuIdle, gpu_idle
+
         return kept_figure(
             self.trace,
             "gpu_idle",
@@ -396,6 +399,8 @@ class Analysis:
     def step_breakdown(self) -> StepBreakdown | None:
         """TensorBoard's step split (None without a step or a CPU operator); kept
         in the trace's cache entry as `gpu_idle`."""
+        from tui.core.figures.step_split import StepBreakdown, step_breakdown
+
         return kept_figure(
             self.trace,
             "step_breakdown",
