@@ -10,7 +10,7 @@ lists.
 
 from __future__ import annotations
 
-import hashlib
+import zlib
 from typing import TYPE_CHECKING
 
 from tui.core.base.intervals import Intervals
@@ -50,10 +50,14 @@ _KeptReading = tuple[
 
 
 def zone_reading_name(choice: ZoneChoice) -> str:
-    """The name a choice's reading is kept under: each choice its own."""
+    """The name a choice's reading is kept under: each choice its own.
+
+    A CRC, not hashlib (which a command without the cache never imports): two
+    choices of one trace whose CRCs clash only read each other's reading as a
+    miss, since the reading holds the names it was computed for.
+    """
     spelled = "\0".join((choice.source.value, *choice.names))
-    digest = hashlib.sha256(spelled.encode("utf-8", "surrogatepass")).hexdigest()
-    return f"zone_reading.{digest[:20]}"
+    return f"zone_reading.{zlib.crc32(spelled.encode('utf-8', 'surrogatepass')):08x}"
 
 
 def zone_reading_bytes(reading: ZoneReading) -> bytes:
