@@ -59,7 +59,8 @@ class GapsResult:
         if limit is not None and sizeable.size > limit:
             largest = np.argsort(-durations[sizeable], kind="stable")[:limit]
             kept = sizeable[np.sort(largest)]
-        dropped = np.setdiff1d(sizeable, kept)
+        dropped = ~small  # over the floor, not listed (setdiff1d imports numpy.ma)
+        dropped[kept] = False
         return cls(
             analysis.trace.gpu_observed,
             ZoneSummary.of(reading),
@@ -67,7 +68,7 @@ class GapsResult:
             min_ns,
             limit,
             GapsLeftOut(int(small.sum()), int(durations[small].sum())),
-            GapsLeftOut(int(dropped.size), int(durations[dropped].sum())),
+            GapsLeftOut(int(dropped.sum()), int(durations[dropped].sum())),
         )
 
     @property
