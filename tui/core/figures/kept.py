@@ -1,8 +1,10 @@
 """Figures kept in a trace's column cache entry: computed by one process, read back by the next.
 
 A figure of a whole capture that costs seconds on a big trace (the GPU idle
-split, TensorBoard's step split) is a pure function of the columns, so a
-reopened trace can read it back instead of computing it again. It is kept as
+split, TensorBoard's step split), or tens of milliseconds that every command
+would pay again (the steps, the zone reading, the kernel stats), is a pure
+function of the columns, so a reopened trace can read it back instead of
+computing it again. It is kept as
 a typed MessagePack document (msgspec, decoded into the same frozen
 dataclasses, so every figure is the one computed), under a version hashed
 from the source of the code that computes it: a changed figure is a miss.

@@ -194,25 +194,15 @@ class ZoneReading:
         `Gap` for each of tens of thousands of slivers)."""
         if "gaps" in self.__dict__:  # already made: the same ones
             return [self.gaps[position] for position in positions.tolist()]
-        columns = self.gap_columns
-        trace = self.trace
-        names = trace.names
-        devices = list(self.gap_intervals)
+        columns, trace, kind = self.gap_columns, self.trace, self.kind
+        names, devices = trace.names, list(self.gap_intervals)
         # Position -1 (outside every step) reads the None appended last.
         numbers: list[int | None] = [figure.step for figure in self.steps]
         numbers.append(None)
         owners = columns.zone_event[positions]
         return [
-            Gap(
-                names[name],
-                numbers[step],
-                start,
-                length,
-                self.kind,
-                devices[device],
-                owner,
-            )
-            for name, step, start, length, device, owner in zip(
+            Gap(names[name], numbers[step], start, length, kind, devices[at], owner)
+            for name, step, start, length, at, owner in zip(
                 trace.name_id[owners].tolist(),
                 columns.step[positions].tolist(),
                 columns.start_ns[positions].tolist(),
