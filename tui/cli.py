@@ -8,7 +8,6 @@ so headless commands stay fast and never pull in the UI.
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import os
 import sys
@@ -87,6 +86,8 @@ def looks_like_a_trace(word: str) -> bool:
 
 def closest_command(word: str) -> str | None:
     """The command a mistyped word most likely meant, if one is close."""
+    import difflib  # for a mistyped command only: not at every start
+
     matches = difflib.get_close_matches(word.lower(), COMMANDS, n=1)
     return matches[0] if matches else None
 

@@ -41,13 +41,13 @@ def test_a_reopened_trace_reads_its_figures_back(
     assert expected[0] is not None and expected[1] is not None
     first = Analysis(load_trace(trace_path, cache="on"))
     assert (first.gpu_idle, first.step_breakdown) == expected
-    assert _kept_files(cache_dir) == ["gpu_idle", "step_breakdown"]
+    assert _kept_files(cache_dir) == ["gpu_idle", "step_breakdown", "steps"]
 
     def never(*_args: Any) -> Any:
         raise AssertionError("computed again")
 
-    monkeypatch.setattr("tui.core.figures.analysis.gpu_idle", never)
-    monkeypatch.setattr("tui.core.figures.analysis.step_breakdown", never)
+    monkeypatch.setattr("tui.core.figures.breakdown.idle.gpu_idle", never)
+    monkeypatch.setattr("tui.core.figures.step_split.step_breakdown", never)
     again = Analysis(load_trace(trace_path, cache="auto"))
     assert cache.is_mapped(again.trace.start_ns)
     assert (again.gpu_idle, again.step_breakdown) == expected
@@ -66,10 +66,11 @@ def test_another_version_of_the_code_is_a_miss(
         calls.append(1)
         return gpu_idle(*args)
 
-    monkeypatch.setattr("tui.core.figures.analysis.gpu_idle", counted)
+    monkeypatch.setattr("tui.core.figures.breakdown.idle.gpu_idle", counted)
     assert again.gpu_idle == expected[0]
     assert calls == [1]
-    assert _kept_files(cache_dir) == ["gpu_idle"]  # the older version replaced
+    # The older versions replaced: one file a figure.
+    assert _kept_files(cache_dir) == ["gpu_idle", "steps"]
 
 
 def test_a_damaged_kept_figure_is_computed_again(

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import random
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 
 from tui.core.base.vocab import ZoneSource
 from tui.core.figures.zones import ZoneCandidate
 from tui.core.results.zones import ZonesResult
-from tui.report.fit import fit_end, fit_middle, pad_end
+from tui.report.fit import fit_end, fit_middle, pad_end, tail_cells
 from tui.report.text import cut_middle, distinct_cuts
 from tui.report.zones import zones_text
 
@@ -85,3 +85,23 @@ def test_the_cli_columns_line_up_with_wide_names() -> None:
     ]
     assert len(rows) == 3
     assert len({cell_len(line) for line in rows}) == 1
+
+
+def _tail_walked(text: str, width: int) -> str:
+    """The last `width` cells, taken a character at a time from the end."""
+    taken = ""
+    for character in reversed(text):
+        if cell_len(taken) + cell_len(character) > width:
+            break
+        taken = character + taken
+    return set_cell_size(taken, width)
+
+
+def test_the_tail_of_plain_text_is_the_one_walked() -> None:
+    """ASCII printable text is cut without a walk: the same cells as walking it."""
+    rng = random.Random(7)
+    texts = ["", "a", "aten::mm", WIDE_NAME, "tab\there", "x" * 40]
+    texts += ["".join(rng.choices("ab:<>_ ,", k=rng.randint(0, 30))) for _ in range(50)]
+    for text in texts:
+        for width in (-1, 0, 1, 2, 5, 29, 30, 31, 80):
+            assert tail_cells(text, width) == _tail_walked(text, width), (text, width)

@@ -89,6 +89,24 @@ def register(subparsers: Any, name: str) -> None:
 def run(command: ResultCommand, args: argparse.Namespace) -> int:
     """Open the capture, compute the row's result, print it; 2 for a flag, a
     zone or a step refused (one line each on stderr)."""
+    import gc
+    import importlib
+
+    # Opening a capture imports modules (numpy, the core) whose tens of
+    # thousands of objects live as long as the command: collections walking
+    # them find nothing to free (20-40 ms of a cached summary). None runs while
+    # they are made, and the command's own collections skip them (frozen).
+    gc.disable()
+    importlib.import_module("tui.core.opening.capture")
+    gc.freeze()
+    gc.enable()
+    try:
+        return _run(command, args)
+    finally:
+        gc.unfreeze()
+
+
+def _run(command: ResultCommand, args: argparse.Namespace) -> int:
     from tui.commands._common import print_json, progress_on_stderr
     from tui.commands._zones import print_refusal
     from tui.core.opening.capture import open_capture

@@ -37,6 +37,8 @@ def fit_words(text: str, width: int) -> str:
 
 def tail_cells(text: str, width: int) -> str:
     """The last `width` cells of `text` (padded when a wide glyph does not fit)."""
+    if text.isascii() and text.isprintable():  # a cell a character: no walk
+        return text[-width:].ljust(width) if width > 0 else ""
     taken: list[str] = []
     used = 0
     for character in reversed(text):

@@ -6,7 +6,7 @@ from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text, plural
 from tui.core.results.gaps import GapsResult
 from tui.report.fit import fit_end
-from tui.report.summary import zone_lines
+from tui.report.zones import zone_lines
 
 
 def gaps_text(result: GapsResult) -> str:

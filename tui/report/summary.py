@@ -6,8 +6,6 @@ from rich.cells import cell_len
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
-from tui.core.base.vocab import GapKind
-from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE, ZoneSummary
 from tui.core.results.summary import SummaryResult
 from tui.report.fit import fit_end
 from tui.report.gpu_idle import gpu_idle_lines
@@ -15,10 +13,10 @@ from tui.report.step_split import step_breakdown_lines
 from tui.report.text import (
     STEP_ROWS_SHOWN,
     TEXT_WIDTH,
-    UNTRACED_MEANS,
     fill,
     more_steps_line,
 )
+from tui.report.zones import zone_lines
 
 
 def summary_text(result: SummaryResult) -> str:
@@ -84,29 +82,6 @@ def summary_text(result: SummaryResult) -> str:
         for warning in result.warnings:
             lines += fill(printable(warning), "  - ", "    ")
     return "\n".join(lines)
-
-
-def zone_lines(zone: ZoneSummary) -> list[str]:
-    """The data zone's line: its gap against its time, or that there is none."""
-    if zone.total_gap_ns is None:
-        looked_for = ", ".join(
-            printable(name)
-            for name in zone.names or (DEFAULT_DATA_ZONE, DATALOADER_GROUP)
-        )
-        return fill(
-            f"no data zone in this capture (looked for {looked_for}); "
-            "name yours with --zone NAME",
-            "gaps      ",
-        )
-    untraced = zone.kind is GapKind.UNTRACED
-    label = "untraced time" if untraced else "GPU idle"
-    names = ", ".join(printable(name) for name in zone.names)
-    return fill(
-        f"{label} in the data zone: {duration_text(zone.total_gap_ns)} of "
-        f"{duration_text(zone.total_zone_ns)} ({names}; {zone.source.label})"
-        + (f" — {UNTRACED_MEANS} (no GPU events)" if untraced else ""),
-        "gaps      ",
-    )
 
 
 def _zones_cell(entries: list[tuple[str, str]], room: int) -> str:

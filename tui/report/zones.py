@@ -1,12 +1,15 @@
-"""`steptrace zones` in words: the candidates, the chosen ones first and marked."""
+"""`steptrace zones` in words: the candidates, the chosen ones first and marked;
+the data zone's line the summary and `gaps` open with."""
 
 from __future__ import annotations
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
+from tui.core.base.vocab import GapKind
+from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE, ZoneSummary
 from tui.core.results.zones import ZonesResult
 from tui.report.fit import pad_end
-from tui.report.text import distinct_cuts, fill
+from tui.report.text import UNTRACED_MEANS, distinct_cuts, fill
 
 _NAME_WIDTH = 44
 
@@ -34,3 +37,26 @@ def zones_text(result: ZonesResult, limit: int | None = 40) -> str:
     lines.append("")
     lines += fill("choose with --zone NAME (summary, gaps, open) or z in the app")
     return "\n".join(lines)
+
+
+def zone_lines(zone: ZoneSummary) -> list[str]:
+    """The data zone's line: its gap against its time, or that there is none."""
+    if zone.total_gap_ns is None:
+        looked_for = ", ".join(
+            printable(name)
+            for name in zone.names or (DEFAULT_DATA_ZONE, DATALOADER_GROUP)
+        )
+        return fill(
+            f"no data zone in this capture (looked for {looked_for}); "
+            "name yours with --zone NAME",
+            "gaps      ",
+        )
+    untraced = zone.kind is GapKind.UNTRACED
+    label = "untraced time" if untraced else "GPU idle"
+    names = ", ".join(printable(name) for name in zone.names)
+    return fill(
+        f"{label} in the data zone: {duration_text(zone.total_gap_ns)} of "
+        f"{duration_text(zone.total_zone_ns)} ({names}; {zone.source.label})"
+        + (f" — {UNTRACED_MEANS} (no GPU events)" if untraced else ""),
+        "gaps      ",
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -189,10 +190,17 @@ class Intervals:
         )
         return np.where(window_ends > window_starts, covered, 0)
 
-    def _covered_before(self, times: Int64Array) -> Int64Array:
-        """Length of the set before each time: prefix sums plus the interval still open."""
+    @cached_property
+    def _prefix(self) -> Int64Array:
+        """The length of the first i intervals, for each i (a summary asks device
+        busy of every step, then of the whole trace)."""
         prefix = np.zeros(self.starts.size + 1, dtype=np.int64)
         np.cumsum(self.lengths, out=prefix[1:])
+        return prefix
+
+    def _covered_before(self, times: Int64Array) -> Int64Array:
+        """Length of the set before each time: prefix sums plus the interval still open."""
+        prefix = self._prefix
         count = np.searchsorted(self.starts, times, side="right")
         previous = np.maximum(count - 1, 0)
         overshoot = np.where(count > 0, np.maximum(self.ends[previous] - times, 0), 0)

@@ -1,15 +1,17 @@
 """Figures computed from a trace, each once: steps, nesting, operator table, busy, zones, gaps.
 
 `Analysis` is a lazy façade over the pure functions of `steps`, `nesting`,
-`optable`, `zones` and `intervals`. Figures that do not depend on the data
-zone are shared with `with_zones`, so choosing another zone recomputes only
-the zone and its gaps.
+`optable`, `zones`, `annotations` and `intervals`. Figures that do not depend
+on the data zone are shared with `with_zones`, so choosing another zone
+recomputes only the zone and its gaps. What every command of a big trace
+would compute again (the steps, the zone names and reading, the operator
+table) is kept in its cache entry (`kept`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,7 +20,13 @@ import numpy.typing as npt
 from tui.core.base.distinct import distinct
 from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import GapKind, StepPhase, ZoneSource
-from tui.core.figures.breakdown.idle import GpuIdle, gpu_idle
+from tui.core.figures.annotations import (
+    STEP_ZONES_ROOTS,
+    ZoneFigure,
+    step_zones_bytes,
+    step_zones_from,
+    zones_in_windows,
+)
 from tui.core.figures.kept import STEPS_ROOTS, kept_figure, kept_value
 from tui.core.figures.optable import (
     OpTable,
@@ -27,7 +35,13 @@ from tui.core.figures.optable import (
     op_table_bytes,
     op_table_from,
 )
-from tui.core.figures.step_split import StepBreakdown, step_breakdown
+from tui.core.figures.zone_kept import (
+    ZONE_NAMES_ROOTS,
+    ZONE_READING_ROOTS,
+    zone_reading_bytes,
+    zone_reading_from,
+    zone_reading_name,
+)
 from tui.core.figures.zones import (
     DATALOADER_GROUP,
     DATALOADER_PREFIX,
@@ -49,8 +63,10 @@ from tui.core.model.steps import STEP_NAME, Step, StepStats, find_steps, step_na
 from tui.core.model.trace import Kind, Trace, TrackKind
 
 if TYPE_CHECKING:  # imported where computed: a summary needs neither
+    from tui.core.figures.breakdown.idle import GpuIdle
     from tui.core.figures.launches import GraphReplays
     from tui.core.figures.queue import LaunchQueue
+    from tui.core.figures.step_split import StepBreakdown
 
 __all__ = [
     "DATALOADER_PREFIX",
@@ -75,20 +91,6 @@ BoolArray = npt.NDArray[np.bool_]
 
 # Figures that depend on the data zone: dropped by `with_zones`, all others shared.
 _ZONE_DEPENDENT = frozenset({"zone_choice", "zone_reading"})
-
-
-class ZoneFigure:
-    """A zone's time inside one step: nested occurrences of the same name count once."""
-
-    __slots__ = ("count", "duration_ns", "name")
-
-    def __init__(self, name: str, count: int, duration_ns: int) -> None:
-        self.name = name
-        self.count = count
-        self.duration_ns = duration_ns
-
-    def __repr__(self) -> str:
-        return f"ZoneFigure({self.name!r}, {self.count}, {self.duration_ns})"
 
 
 class Analysis:
@@ -125,8 +127,15 @@ class Analysis:
 
     @cached_property
     def steps(self) -> list[Step]:
-        """Profiler steps in time order."""
-        return find_steps(self.trace, self.on_cpu)
+        """Profiler steps in time order; kept in the trace's cache entry (finding
+        them reads two columns of every event)."""
+        return kept_figure(
+            self.trace,
+            "steps",
+            ("figures/analysis.py", *STEPS_ROOTS),
+            list[Step],
+            lambda: find_steps(self.trace, self.on_cpu),
+        )
 
     @property
     def active_steps(self) -> list[Step]:
@@ -182,67 +191,27 @@ class Analysis:
     def zones_in(self, start_ns: int, end_ns: int) -> list[ZoneFigure]:
         """Zones starting inside [start, end), per name, nested occurrences counted once."""
         window = np.array([start_ns], dtype=np.int64), np.array([end_ns], np.int64)
-        return self._zones_in_windows(*window)[0]
+        return zones_in_windows(self.trace, self._zones_by_start, *window)[0]
 
     @cached_property
     def step_zones(self) -> list[list[ZoneFigure]]:
-        """`zones_in` of each step (in `steps` order), computed for all steps at once."""
-        step_starts, step_ends, _numbers = self._step_bounds
-        return self._zones_in_windows(step_starts, step_ends)
+        """`zones_in` of each step (in `steps` order), computed for all steps at
+        once; kept in the trace's cache entry."""
 
-    def _zones_in_windows(
-        self, window_starts: Int64Array, window_ends: Int64Array
-    ) -> list[list[ZoneFigure]]:
-        """`zones_in` of many windows in one pass: per window, per name, in order of first start."""
-        trace = self.trace
-        events, starts = self._zones_by_start
-        first = np.searchsorted(starts, window_starts, side="left")
-        last = np.searchsorted(starts, window_ends, side="left")
-        counts = np.maximum(last - first, 0)
-        figures: list[list[ZoneFigure]] = [[] for _ in range(window_starts.size)]
-        total = int(counts.sum())
-        if total == 0:
-            return figures
-        # One row per (window, zone occurrence starting in it).
-        step_of = np.repeat(np.arange(window_starts.size, dtype=np.int64), counts)
-        position = np.arange(total, dtype=np.int64) - np.repeat(
-            np.cumsum(counts) - counts - first, counts
-        )
-        member = events[position]
-        name = _canonical_names(trace.names)[trace.name_id[member]]
-        order = np.lexsort((position, name, step_of))
-        step_of, position, name, member = (
-            step_of[order],
-            position[order],
-            name[order],
-            member[order],
-        )
-        head = np.ones(total, dtype=bool)
-        head[1:] = (step_of[1:] != step_of[:-1]) | (name[1:] != name[:-1])
-        heads = np.flatnonzero(head)
-        group = np.cumsum(head) - 1
-        member_starts = np.asarray(trace.start_ns[member], dtype=np.int64)
-        member_ends = member_starts + trace.duration_ns[member]
-        # Union per group, members in start order: the part of each beyond
-        # the furthest end of those before it in its group.
-        levels, rank = np.unique(member_ends, return_inverse=True)
-        stride = np.int64(levels.size)
-        reach = np.maximum.accumulate(group * stride + rank.reshape(-1)) % stride
-        before = np.full(total, np.iinfo(np.int64).min, dtype=np.int64)
-        before[1:] = np.where(head[1:], before[1:], levels[reach[:-1]])
-        beyond = np.maximum(member_ends - np.maximum(member_starts, before), 0)
-        union = np.add.reduceat(beyond, heads)
-        sizes = np.diff(np.append(heads, total))
-        shown = np.lexsort((position[heads], step_of[heads]))
-        names = trace.names
-        for index in shown.tolist():
-            head_row = int(heads[index])
-            figures[int(step_of[head_row])].append(
-                ZoneFigure(
-                    names[int(name[head_row])], int(sizes[index]), int(union[index])
-                )
+        def compute() -> list[list[ZoneFigure]]:
+            step_starts, step_ends, _numbers = self._step_bounds
+            return zones_in_windows(
+                self.trace, self._zones_by_start, step_starts, step_ends
             )
-        return figures
+
+        return kept_value(
+            self.trace,
+            "step_zones",
+            STEP_ZONES_ROOTS,
+            compute,
+            step_zones_bytes,
+            step_zones_from,
+        )
 
     def step_device_busy_ns(self) -> list[int | None]:
         """`device_busy_ns` of each step (in `steps` order), for all steps at once."""
@@ -415,6 +384,9 @@ class Analysis:
     def gpu_idle(self) -> GpuIdle | None:
         """Why each stream idles (host wait, kernel wait, other), whole and per step;
         kept in the trace's cache entry (seconds on a big trace)."""
+        # Imported here: ops, gaps and kernels need neither split.
+        from tui.core.figures.breakdown.idle import GpuIdle, gpu_idle
+
         return kept_figure(
             self.trace,
             "gpu_idle",
@@ -427,6 +399,8 @@ class Analysis:
     def step_breakdown(self) -> StepBreakdown | None:
         """TensorBoard's step split (None without a step or a CPU operator); kept
         in the trace's cache entry as `gpu_idle`."""
+        from tui.core.figures.step_split import StepBreakdown, step_breakdown
+
         return kept_figure(
             self.trace,
             "step_breakdown",
@@ -462,15 +436,22 @@ class Analysis:
 
     @cached_property
     def zone_names_present(self) -> frozenset[str]:
-        """Zone choice names (DataLoader ranges as one group) that occur in the trace."""
+        """Zone choice names (DataLoader ranges as one group) that occur in the
+        trace; kept in the trace's cache entry (every command's zone needs them)."""
         trace = self.trace
-        counts = np.bincount(
-            trace.name_id[self.zone_candidate_mask], minlength=len(trace.names)
+
+        def compute() -> frozenset[str]:
+            counts = np.bincount(
+                trace.name_id[self.zone_candidate_mask], minlength=len(trace.names)
+            )
+            present = np.flatnonzero(counts)
+            loader = np.isin(present, trace.name_ids_starting(DATALOADER_PREFIX))
+            plain = frozenset(map(trace.names.__getitem__, present[~loader].tolist()))
+            return plain | {DATALOADER_GROUP} if loader.any() else plain
+
+        return kept_figure(
+            trace, "zone_names_present", ZONE_NAMES_ROOTS, frozenset[str], compute
         )
-        present = np.flatnonzero(counts)
-        loader = np.isin(present, trace.name_ids_starting(DATALOADER_PREFIX))
-        plain = frozenset(map(trace.names.__getitem__, present[~loader].tolist()))
-        return plain | {DATALOADER_GROUP} if loader.any() else plain
 
     @cached_property
     def zone_choice(self) -> ZoneChoice:
@@ -490,14 +471,23 @@ class Analysis:
 
     @cached_property
     def zone_reading(self) -> ZoneReading:
-        """The zone, its gaps per device (or untraced time) and per-step figures."""
-        return read_zone(
-            self.trace,
-            self.zone_choice,
-            self.zone_candidate_mask,
-            self.steps,
-            self.busy_by_device,
-            self.parent,
+        """The zone, its gaps per device (or untraced time) and per-step figures;
+        kept in the trace's cache entry, one per zone choice."""
+        trace, choice = self.trace, self.zone_choice
+        return kept_value(
+            trace,
+            zone_reading_name(choice),
+            ZONE_READING_ROOTS,
+            lambda: read_zone(
+                trace,
+                choice,
+                self.zone_candidate_mask,
+                self.steps,
+                self.busy_by_device,
+                self.parent,
+            ),
+            zone_reading_bytes,
+            partial(zone_reading_from, trace, choice),
         )
 
     @property
@@ -519,12 +509,3 @@ class Analysis:
     def total_gap_ns(self) -> int:
         """Time in the data zone when some device idles (or no traced operator runs)."""
         return self.zone_reading.total_gap_ns
-
-
-def _canonical_names(names: Sequence[str]) -> Int64Array:
-    """For each name id, the first id spelling the same name (names group by their text)."""
-    first: dict[str, int] = {}
-    return np.array(
-        [first.setdefault(name, index) for index, name in enumerate(names)] or [0],
-        dtype=np.int64,
-    )

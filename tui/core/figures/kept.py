@@ -1,8 +1,10 @@
 """Figures kept in a trace's column cache entry: computed by one process, read back by the next.
 
 A figure of a whole capture that costs seconds on a big trace (the GPU idle
-split, TensorBoard's step split) is a pure function of the columns, so a
-reopened trace can read it back instead of computing it again. It is kept as
+split, TensorBoard's step split), or tens of milliseconds that every command
+would pay again (the steps, the zone reading, the kernel stats), is a pure
+function of the columns, so a reopened trace can read it back instead of
+computing it again. It is kept as
 a typed MessagePack document (msgspec, decoded into the same frozen
 dataclasses, so every figure is the one computed), under a version hashed
 from the source of the code that computes it: a changed figure is a miss.
@@ -16,9 +18,16 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import numpy as np
+
 from tui.core.model.trace import Trace
 
 Figure = TypeVar("Figure")
+
+KeptArray = tuple[str, bytes]
+"""A numeric column in a kept figure: its dtype and raw bytes (`array_kept`),
+read back with one copy-free `frombuffer`: tens of thousands of values
+as a MessagePack list would cost more to read than to compute."""
 
 STEPS_ROOTS = ("model/steps.py", "model/nesting.py")
 """The code that finds the steps every kept figure of steps is computed on."""
@@ -82,3 +91,19 @@ def kept_value(
         return value
     cache.save_kept(trace, name, roots, encoded)
     return value
+
+
+def array_kept(column: np.ndarray[Any, Any]) -> KeptArray:
+    """A numeric column as a kept figure holds it."""
+    if column.dtype.kind not in "biuf":
+        raise TypeError(f"a {column.dtype} column is not kept")
+    return column.dtype.str, np.ascontiguousarray(column).tobytes()
+
+
+def array_from(kept: KeptArray) -> np.ndarray[Any, Any]:
+    """The (read-only) column `array_kept` wrote; ValueError when it does not
+    read as one."""
+    dtype = np.dtype(kept[0])
+    if dtype.kind not in "biuf":
+        raise ValueError(f"a kept column of {dtype}")
+    return np.frombuffer(kept[1], dtype=dtype)

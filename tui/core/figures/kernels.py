@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from tui.core.base.grouped import group_counts, group_medians, median
 from tui.core.base.intervals import Intervals
+from tui.core.figures.kept import KeptArray, array_from, array_kept
 from tui.core.figures.launches import (
     LATE_START_NS,
     SHORT_KERNEL_NS,
@@ -228,6 +229,105 @@ def kernel_stats(
     )
 
 
+_KeptStats = tuple[
+    list[str],
+    tuple[KeptArray, KeptArray, KeptArray, KeptArray, KeptArray, KeptArray],
+    int,
+    tuple[
+        KeptArray,
+        KeptArray,
+        KeptArray,
+        KeptArray,
+        KeptArray,
+        KeptArray,
+        KeptArray,
+        KeptArray,
+    ],
+    LaunchSummary,
+    list[tuple[int, ...]],
+]
+
+
+def kernel_stats_bytes(stats: KernelStats) -> bytes:
+    """The stats as MessagePack, columns as raw bytes (kept in the column cache:
+    the whole trace's take a quarter of a second on a big one)."""
+    import msgspec
+
+    table = stats.table
+    members = np.concatenate(table.events) if table.events else np.zeros(0, np.int64)
+    try:
+        return msgspec.msgpack.encode(
+            (
+                table.names,
+                tuple(
+                    map(
+                        array_kept,
+                        (
+                            table.count,
+                            table.total_ns,
+                            table.min_ns,
+                            table.median_ns,
+                            table.max_ns,
+                            members,
+                        ),
+                    )
+                ),
+                stats.busy_ns,
+                tuple(
+                    map(
+                        array_kept,
+                        (
+                            stats.covered_ns,
+                            stats.linked,
+                            stats.launch_median_ns,
+                            stats.delay_median_ns,
+                            stats.short_count,
+                            stats.slow_launches,
+                            stats.late_starts,
+                            stats.graph_count,
+                        ),
+                    )
+                ),
+                stats.launches,
+                stats.graph_ids,
+            )
+        )
+    except msgspec.EncodeError as error:  # an int beyond 64 bits
+        raise ValueError(str(error)) from error
+
+
+def kernel_stats_from(data: bytes) -> KernelStats:
+    """The stats `kernel_stats_bytes` wrote; ValueError when they do not read as such."""
+    import msgspec
+
+    names, table_columns, busy_ns, columns, launches, graph_ids = (
+        msgspec.msgpack.decode(data, type=_KeptStats)
+    )
+    count, total, mins, medians, maxs, members = map(array_from, table_columns)
+    covered, linked, launch, delay, short, slow, late, graph = map(array_from, columns)
+    table = (count, total, mins, medians, maxs)
+    rows = (*table, covered, linked, launch, delay, short, slow, late, graph)
+    if any(row.size != len(names) for row in rows) or len(graph_ids) != len(names):
+        raise ValueError("kernel columns of different lengths")
+    if int(count.sum()) != members.size:
+        raise ValueError("kernel counts that do not add up to the kernels")
+    events = np.split(members, np.cumsum(count)[:-1]) if names else []
+    return KernelStats(
+        table=KernelTable(names, *table, events),
+        busy_ns=busy_ns,
+        covered_ns=covered,
+        linked=linked,
+        launch_median_ns=launch,
+        delay_median_ns=delay,
+        short_count=short,
+        slow_launches=slow,
+        late_starts=late,
+        launches=launches,
+        graph_count=graph,
+        graph_ids=graph_ids,
+    )
+
+
 def _graph_ids_per_row(
     size: int, group: Int64Array, ids: Int64Array
 ) -> list[tuple[int, ...]]:
@@ -245,9 +345,12 @@ def _graph_ids_per_row(
 # -- names people read ---------------------------------------------------------
 
 # `fn(args)::{lambda(...)#1}::operator()() const::{lambda()#2}…`: a lambda inside fn.
+# It starts where a word does: from inside one it could only match as it does
+# from the word's start (found first), and trying every suffix of every word
+# of a long signature took 15 times as long.
 _TEMPLATE = r"<(?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*>"  # up to three levels of <…>
 _LAMBDA_CHAIN = re.compile(
-    r"(\w+(?:" + _TEMPLATE + r")?)(?:\([^()]*\))?(?:\s*const)?"
+    r"(?<!\w)(\w+(?:" + _TEMPLATE + r")?)(?:\([^()]*\))?(?:\s*const)?"
     r"(?:::(?:\{lambda\([^()]*\)#\d+\}|operator\(\)\([^()]*\)(?:\s*const)?))+"
 )
 _ANONYMOUS = re.compile(r"\(anonymous namespace\)::")

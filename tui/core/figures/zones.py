@@ -144,16 +144,37 @@ class StepZone:
     """Each chosen name found in the step, in the choice's order: the zones column."""
 
 
+@dataclass(frozen=True)
+class GapColumns:
+    """The gaps of a zone reading as columns, in time order (then by device):
+    what a kept reading holds, and what its `Gap`s are built from."""
+
+    start_ns: Int64Array
+    duration_ns: Int64Array
+    device: Int64Array
+    """Each gap's device, as its position among the reading's `gap_intervals`."""
+    step: Int64Array
+    """Each gap's step, as its position among the reading's `steps` (-1: none)."""
+    zone_event: Int64Array
+
+    @classmethod
+    def empty(cls) -> GapColumns:
+        """No gap."""
+        none = np.zeros(0, dtype=np.int64)
+        return cls(none, none, none, none, none)
+
+
 @dataclass
 class ZoneReading:
     """The data zone of a capture and its gaps: what `gaps`, the summary, findings and the timeline share."""
 
+    trace: Trace = field(repr=False, compare=False)
     choice: ZoneChoice
     kind: GapKind
     zone: Intervals
     zone_events: Int64Array
-    gaps_of: Callable[[], list[Gap]] = field(repr=False, compare=False)
-    """Lists the gaps when first asked (tens of thousands on a big capture, which
+    gap_columns_of: Callable[[], GapColumns] = field(repr=False, compare=False)
+    """Finds the gaps when first asked (tens of thousands on a big capture, which
     the summary never reads)."""
     gap_intervals: dict[int | None, Intervals] = field(default_factory=dict)
     """Gap intervals per device (the key None: unknown device, or the untraced time)."""
@@ -162,9 +183,38 @@ class ZoneReading:
     steps: list[StepZone] = field(default_factory=list)
 
     @cached_property
+    def gap_columns(self) -> GapColumns:
+        """The gaps as columns, in time order (then by device)."""
+        return self.gap_columns_of()
+
+    @cached_property
     def gaps(self) -> list[Gap]:
         """The gaps, in time order (then by device)."""
-        return self.gaps_of()
+        return self.gaps_at(np.arange(self.gap_columns.start_ns.size))
+
+    def gaps_at(self, positions: Int64Array) -> list[Gap]:
+        """The gaps at these positions of `gap_columns` (a list shown needs no
+        `Gap` for each of tens of thousands of slivers)."""
+        if "gaps" in self.__dict__:  # already made: the same ones
+            return [self.gaps[position] for position in positions.tolist()]
+        columns, trace, kind = self.gap_columns, self.trace, self.kind
+        names, devices = trace.names, list(self.gap_intervals)
+        # Position -1 (outside every step) reads the None appended last.
+        numbers: list[int | None] = [figure.step for figure in self.steps]
+        numbers.append(None)
+        owners = columns.zone_event[positions]
+        return [
+            Gap(names[name], numbers[step], start, length, kind, devices[at], owner)
+            for name, step, start, length, at, owner in zip(
+                trace.name_id[owners].tolist(),
+                columns.step[positions].tolist(),
+                columns.start_ns[positions].tolist(),
+                columns.duration_ns[positions].tolist(),
+                columns.device[positions].tolist(),
+                owners.tolist(),
+                strict=True,
+            )
+        ]
 
     @property
     def found(self) -> bool:
@@ -240,14 +290,11 @@ def read_zone(
         union = zone.subtract(_work_inside_zones(trace, zone_events, parent))
         idle_by_device[None] = union
 
-    def gaps() -> list[Gap]:
-        return _gaps(
-            trace,
+    def gap_columns() -> GapColumns:
+        return _gap_columns(
             idle_by_device,
-            kind,
             _covering_event(zone_events, starts, ends),
             (step_starts, step_ends),
-            [step.number for step in steps],
         )
 
     zone_per_step = zone.covered_in(step_starts, step_ends)
@@ -262,50 +309,51 @@ def read_zone(
         )
     ]
     return ZoneReading(
-        choice, kind, zone, zone_events, gaps, idle_by_device, union, step_figures
+        trace,
+        choice,
+        kind,
+        zone,
+        zone_events,
+        gap_columns,
+        idle_by_device,
+        union,
+        step_figures,
     )
 
 
-def _gaps(
-    trace: Trace,
+def _gap_columns(
     idle_by_device: dict[int | None, Intervals],
-    kind: GapKind,
     owner_of: _Cover,
     steps: tuple[Int64Array, Int64Array],
-    numbers: list[int],
-) -> list[Gap]:
+) -> GapColumns:
     """Each device's idle time in the zone cut at step bounds, one gap a piece,
-    named after the zone occurrence holding it, in time order (then by device)."""
+    with the zone occurrence holding it, in time order (then by device)."""
     step_starts, step_ends = steps
     cuts = np.concatenate([step_starts, step_ends])
-    step_numbers = np.array(numbers, dtype=np.int64)
-    gaps: list[Gap] = []
-    for device, idle in idle_by_device.items():
+    parts: list[tuple[Int64Array, ...]] = []
+    for position, (device, idle) in enumerate(idle_by_device.items()):
         pieces = idle.split_at(cuts)
         if not pieces:
             continue
-        step_index = pieces.assign(step_starts, step_ends)
-        owners = owner_of(pieces.starts)
-        for start, length, index, owner in zip(
-            pieces.starts.tolist(),
-            pieces.lengths.tolist(),
-            step_index.tolist(),
-            owners.tolist(),
-            strict=True,
-        ):
-            gaps.append(
-                Gap(
-                    trace.event_name(owner),
-                    int(step_numbers[index]) if index >= 0 else None,
-                    start,
-                    length,
-                    kind,
-                    device,
-                    owner,
-                )
+        parts.append(
+            (
+                pieces.starts,
+                pieces.lengths,
+                np.full(len(pieces), position, dtype=np.int64),
+                np.full(len(pieces), -1 if device is None else device, dtype=np.int64),
+                pieces.assign(step_starts, step_ends),
+                owner_of(pieces.starts),
             )
-    gaps.sort(key=lambda gap: (gap.start_ns, -1 if gap.device is None else gap.device))
-    return gaps
+        )
+    if not parts:
+        return GapColumns.empty()
+    starts, lengths, devices, device_keys, step_index, owners = (
+        np.concatenate(column).astype(np.int64) for column in zip(*parts, strict=True)
+    )
+    order = np.lexsort((device_keys, starts))  # stable: ties keep the devices' order
+    return GapColumns(
+        starts[order], lengths[order], devices[order], step_index[order], owners[order]
+    )
 
 
 def _shares_per_step(

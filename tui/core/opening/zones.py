@@ -9,7 +9,6 @@ Its words are `tui.report.refusals`, read by CLI and app alike.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -80,6 +79,8 @@ def zone_names(asked: Sequence[str]) -> list[str]:
 
 def closest_names(name: str, present: Sequence[str]) -> tuple[str, ...]:
     """The names most like `name` (spelling first, then containing it), a few at most."""
+    import difflib  # only for a refused zone: not at every command's start
+
     close = difflib.get_close_matches(
         name, present, n=CLOSEST_COUNT, cutoff=CLOSEST_CUTOFF
     )

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from tui.core.base.units import us
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.zones import Gap, ZoneSummary
@@ -47,27 +49,26 @@ class GapsResult:
     def of(
         cls, analysis: Analysis, min_ns: int = SLIVER_NS, limit: int | None = None
     ) -> GapsResult:
-        """The gaps of an analysed trace from `min_ns` up, at most `limit` (largest kept)."""
+        """The gaps of an analysed trace from `min_ns` up, at most `limit` (largest
+        kept); only those listed are made `Gap`s."""
         reading = analysis.zone_reading
-        every = list(reading.gaps)
-        sizeable = [gap for gap in every if gap.duration_ns >= min_ns]
-        slivers = [gap for gap in every if gap.duration_ns < min_ns]
+        durations = reading.gap_columns.duration_ns
+        small = durations < min_ns
+        sizeable = np.flatnonzero(~small)
         kept = sizeable
-        if limit is not None and len(sizeable) > limit:
-            largest = sorted(
-                range(len(sizeable)), key=lambda i: (-sizeable[i].duration_ns, i)
-            )[:limit]
-            kept = [sizeable[i] for i in sorted(largest)]
-        kept_ids = {id(gap) for gap in kept}
-        dropped = [gap for gap in sizeable if id(gap) not in kept_ids]
+        if limit is not None and sizeable.size > limit:
+            largest = np.argsort(-durations[sizeable], kind="stable")[:limit]
+            kept = sizeable[np.sort(largest)]
+        dropped = ~small  # over the floor, not listed (setdiff1d imports numpy.ma)
+        dropped[kept] = False
         return cls(
             analysis.trace.gpu_observed,
             ZoneSummary.of(reading),
-            kept,
+            reading.gaps_at(kept),
             min_ns,
             limit,
-            GapsLeftOut(len(slivers), sum(gap.duration_ns for gap in slivers)),
-            GapsLeftOut(len(dropped), sum(gap.duration_ns for gap in dropped)),
+            GapsLeftOut(int(small.sum()), int(durations[small].sum())),
+            GapsLeftOut(int(dropped.sum()), int(durations[dropped].sum())),
         )
 
     @property

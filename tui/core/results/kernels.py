@@ -8,13 +8,26 @@ from typing import Any
 
 from tui.core.base.units import us
 from tui.core.figures.analysis import Analysis
+from tui.core.figures.kept import kept_figure, kept_value
 from tui.core.figures.kernels import (
     KernelStats,
     kernel_events,
     kernel_stats,
+    kernel_stats_bytes,
+    kernel_stats_from,
 )
 from tui.core.figures.set_aside import SetAside, set_aside_on_devices
 from tui.core.model.observed import gpu_missing_reason
+
+KERNEL_STATS_ROOTS = (
+    "results/kernels.py",
+    "figures/kernels.py",
+    "figures/launches.py",
+    "figures/analysis.py",
+    "model/derived.py",
+)
+"""The code of the whole trace's kernel stats: `kernel_stats` and what it is
+given (the kernels, their launch calls and graph replays, device busy)."""
 
 
 def _us_or_none(nanoseconds: float) -> float | None:
@@ -51,18 +64,41 @@ class KernelsResult:
             if not matching:
                 raise KeyError(step)
             scope = (matching[0].start_ns, matching[0].end_ns)
-        set_aside = set_aside_on_devices(trace, *(scope or (None, None)))
+        if scope is None:  # the whole trace's figures are kept in its cache entry
+            set_aside = kept_figure(
+                trace,
+                "set_aside",
+                ("figures/set_aside.py",),
+                SetAside,
+                lambda: set_aside_on_devices(trace),
+            )
+        else:
+            set_aside = set_aside_on_devices(trace, *scope)
         if not trace.gpu_observed:
             missing = gpu_missing_reason(trace)
             return cls(False, missing, step, None, limit, set_aside)
-        kernels = kernel_events(trace, *(scope or (None, None)))
-        stats = kernel_stats(
-            trace,
-            kernels,
-            analysis.launch_call,
-            analysis.busy_all_devices,
-            scope,
-            analysis.graph_replays,
+
+        def compute() -> KernelStats:
+            return kernel_stats(
+                trace,
+                kernel_events(trace, *(scope or (None, None))),
+                analysis.launch_call,
+                analysis.busy_all_devices,
+                scope,
+                analysis.graph_replays,
+            )
+
+        stats = (
+            kept_value(
+                trace,
+                "kernel_stats",
+                KERNEL_STATS_ROOTS,
+                compute,
+                kernel_stats_bytes,
+                kernel_stats_from,
+            )
+            if scope is None
+            else compute()  # a step's: one of many, each cheaper
         )
         return cls(True, None, step, stats, limit, set_aside)
 

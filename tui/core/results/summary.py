@@ -9,6 +9,7 @@ from tui.core.base.units import ms, us
 from tui.core.base.vocab import StepPhase
 from tui.core.figures.analysis import Analysis, ZoneFigure
 from tui.core.figures.breakdown.idle import GpuIdle
+from tui.core.figures.kept import kept_figure
 from tui.core.figures.step_split import StepBreakdown
 from tui.core.figures.zones import ZoneShare, ZoneSummary, zone_group
 from tui.core.model.description import CaptureDescription
@@ -111,7 +112,11 @@ class SummaryResult:
             gpu_observed=trace.gpu_observed,
             gpu_missing_reason=gpu_missing_reason(trace),
             events=trace.event_count,
-            span_ns=trace.span_ns,
+            # Kept: else the one figure of a reopened summary that reads every
+            # event's start and duration.
+            span_ns=kept_figure(
+                trace, "span_ns", ("model/trace.py",), int, lambda: trace.span_ns
+            ),
             steps=rows,
             stats=analysis.step_stats(),
             device_busy_ns=analysis.device_busy_ns(),
