@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from tests.builders.traces import training_steps, write_trace
+from tui.core.base.grouped import exact_median
 from tui.core.base.vocab import GapKind
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.kernels import kernel_stats_bytes, kernel_stats_from
@@ -22,7 +23,6 @@ from tui.core.figures.zones import ZoneChoice, ZoneReading
 from tui.core.ingest import cache
 from tui.core.ingest.cache_files import crc32
 from tui.core.ingest.load import load_trace
-from tui.core.model.steps import _median
 from tui.core.results.gaps import GapsResult
 from tui.core.results.kernels import KernelsResult
 
@@ -286,5 +286,5 @@ def test_kernel_stats_without_a_kernel_read_back(tmp_path: Path) -> None:
     "values", [[7], [3, 1], [5, 1, 4, 2], [2**62, 2**62 + 1], [10, 10, 11]]
 )
 def test_the_median_of_steps_is_statistics_one(values: list[int]) -> None:
-    median = _median(values)
+    median = exact_median(values)
     assert median == float(statistics.median(values)) and type(median) is float

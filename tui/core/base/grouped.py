@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -84,3 +85,14 @@ def median(values: npt.NDArray[Any]) -> float:
         return float(np.partition(data, half)[half])
     low, high = np.partition(data, (half - 1, half))[half - 1 : half + 1]
     return float((low + high) / 2)
+
+
+def exact_median(values: Sequence[int]) -> float:
+    """`statistics.median` of integers, exact at any size (the steps' median),
+    without importing statistics: its fractions and decimal took 6 ms of every
+    command's start."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[middle])
+    return (ordered[middle - 1] + ordered[middle]) / 2
