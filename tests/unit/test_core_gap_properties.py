@@ -14,13 +14,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.builders.traces import BASE_US, CPU_PID, write_trace
+from tui.core.base.vocab import GapKind
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.zones import Gap
 from tui.core.ingest.load import load_trace
+from tui.core.model import nesting
 from tui.core.model.steps import Step
 
 ZONE = "lecture_batch_cpu"
@@ -196,3 +199,28 @@ def test_untraced_time_is_zone_minus_children(
 ) -> None:
     analysis = Analysis(load_trace(_write(tmp_path, spec)))
     _check(analysis, spec, gpu=False)
+
+
+def test_gpu_idle_gaps_read_no_nesting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The nesting (half a second on a big trace) is read only for untraced time."""
+    from tests.builders.traces import metadata, training_steps
+
+    path = write_trace(tmp_path / "gpu.json", [*metadata(), *training_steps(2)])
+    analysis = Analysis(load_trace(path))
+    asked: list[str] = []
+    real = nesting.parents
+
+    def parents(*args: Any) -> Any:
+        asked.append("parents")
+        return real(*args)
+
+    monkeypatch.setattr(nesting, "parents", parents)
+    assert analysis.zone_reading.kind is GapKind.GPU_IDLE
+    assert analysis.zone_reading.total_gap_ns > 0
+    assert asked == []
+    cpu_only = [event for event in training_steps(2) if event.get("pid") != 0]
+    untraced = Analysis(load_trace(write_trace(tmp_path / "cpu.json", cpu_only)))
+    assert untraced.zone_reading.kind is GapKind.UNTRACED
+    assert asked == ["parents"]

@@ -484,7 +484,7 @@ class Analysis:
                 self.zone_candidate_mask,
                 self.steps,
                 self.busy_by_device,
-                self.parent,
+                lambda: self.parent,
             ),
             zone_reading_bytes,
             partial(zone_reading_from, trace, choice),

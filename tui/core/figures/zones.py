@@ -268,9 +268,13 @@ def read_zone(
     candidates: BoolArray,
     steps: Sequence[Step],
     busy_by_device: dict[int | None, Intervals],
-    parent: Int64Array,
+    parent_of: Callable[[], Int64Array],
 ) -> ZoneReading:
-    """Compute the zone, its gaps per device (or its untraced time) and per-step figures."""
+    """Compute the zone, its gaps per device (or its untraced time) and per-step figures.
+
+    `parent_of` gives the nesting, read only for untraced time (without GPU
+    work): half a second on a big trace that a capture with device work
+    never needs here."""
     zone_events = np.flatnonzero(
         candidates & names_in(trace, choice.name_ids(trace))
     ).astype(np.int64)
@@ -287,7 +291,7 @@ def read_zone(
             idle_by_device[device] = zone.subtract(_overlapping(busy, zone))
         union = Intervals.union_all(list(idle_by_device.values()))
     else:
-        union = zone.subtract(_work_inside_zones(trace, zone_events, parent))
+        union = zone.subtract(_work_inside_zones(trace, zone_events, parent_of()))
         idle_by_device[None] = union
 
     def gap_columns() -> GapColumns:
