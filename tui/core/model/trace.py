@@ -178,9 +178,10 @@ class Trace:
         """Number of complete events held."""
         return int(self.start_ns.size)
 
-    @property
+    @cached_property
     def span_ns(self) -> int:
-        """From the earliest start to the latest end."""
+        """From the earliest start to the latest end (a pass over every event:
+        computed once, as the timeline and each `f` ask for it)."""
         if self.start_ns.size == 0:
             return 0
         return int((self.start_ns + self.duration_ns).max())
