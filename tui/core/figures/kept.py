@@ -49,17 +49,23 @@ def kept_figure(
     """
     import msgspec
 
-    def encode(value: Figure) -> bytes:
-        try:
-            return msgspec.msgpack.encode(value)
-        except msgspec.EncodeError as error:  # an int beyond 64 bits
-            raise ValueError(str(error)) from error
-
     def decode(data: bytes) -> Figure:
         figure: Figure = msgspec.msgpack.decode(data, type=figure_type)
         return figure
 
-    return kept_value(trace, name, roots, compute, encode, decode)
+    figure: Figure = kept_value(trace, name, roots, compute, msgpack_bytes, decode)
+    return figure
+
+
+def msgpack_bytes(value: Any) -> bytes:
+    """A kept figure's MessagePack; ValueError for what it cannot hold (an int
+    beyond 64 bits), which `kept_value` then simply does not keep."""
+    import msgspec
+
+    try:
+        return msgspec.msgpack.encode(value)
+    except msgspec.EncodeError as error:
+        raise ValueError(str(error)) from error
 
 
 def kept_value(

@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from tui.core.base.grouped import group_counts, group_medians, median
 from tui.core.base.intervals import Intervals
-from tui.core.figures.kept import KeptArray, array_from, array_kept
+from tui.core.figures.kept import KeptArray, array_from, array_kept, msgpack_bytes
 from tui.core.figures.launches import (
     LATE_START_NS,
     SHORT_KERNEL_NS,
@@ -251,49 +251,44 @@ _KeptStats = tuple[
 def kernel_stats_bytes(stats: KernelStats) -> bytes:
     """The stats as MessagePack, columns as raw bytes (kept in the column cache:
     the whole trace's take a quarter of a second on a big one)."""
-    import msgspec
-
     table = stats.table
     members = np.concatenate(table.events) if table.events else np.zeros(0, np.int64)
-    try:
-        return msgspec.msgpack.encode(
-            (
-                table.names,
-                tuple(
-                    map(
-                        array_kept,
-                        (
-                            table.count,
-                            table.total_ns,
-                            table.min_ns,
-                            table.median_ns,
-                            table.max_ns,
-                            members,
-                        ),
-                    )
-                ),
-                stats.busy_ns,
-                tuple(
-                    map(
-                        array_kept,
-                        (
-                            stats.covered_ns,
-                            stats.linked,
-                            stats.launch_median_ns,
-                            stats.delay_median_ns,
-                            stats.short_count,
-                            stats.slow_launches,
-                            stats.late_starts,
-                            stats.graph_count,
-                        ),
-                    )
-                ),
-                stats.launches,
-                stats.graph_ids,
-            )
+    return msgpack_bytes(
+        (
+            table.names,
+            tuple(
+                map(
+                    array_kept,
+                    (
+                        table.count,
+                        table.total_ns,
+                        table.min_ns,
+                        table.median_ns,
+                        table.max_ns,
+                        members,
+                    ),
+                )
+            ),
+            stats.busy_ns,
+            tuple(
+                map(
+                    array_kept,
+                    (
+                        stats.covered_ns,
+                        stats.linked,
+                        stats.launch_median_ns,
+                        stats.delay_median_ns,
+                        stats.short_count,
+                        stats.slow_launches,
+                        stats.late_starts,
+                        stats.graph_count,
+                    ),
+                )
+            ),
+            stats.launches,
+            stats.graph_ids,
         )
-    except msgspec.EncodeError as error:  # an int beyond 64 bits
-        raise ValueError(str(error)) from error
+    )
 
 
 def kernel_stats_from(data: bytes) -> KernelStats:

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING
 
 from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import GapKind, ZoneSource
-from tui.core.figures.kept import STEPS_ROOTS, KeptArray, array_from, array_kept
+from tui.core.figures.kept import (
+    STEPS_ROOTS,
+    KeptArray,
+    array_from,
+    array_kept,
+    msgpack_bytes,
+)
 from tui.core.figures.zones import GapColumns, StepZone, ZoneChoice, ZoneReading
 
 if TYPE_CHECKING:
@@ -62,37 +68,32 @@ def zone_reading_name(choice: ZoneChoice) -> str:
 
 def zone_reading_bytes(reading: ZoneReading) -> bytes:
     """The reading, its gaps found, as MessagePack (the columns as raw bytes)."""
-    import msgspec
-
     gaps = reading.gap_columns
-    try:
-        return msgspec.msgpack.encode(
-            (
-                reading.choice.names,
-                reading.choice.source,
-                reading.kind,
-                _intervals_kept(reading.zone),
-                array_kept(reading.zone_events),
-                [
-                    (device, *_intervals_kept(idle))
-                    for device, idle in reading.gap_intervals.items()
-                ],
-                _intervals_kept(reading.gap_union),
-                reading.steps,
-                tuple(
-                    array_kept(column)
-                    for column in (
-                        gaps.start_ns,
-                        gaps.duration_ns,
-                        gaps.device,
-                        gaps.step,
-                        gaps.zone_event,
-                    )
-                ),
-            )
+    return msgpack_bytes(
+        (
+            reading.choice.names,
+            reading.choice.source,
+            reading.kind,
+            _intervals_kept(reading.zone),
+            array_kept(reading.zone_events),
+            [
+                (device, *_intervals_kept(idle))
+                for device, idle in reading.gap_intervals.items()
+            ],
+            _intervals_kept(reading.gap_union),
+            reading.steps,
+            tuple(
+                array_kept(column)
+                for column in (
+                    gaps.start_ns,
+                    gaps.duration_ns,
+                    gaps.device,
+                    gaps.step,
+                    gaps.zone_event,
+                )
+            ),
         )
-    except msgspec.EncodeError as error:  # an int beyond 64 bits
-        raise ValueError(str(error)) from error
+    )
 
 
 def zone_reading_from(trace: Trace, choice: ZoneChoice, data: bytes) -> ZoneReading:
