@@ -57,11 +57,10 @@ class ZoneChoice:
         A DataLoader range answers to its group only, not to its own name."""
         wanted = set(self.names)
         loader = trace.name_ids_starting(DATALOADER_PREFIX)
-        literal = trace.name_ids_matching(wanted)
-        literal = literal[~np.isin(literal, loader)]
+        ids = trace.name_ids_matching(wanted)
+        ids = ids[~np.isin(ids, loader)]
         if DATALOADER_GROUP in wanted:  # np.union1d would import numpy.ma (17 ms)
-            literal = distinct(np.concatenate([literal, loader]))
-        ids = literal
+            ids = distinct(np.concatenate([ids, loader]))
         return ids.astype(np.int32) if ids.size else np.array([-1], dtype=np.int32)
 
     def label(self) -> str:

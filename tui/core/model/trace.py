@@ -149,9 +149,7 @@ class Trace:
     kind: UInt8Array
     correlation: Int64Array  # -1 when absent
     external_id: Int64Array  # -1 when absent
-    stream_arg: (
-        Int64Array  # the integer `stream` arg (HTA's device op mark), -1 when absent
-    )
+    stream_arg: Int64Array  # the `stream` arg (HTA's device op mark), -1 when absent
     args_begin: Int64Array  # args of event i: args_blob[args_begin[i]:args_end[i]]
     args_end: Int64Array
     args_blob: (
