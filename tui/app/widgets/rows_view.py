@@ -188,10 +188,15 @@ class RowsView(ScrollView, can_focus=True):
     def _cursor_into_view(self) -> None:
         visible = max(self.size.height - self.HEADER_LINES, 1)
         top = int(self.scroll_y)
+        # Forced: rows just read have no scrollbar until the next layout, and
+        # Textual refuses to scroll a widget without one (the cursor would stay
+        # off screen); the target is still clamped to the rows there are.
         if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+            self.scroll_to(y=self.cursor, animate=False, immediate=True, force=True)
         elif self.cursor >= top + visible:
-            self.scroll_to(y=self.cursor - visible + 1, animate=False, immediate=True)
+            self.scroll_to(
+                y=self.cursor - visible + 1, animate=False, immediate=True, force=True
+            )
 
     def action_cursor(self, delta: int) -> None:
         self.move_cursor(self.cursor + delta, delta)
