@@ -9,14 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets.option_list import Option
 
 from tests.builders.app_traces import write_training_trace
 from tests.pilot import make_app, settle
 from tui.app.screens import findings_later
 from tui.app.screens.findings_later import FindingsRead
 from tui.app.screens.main import MainScreen
-from tui.app.widgets.findings_panel import FindingsPanel
+from tui.app.widgets.findings_panel import FindingsPanel, finding_text
 from tui.core.figures.analysis import Analysis
 from tui.core.findings import readings as findings
 from tui.core.ingest.load import load_trace
@@ -29,10 +28,7 @@ def later(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _prompts(panel: FindingsPanel) -> list[str]:
-    options: list[Option] = [
-        panel.get_option_at_index(i) for i in range(panel.option_count)
-    ]
-    return [str(option.prompt) for option in options]
+    return panel.shown_texts()
 
 
 @pytest.mark.parametrize("gpu", [True, False], ids=["cuda", "cpu"])
@@ -71,9 +67,7 @@ def test_findings_computed_after_the_screen_are_compute_findings(
             await pilot.pause()
             assert screen.findings == expected
             assert panel.findings == expected
-            assert [panel.get_option_at_index(i).id for i in range(len(expected))] == [
-                f.id.value for f in expected
-            ]
+            assert panel.shown_texts() == [finding_text(f).plain for f in expected]
             # The tab works as with findings read at load: 2, then Enter shows one.
             await pilot.press("2")
             assert panel.current == expected[0]

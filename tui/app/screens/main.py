@@ -489,21 +489,15 @@ class MainScreen(Screen[None]):
 
     # -- findings ------------------------------------------------------------
 
-    def _finding(self, finding_id: str | None) -> Finding | None:
-        return next((f for f in self.findings or [] if f.id.value == finding_id), None)
-
     def on_findings_read(self, message: FindingsRead) -> None:
         panel = self.query_one(FindingsPanel)
         findings = findings_later.read(message, self.analysis, panel)
         if findings is not None:
             self.findings = findings
 
-    @on(FindingsPanel.OptionSelected, "#findings")
-    def _show_finding(self, event: FindingsPanel.OptionSelected) -> None:
+    def on_findings_panel_chosen(self, event: FindingsPanel.Chosen) -> None:
         """Show on the timeline (or in the table) what a finding rests on."""
-        finding = self._finding(event.option_id)
-        if finding is not None:
-            self.show(anchors.finding_target(finding, self.trace, self.analysis))
+        self.show(anchors.finding_target(event.finding, self.trace, self.analysis))
 
     # -- tabs, help, capture, share ------------------------------------------
 
