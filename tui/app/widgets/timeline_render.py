@@ -8,7 +8,6 @@ decided in `tui.view.cells`; which rows exist in `tui.view.layout`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,7 +25,7 @@ from tui.core.model.trace import Kind, Trace
 from tui.report.fit import fit_end, fit_middle
 from tui.view.axis import ruler
 from tui.view.cells import Drawing, LaneCells, Viewport, covered_cells, row_cells
-from tui.view.lanes import BoolArray, Lane, run_heads
+from tui.view.lanes import BoolArray, Int64Array, Lane, run_heads
 from tui.view.layout import GAP_GLYPH, Row, TimelineLayout, ZoneView
 from tui.view.memory_lane import MemoryCells
 from tui.view.navigation import row_contains
@@ -34,6 +33,7 @@ from tui.view.timeline_index import TimelineIndex
 
 OCCUPANCY_GLYPHS = "▁▂▃▄▅▆▇█"
 """How much of a cell is busy when several short events share it."""
+_OCCUPANCY_ARRAY = np.array(list(OCCUPANCY_GLYPHS))
 BAR_GLYPH = "█"
 DATA_ZONE_GLYPH = "▓"
 """Data zones (where gaps are looked for) are filled apart from other events."""
@@ -68,6 +68,8 @@ _OTHER_COLOURS: dict[int, str] = {
     _STARTUP_STEP_KEY: "bright_black",
     _GRAPH_KEY: "bright_green",
 }
+_NO_COLOUR = -99
+"""A cell with no event (no colour key)."""
 _FILLS = {_DATA_ZONE_KEY: DATA_ZONE_GLYPH, _GRAPH_KEY: GRAPH_GLYPH}
 _TEXT_ON: dict[str, str] = {
     "blue": "bright_white",
@@ -266,6 +268,23 @@ class Painter:
                 name = f"#{step.number}"
         return fit_end(name, width)
 
+    def colour_keys(self, row: Row, owner: Int64Array) -> list[int]:
+        """`colour_key` of every cell's event (-99 where none), all at once."""
+        keys = np.full(owner.size, _NO_COLOUR, dtype=np.int64)
+        drawn = np.flatnonzero(owner >= 0)
+        if row.role is RowRole.STEPS:  # a few steps: one by one
+            for cell in drawn.tolist():
+                keys[cell] = self.colour_key(row, int(owner[cell]))
+            return list(keys.tolist())
+        events = owner[drawn]
+        colour = self.trace.kind[events].astype(np.int64)
+        graph = self.index.graph_work
+        if graph is not None:
+            colour[graph[events]] = _GRAPH_KEY
+        colour[self.zone.data_zone_mask[events]] = _DATA_ZONE_KEY
+        keys[drawn] = colour
+        return list(keys.tolist())
+
     def row_segments(
         self,
         row: Row,
@@ -275,27 +294,41 @@ class Painter:
         selected: int | None,
         in_range: BoolArray | None,
     ) -> list[Segment]:
-        """Turn cells into segments, one per run of cells drawn alike."""
+        """Turn cells into segments, one per run of cells drawn alike.
+
+        Cells of short events are drawn one by one (their glyph says how
+        busy), but a run of them in one style is one segment: a busy lane is
+        some hundred cells, and a segment and a style lookup per cell were
+        most of a line's cost.
+        """
         owner = cells.owner
         width = owner.size
         selected_cells = (
             owner == selected if selected is not None else np.zeros(width, bool)
         )
-        change = run_heads(owner)
-        # Cells of short events are drawn one by one (their glyph says how busy).
         short = ~cells.wide & (owner >= 0)
+        colour_keys = self.colour_keys(row, owner)
+        colours = np.asarray(colour_keys, dtype=np.int64)
+        change = run_heads(owner)
+        # Short cells in a row stay one run while they look alike.
+        change[1:] &= ~(short[1:] & short[:-1])
         change[1:] |= (
-            (gap[1:] != gap[:-1]) | (marked[1:] != marked[:-1]) | short[1:] | short[:-1]
+            (gap[1:] != gap[:-1])
+            | (marked[1:] != marked[:-1])
+            | (short[1:] != short[:-1])
+            | (colours[1:] != colours[:-1])
+            | (selected_cells[1:] != selected_cells[:-1])
         )
         if in_range is not None:
             change[1:] |= in_range[1:] != in_range[:-1]
         run_starts = np.flatnonzero(change).tolist()
         run_ends = [*run_starts[1:], width]
+        levels = np.clip(np.ceil(cells.occupancy * 8).astype(np.int64) - 1, 0, 7)
+        glyphs = _OCCUPANCY_ARRAY[levels].tolist()
         owner_list = owner.tolist()
         gap_list = gap.tolist()
         marked_list = marked.tolist()
-        wide_list = cells.wide.tolist()
-        occupancy_list = cells.occupancy.tolist()
+        short_list = short.tolist()
         selected_list = selected_cells.tolist()
         range_list = in_range.tolist() if in_range is not None else None
         segments: list[Segment] = []
@@ -314,7 +347,7 @@ class Painter:
                     style = style + self.style("range")
                 segments.append(Segment(text, style))
                 continue
-            colour = self.colour_key(row, event)
+            colour = colour_keys[a]
             is_selected = selected_list[a]
             is_marked = marked_list[a]
             # On the zones row the gap is drawn over the zone itself.
@@ -328,13 +361,9 @@ class Painter:
                 bar_style = self.style("bar", colour, is_selected, is_marked)
             if highlighted:
                 bar_style = bar_style + Style(underline=True)
-            if not wide_list[a]:
-                if over_gap:
-                    glyph = GAP_GLYPH
-                else:
-                    level = math.ceil(occupancy_list[a] * 8) - 1
-                    glyph = OCCUPANCY_GLYPHS[min(7, max(0, level))]
-                segments.append(Segment(glyph, bar_style))
+            if short_list[a]:
+                text = GAP_GLYPH * length if over_gap else "".join(glyphs[a:b])
+                segments.append(Segment(text, bar_style))
                 continue
             if length >= 3 and event not in named:
                 named.add(event)
