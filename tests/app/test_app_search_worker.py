@@ -15,7 +15,9 @@ from tests.pilot import info, make_app, pilot_test, settle, workers_done
 from tui.app.screens import marks
 from tui.app.screens.main import MainScreen
 from tui.app.widgets import timeline as timeline_module
+from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.timeline import Timeline
+from tui.core.figures.analysis import group_name
 from tui.view import lanes, marking
 
 
@@ -117,3 +119,58 @@ async def test_a_search_answered_after_esc_is_dropped(
         await workers_done(pilot)
         assert screen.marks.size == 0
         assert screen.query_one(Timeline)._marked_mask is None
+
+
+@pilot_test
+async def test_an_operator_is_marked_in_a_worker_and_enter_waits_for_it(
+    cuda_trace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a big capture the operator under the table's cursor is marked in a
+    worker; Enter pressed before its marks come visits its first occurrence
+    once they do, never one of the operator marked before."""
+    monkeypatch.setattr(marks, "SEARCH_IN_WORKER_AT", 0)
+    release = threading.Event()
+    threads: list[str] = []
+    named = marking.events_named
+
+    def waiting(trace, name_ids):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread().name)
+        release.wait(10)
+        return named(trace, name_ids)
+
+    monkeypatch.setattr(marks, "events_named", waiting)
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        table = screen.query_one(OperatorTable)
+        await pilot.press("1", "down")
+        release.set()
+        await workers_done(pilot)
+        first = table.current_name
+        assert first is not None and screen.marks.size
+        before = screen.marks.copy()
+        release.clear()
+        await pilot.press("down")
+        second = table.current_name
+        assert second is not None and second != first
+        await pilot.press("enter")  # the second's marks are not there yet
+        await pilot.pause()
+        assert (screen.marks == before).all()
+        selected = screen.timeline.selected_event
+        assert selected is None or screen.trace.event_name(selected) == first
+        release.set()
+        await workers_done(pilot)
+        assert threads and threads[-1] != threading.main_thread().name
+        occurrences = [
+            event["ts"]
+            for event in json.loads(cuda_trace.read_text())["traceEvents"]
+            if event.get("ph") == "X" and group_name(event["name"]) == second
+        ]
+        assert screen.marks.size == len(occurrences) > 0
+        selected = screen.timeline.selected_event
+        assert selected is not None
+        assert group_name(screen.trace.event_name(selected)) == second
+        start = (screen.trace.start_ns[selected] + screen.trace.origin_ns) / 1000
+        assert start == pytest.approx(min(occurrences))

@@ -54,7 +54,7 @@ from tui.app.screens.findings_later import FindingsRead
 from tui.app.screens.help import KeySection
 from tui.app.screens.kept_dialogs import BUILD_AHEAD_AFTER_S, KeptDialogs
 from tui.app.screens.main_keys import MAIN_KEYS, RUN_ACTIONS
-from tui.app.screens.marks import Marks, SearchMatched
+from tui.app.screens.marks import Marks, OperatorMarked, SearchMatched
 from tui.app.screens.notes_keeper import NotesKeeper, NotesUpdated
 from tui.app.screens.ranks import RankPlace
 from tui.app.screens.report_export import ReportWritten
@@ -377,6 +377,9 @@ class MainScreen(Screen[None]):
     def on_search_matched(self, message: SearchMatched) -> None:
         self.marked.matched(message)
 
+    def on_operator_marked(self, message: OperatorMarked) -> None:
+        self.marked.operator_marked(message)
+
     def action_gap(self, delta: int) -> None:
         """Select the next or previous gap in the data zone."""
         self.marked.gap(delta)
@@ -475,8 +478,7 @@ class MainScreen(Screen[None]):
         self.marked.operator(message.name, message.events)
 
     def on_operator_activated(self, message: OperatorActivated) -> None:
-        if self.marks.size:
-            self.action_mark(1)
+        self.action_mark(1)  # once marked, if a worker is marking them
 
     def on_mark_events(self, message: MarkEvents) -> None:
         """A tab marks events (a kernel's occurrences, copies): visit the first."""

@@ -33,8 +33,9 @@ from tui.view.marking import (
 from tui.view.status import StatusLine
 
 SEARCH_IN_WORKER_AT = 500_000
-"""Captures of at least this many events are searched in a worker: matching and
-ordering millions of events would hold the keys for tens of milliseconds."""
+"""Captures of at least this many events are searched, and an operator's
+occurrences marked, in a worker: matching and ordering millions of events, and
+each row's marked lanes, would hold the keys for tens of milliseconds."""
 
 
 @dataclass
@@ -43,6 +44,17 @@ class SearchMatched(Message):
     `serial` tells whether the screen marked something else since."""
 
     needle: str
+    serial: int
+    prepared: PreparedMarks
+
+
+@dataclass
+class OperatorMarked(Message):
+    """A worker found an operator's occurrences (a big capture) and prepared
+    their marks; `serial` tells whether the screen marked something else since."""
+
+    name: str
+    what: str
     serial: int
     prepared: PreparedMarks
 
@@ -72,6 +84,10 @@ class Marks:
         self._group_ids: dict[str, list[int]] | None = None
         self._serial = 0
         """Counts markings: a search answered after a newer marking is dropped."""
+        self._pending: int | None = None
+        """The serial of an operator's marking a worker is making (None: none)."""
+        self._visit_on_arrival = 0
+        """n / N / Enter pressed while it was made: visited once it comes."""
 
     def set(
         self,
@@ -82,6 +98,7 @@ class Marks:
         """Mark these events on the timeline, in time order (`prepared`: already
         in time order, with the rows' marks a worker made)."""
         self._serial += 1
+        self._pending = None
         had_marks = bool(self.events.size)
         if prepared is None:
             self.events = in_time_order(self.trace, events)
@@ -95,7 +112,13 @@ class Marks:
             self.host.refresh_bindings()  # n / N are offered or not
 
     def step(self, delta: int) -> None:
-        """Select the next or previous marked event and say which."""
+        """Select the next or previous marked event and say which (once they
+        are marked, when a worker is marking them: never an older marking's)."""
+        if self._pending is not None:
+            self._visit_on_arrival = delta
+            return
+        if not self.events.size:
+            return
         self.index = (self.index + delta) % int(self.events.size)
         event = int(self.events[self.index])
         self.timeline.select_event(event)
@@ -179,20 +202,54 @@ class Marks:
         """Mark the occurrences of an operator (a table row's name), or the calls
         `events` of one row by input shape."""
         trace = self.trace
+        what = "occurrences" if events is None else "calls with these input shapes"
+        name_ids: list[int] = []
         if events is None:
             if self._group_ids is None:
                 groups: dict[str, list[int]] = {}
                 for name_id, event_name in enumerate(trace.names):
                     groups.setdefault(group_name(event_name), []).append(name_id)
                 self._group_ids = groups
-            events = events_named(trace, self._group_ids.get(name, []))
-            what = "occurrences"
-        else:
-            what = "calls with these input shapes"
-        self.set(events, f"{printable(name)}:")
+            name_ids = self._group_ids.get(name, [])
+        if trace.event_count < SEARCH_IN_WORKER_AT:
+            if events is None:
+                events = events_named(trace, name_ids)
+            self.set(events, f"{printable(name)}:")
+            self._say_marked(name, what)
+            return
+        serial = self._serial = self._serial + 1
+        self._pending = serial
+        self._visit_on_arrival = 0
+        layout = self.timeline.rows_layout
+        host = self.host
+        chosen = events
+
+        def mark() -> None:
+            found = events_named(trace, name_ids) if chosen is None else chosen
+            prepared = PreparedMarks.of(trace, in_time_order(trace, found), layout)
+            host.post_message(OperatorMarked(name, what, serial, prepared))
+
+        host.run_worker(
+            mark, thread=True, exclusive=True, exit_on_error=False, group="marks"
+        )
+
+    def operator_marked(self, message: OperatorMarked) -> None:
+        """A worker marked an operator's occurrences: shown unless something was
+        marked since; a visit asked for meanwhile is made now."""
+        if message.serial != self._serial:
+            return
+        visit = self._visit_on_arrival
+        self.set(
+            message.prepared.events, f"{printable(message.name)}:", message.prepared
+        )
+        self._say_marked(message.name, message.what)
+        if visit:
+            self.step(visit)
+
+    def _say_marked(self, name: str, what: str) -> None:
         text = Text()
         text.append(printable(name), style="bold")
-        text.append(f"  {events.size:,} {what} marked; n/N or Enter to visit")
+        text.append(f"  {self.events.size:,} {what} marked; n/N or Enter to visit")
         self.say(text)
 
     def gap(self, delta: int) -> None:
