@@ -187,6 +187,34 @@ def span(timeline: Timeline) -> int:
     return timeline.view_end_ns - timeline.view_start_ns
 
 
+# -- drawn lines kept -------------------------------------------------------------
+
+
+@pilot_test
+async def test_focus_alone_keeps_the_drawn_lines_a_theme_draws_them_again(
+    gpu_trace: Trace,
+) -> None:
+    """Focus leaving or coming back changes nothing the lines show (a prompt
+    closing drew every track again); a theme changes their styles."""
+    app = TimelineApp(gpu_trace)
+    async with app.run_test(size=SIZE) as pilot:
+        timeline = app.query_one(Timeline)
+        timeline.focus()
+        await pilot.pause()
+        drawn = [timeline.render_line(y) for y in range(timeline.size.height)]
+        app.set_focus(None)
+        await pilot.pause()
+        assert all(timeline.render_line(y) is drawn[y] for y in range(len(drawn)))
+        timeline.focus()
+        await pilot.pause()
+        assert all(timeline.render_line(y) is drawn[y] for y in range(len(drawn)))
+        app.theme = "textual-light" if app.theme != "textual-light" else "nord"
+        await pilot.pause()
+        again = [timeline.render_line(y) for y in range(len(drawn))]
+        assert [strip.text for strip in again] == [strip.text for strip in drawn]
+        assert [list(strip) for strip in again] != [list(strip) for strip in drawn]
+
+
 # -- keys move the view --------------------------------------------------------
 
 

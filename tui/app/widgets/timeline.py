@@ -213,10 +213,14 @@ class Timeline(TimelineKeys, ScrollView, can_focus=True):
         self.post_message(ViewChanged(self.view_start_ns, self.view_end_ns))
 
     def notify_style_update(self) -> None:
-        """Theme or focus changed: styles are baked into cached lines."""
+        """Theme or focus changed: styles are baked into cached lines, which
+        are drawn again only if the widget's own style changed (focus alone
+        does not change it: the lines after a prompt closed were drawn twice)."""
         super().notify_style_update()
-        self.painter.set_base(self.rich_style)
-        self._line_cache.clear()
+        base = self.rich_style
+        if base != self.painter.base:
+            self.painter.set_base(base)
+            self._line_cache.clear()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Enter is offered only on a selected event."""
