@@ -174,3 +174,29 @@ async def test_an_operator_is_marked_in_a_worker_and_enter_waits_for_it(
         assert group_name(screen.trace.event_name(selected)) == second
         start = (screen.trace.start_ns[selected] + screen.trace.origin_ns) / 1000
         assert start == pytest.approx(min(occurrences))
+
+
+@pilot_test
+async def test_an_operator_marking_that_fails_says_so_and_frees_the_keys(
+    cuda_trace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(marks, "SEARCH_IN_WORKER_AT", 0)
+
+    def broken(trace, name_ids):  # type: ignore[no-untyped-def]
+        raise ValueError("no such column")
+
+    monkeypatch.setattr(marks, "events_named", broken)
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("1", "down")
+        await workers_done(pilot)
+        assert "could not mark" in info(screen) and "no such column" in info(screen)
+        assert screen.marked._pending is None  # n / N are not held for it
+        await pilot.press("slash", *"relu", "enter")
+        await workers_done(pilot)
+        assert screen.marks.size > 0
+        await pilot.press("n")
+        assert screen.timeline.selected_event is not None

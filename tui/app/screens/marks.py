@@ -56,7 +56,9 @@ class OperatorMarked(Message):
     name: str
     what: str
     serial: int
-    prepared: PreparedMarks
+    prepared: PreparedMarks | None
+    """None: the worker failed (`error` says how)."""
+    error: str = ""
 
 
 class Marks:
@@ -114,7 +116,7 @@ class Marks:
     def step(self, delta: int) -> None:
         """Select the next or previous marked event and say which (once they
         are marked, when a worker is marking them: never an older marking's)."""
-        if self._pending is not None:
+        if self._pending is not None and self._pending == self._serial:
             self._visit_on_arrival = delta
             return
         if not self.events.size:
@@ -225,8 +227,13 @@ class Marks:
         chosen = events
 
         def mark() -> None:
-            found = events_named(trace, name_ids) if chosen is None else chosen
-            prepared = PreparedMarks.of(trace, in_time_order(trace, found), layout)
+            try:
+                found = events_named(trace, name_ids) if chosen is None else chosen
+                ordered = in_time_order(trace, found)
+                prepared = PreparedMarks.of(trace, ordered, layout)
+            except Exception as error:  # told, and n / N work again
+                host.post_message(OperatorMarked(name, what, serial, None, str(error)))
+                return
             host.post_message(OperatorMarked(name, what, serial, prepared))
 
         host.run_worker(
@@ -238,10 +245,18 @@ class Marks:
         marked since; a visit asked for meanwhile is made now."""
         if message.serial != self._serial:
             return
+        prepared = message.prepared
+        if prepared is None:
+            self._pending = None
+            self.say(
+                Text(
+                    f"could not mark {printable(message.name)}: "
+                    f"{printable(message.error)} (a steptrace bug: please report it)"
+                )
+            )
+            return
         visit = self._visit_on_arrival
-        self.set(
-            message.prepared.events, f"{printable(message.name)}:", message.prepared
-        )
+        self.set(prepared.events, f"{printable(message.name)}:", prepared)
         self._say_marked(message.name, message.what)
         if visit:
             self.step(visit)

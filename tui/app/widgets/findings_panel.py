@@ -200,10 +200,9 @@ class FindingsPanel(ScrollView, can_focus=True):
         console = self.app.console
         lines: list[tuple[int, Text]] = []
         first: list[int] = []
-        owner_of = -1 if self._note is not None else 0
         for index, text in enumerate(self._texts):
             first.append(len(lines))
-            owner = owner_of if owner_of < 0 else index
+            owner = -1 if self._note is not None else index
             lines.extend((owner, line) for line in text.wrap(console, width))
         self._lines = lines
         self._first_line = first
