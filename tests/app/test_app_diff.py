@@ -30,7 +30,7 @@ from tests.builders.diff_pair import (
     write_capture,
     write_pair,
 )
-from tests.pilot import pilot_test, settle
+from tests.pilot import pilot_test, settle, workers_finished
 from tui.app.app import StepTraceApp
 from tui.app.dialogs.compare_with import CompareWithDialog, complete_path
 from tui.app.dialogs.tested_by import TestedByDialog
@@ -59,7 +59,7 @@ async def settle_comparison(pilot: Pilot[Any]) -> ComparisonScreen:
     """Wait until the comparison is shown (or has failed)."""
     app = pilot.app
     for _ in range(400):
-        await app.workers.wait_for_complete()
+        await workers_finished(app)
         await pilot.pause()
         screen = app.screen
         if isinstance(screen, ComparisonScreen) and (
@@ -319,7 +319,7 @@ async def test_tested_by_links_an_open_note_and_writes_the_sidecar(
         assert [note.id for note in dialog.notes] == [note_id]  # open notes only
         await pilot.press("enter")
         for _ in range(50):
-            await app.workers.wait_for_complete()
+            await workers_finished(app)
             await pilot.pause()
             if (
                 sidecar_path(before).exists()

@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 
 from tests.app.test_app_diff import comparing, settle_comparison
 from tests.builders.diff_pair import FAST_MS, SLOW_MS, write_capture, write_pair
-from tests.pilot import screen_text
+from tests.pilot import screen_text, workers_finished
 from tui.notes.store import NotesStore
 
 
@@ -30,7 +30,7 @@ def _shot(
         await settle_comparison(pilot)
         for key in press:
             await pilot.press(key)
-        await pilot.app.workers.wait_for_complete()
+        await workers_finished(pilot.app)
         await pilot.pause()
         if check is not None:
             check(screen_text(pilot.app).splitlines())

@@ -10,7 +10,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from tests.builders.app_traces import write_training_trace
-from tests.pilot import pilot_test, settle
+from tests.pilot import pilot_test, settle, workers_finished
 from tui.app.app import StepTraceApp
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
@@ -29,7 +29,7 @@ async def export(pilot: Pilot[Any], folder: Path, count: int) -> list[Path]:
     """Press X and wait until `count` reports are in the folder."""
     await pilot.press("X")
     for _ in range(100):
-        await pilot.app.workers.wait_for_complete()
+        await workers_finished(pilot.app)
         await pilot.pause()
         reports = sorted(folder.glob("*.report*.md"))
         if len(reports) >= count:

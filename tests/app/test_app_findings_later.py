@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.builders.app_traces import write_training_trace
-from tests.pilot import make_app, settle
+from tests.pilot import make_app, settle, workers_finished
 from tui.app.screens import findings_later
 from tui.app.screens.findings_later import FindingsRead
 from tui.app.screens.main import MainScreen
@@ -63,7 +63,7 @@ def test_findings_computed_after_the_screen_are_compute_findings(
             assert _prompts(panel) == ["computing the findings…"]
             assert panel.current is None
             release.set()
-            await app.workers.wait_for_complete()
+            await workers_finished(app)
             await pilot.pause()
             assert screen.findings == expected
             assert panel.findings == expected
@@ -93,7 +93,7 @@ def test_a_failure_says_why_in_the_tab_and_the_screen_stays(
         app = make_app(path)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
-            await app.workers.wait_for_complete()
+            await workers_finished(app)
             await pilot.pause()
             screen = app.screen
             assert isinstance(screen, MainScreen)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.app_traces import write_training_trace
-from tests.pilot import make_app, settle
+from tests.pilot import make_app, settle, workers_finished
 from tui.app.dialogs.zone_picker import AUTOMATIC, ZonePicker
 from tui.app.screens.main import MainScreen
 
@@ -68,7 +68,7 @@ def test_the_picker_lists_the_candidates_of_the_zone_in_use(
                 assert marked == [zone]
                 await pilot.press(*"transf", "enter")
                 for _ in range(3):
-                    await app.workers.wait_for_complete()
+                    await workers_finished(app)
                     await pilot.pause()
                 assert app.screen is screen
 
@@ -154,7 +154,7 @@ def test_dialogs_built_ahead_show_what_is_current_when_opened(
                 assert any(" ● " + zone in line for line in drawn.splitlines())
                 await pilot.press(*"transf", "enter")
                 for _ in range(3):
-                    await app.workers.wait_for_complete()
+                    await workers_finished(app)
                     await pilot.pause()
                 assert screen.analysis.zone_choice.names == ("transfert",)
             for _ in range(2):

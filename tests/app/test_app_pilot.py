@@ -16,7 +16,7 @@ from tests.builders.app_traces import (
     write_bad_trace,
     write_hostile_trace,
 )
-from tests.pilot import make_app, pilot_test, settle
+from tests.pilot import make_app, pilot_test, settle, workers_finished
 from tui.app.dialogs.note_form import NoteForm
 from tui.app.screens.details import DetailsScreen
 from tui.app.screens.help import HelpScreen
@@ -212,7 +212,7 @@ async def test_escape_cancels_loading(
     async with app.run_test(size=(80, 24)) as pilot:
         assert started.wait(5)
         await pilot.press("escape")
-        await app.workers.wait_for_complete()
+        await workers_finished(app)
         await pilot.pause()
     assert app.return_code == 130
 
@@ -245,7 +245,7 @@ async def test_steps_filter_and_scope(cuda_trace: Path) -> None:
         assert screen.current_step == 1
         table = screen.query_one(OperatorTable)
         await pilot.press("S")
-        await app.workers.wait_for_complete()  # a step's table is built off the UI
+        await workers_finished(app)  # a step's table is built off the UI
         await pilot.pause()
         assert table.scope_label == "step 2"
         assert int(table.table.calls[table.table.names.index("aten::relu")]) == 12
@@ -280,7 +280,7 @@ async def test_notes_add_status_delete(cuda_trace: Path) -> None:
         await pilot.press("right_square_bracket", "m")
         assert isinstance(app.screen, NoteForm)
         await pilot.press(*"input pipeline is slow", "ctrl+s")
-        await app.workers.wait_for_complete()  # notes are saved off the UI
+        await workers_finished(app)  # notes are saved off the UI
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
         store = screen.notes_store
@@ -294,10 +294,10 @@ async def test_notes_add_status_delete(cuda_trace: Path) -> None:
         reread = NotesStore.open(cuda_trace)
         assert [n.hypothesis for n in reread.notes] == ["input pipeline is slow"]
         await pilot.press("3", "s")
-        await app.workers.wait_for_complete()
+        await workers_finished(app)
         assert store.notes[0].status == "confirmed"
         await pilot.press("x", "y")
-        await app.workers.wait_for_complete()
+        await workers_finished(app)
         await pilot.pause()
         assert store.notes == []
 
@@ -374,7 +374,7 @@ async def test_capture_dialog_opens_the_new_trace(
         assert isinstance(app.screen, capture.CaptureDialog)
         await pilot.press("ctrl+r")
         for _ in range(100):
-            await app.workers.wait_for_complete()
+            await workers_finished(app)
             await pilot.pause()
             if isinstance(app.screen, MainScreen) and app.screen.path == new_trace:
                 break
@@ -398,7 +398,7 @@ async def test_capture_failure_shows_output(
         await settle(pilot)
         await pilot.press("c", "ctrl+r")
         for _ in range(50):
-            await app.workers.wait_for_complete()
+            await workers_finished(app)
             await pilot.pause()
             if app.screen.process is None:  # type: ignore[attr-defined]
                 break
@@ -556,14 +556,14 @@ async def test_note_edit_and_jump_to_its_step(cuda_trace: Path) -> None:
         assert isinstance(screen, MainScreen)
         await pilot.press("right_square_bracket", "right_square_bracket", "m")
         await pilot.press(*"slow read", "ctrl+s")
-        await app.workers.wait_for_complete()  # the note is saved off the UI
+        await workers_finished(app)  # the note is saved off the UI
         await pilot.pause()
         await pilot.press("left_square_bracket")
         assert screen.current_step == 0
         await pilot.press("3", "e")
         assert isinstance(app.screen, NoteForm)
         await pilot.press("end", *" on step 2", "ctrl+s")
-        await app.workers.wait_for_complete()
+        await workers_finished(app)
         await pilot.pause()
         assert screen.notes_store.notes[0].hypothesis == "slow read on step 2"
         await pilot.press("enter")

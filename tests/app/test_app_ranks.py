@@ -18,7 +18,7 @@ from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
 from tests.builders.ranks_app import straggler_of, write_heat_run
-from tests.pilot import pilot_test
+from tests.pilot import pilot_test, workers_finished
 from tui.app.app import StepTraceApp
 from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.main import MainScreen
@@ -62,7 +62,7 @@ async def settle_on(pilot: Pilot[Any], wanted: type, *, not_this: Any = None) ->
     app = pilot.app
     for _ in range(300):
         with contextlib.suppress(WorkerCancelled):  # an exclusive worker replaced
-            await app.workers.wait_for_complete()
+            await workers_finished(app)
         await pilot.pause()
         screen = app.screen
         if isinstance(screen, wanted) and screen is not not_this:
@@ -302,7 +302,7 @@ async def test_an_unknown_zone_exits_2_with_the_closest_names(run_folder: Path) 
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(200):
             with contextlib.suppress(WorkerCancelled):
-                await app.workers.wait_for_complete()
+                await workers_finished(app)
             await pilot.pause()
             if app.return_code is not None:
                 break
@@ -348,7 +348,7 @@ async def test_a_run_no_rank_of_which_reads_shows_why(
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(200):
             with contextlib.suppress(WorkerCancelled):
-                await app.workers.wait_for_complete()
+                await workers_finished(app)
             await pilot.pause()
             if isinstance(app.screen, LoadErrorScreen):
                 break
@@ -380,7 +380,7 @@ async def test_4_reads_the_runs_collectives_as_the_cli_says_them(
         assert str(shown.render()) == COLLECTIVES_HINT  # nothing read before 4
         await pilot.press("4")
         for _ in range(200):
-            await app.workers.wait_for_complete()
+            await workers_finished(app)
             await pilot.pause()
             if str(shown.render()) == cli_text:
                 break

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Static
 
 from tests.builders.app_traces import write_training_trace
-from tests.pilot import make_app, pilot_test, screen_text, settle
+from tests.pilot import make_app, pilot_test, screen_text, settle, workers_finished
 from tui.app.app import StepTraceApp
 from tui.app.dialogs.scrub import ScrubDialog, fresh_copy_path
 from tui.app.screens.help import help_text
@@ -68,7 +68,7 @@ async def open_dialog(pilot: Pilot[Any]) -> ScrubDialog:
 async def wait_workers(pilot: Pilot[Any]) -> None:
     """Wait for the dialog's workers and the messages they posted."""
     for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+        await workers_finished(pilot.app)
         await pilot.pause()
 
 

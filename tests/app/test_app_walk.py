@@ -21,7 +21,7 @@ from textual.widgets import Input
 
 from tests import shared_traces as shared
 from tests.builders.app_traces import write_training_trace
-from tests.pilot import make_app, settle
+from tests.pilot import make_app, settle, workers_finished
 from tui.app.screens.details import event_details
 from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.main import MainScreen
@@ -374,7 +374,7 @@ def test_notes_are_saved_and_the_trace_hashed_off_the_ui_thread(
             screen = await main_screen(pilot)
             await pilot.press("right_square_bracket", "m", *"slow read", "ctrl+s")
             for _ in range(3):
-                await app.workers.wait_for_complete()
+                await workers_finished(app)
                 await pilot.pause()
             assert [n.hypothesis for n in screen.notes_store.notes] == ["slow read"]
         ui = threading.main_thread().name

@@ -17,7 +17,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.builders.app_traces import write_training_trace
-from tests.pilot import make_app, settle
+from tests.pilot import make_app, settle, workers_finished
 from tui.app.app import StepTraceApp
 from tui.app.dialogs.zone_picker import ZonePicker
 from tui.app.screens.main import MainScreen
@@ -68,7 +68,7 @@ async def main_screen(pilot: Pilot[Any]) -> MainScreen:
 async def finish(pilot: Pilot[Any]) -> None:
     """Wait for the zone worker and the notes save it starts."""
     for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+        await workers_finished(pilot.app)
         await pilot.pause()
 
 
@@ -173,7 +173,7 @@ def test_an_unknown_zone_exits_2_with_the_closest_names(cuda_trace: Path) -> Non
         app = StepTraceApp(cuda_trace, zones=("lecture_batch",))
         async with app.run_test(size=(120, 40)) as pilot:
             for _ in range(100):
-                await app.workers.wait_for_complete()
+                await workers_finished(app)
                 await pilot.pause()
                 if not app.is_running:
                     break

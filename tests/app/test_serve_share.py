@@ -14,7 +14,7 @@ from pathlib import Path
 from textual.widgets import Input, Static
 
 from tests.builders.app_traces import write_training_trace
-from tests.pilot import settle
+from tests.pilot import settle, workers_finished
 from tui.app.app import StepTraceApp
 from tui.app.dialogs.scrub import ScrubDialog
 
@@ -39,7 +39,7 @@ async def _share(trace: Path, elsewhere: Path, served: bool) -> tuple[str, Path 
         await pilot.pause()
         dialog.action_write()
         for _ in range(300):
-            await app.workers.wait_for_complete()
+            await workers_finished(app)
             await pilot.pause()
             if dialog.scrub_report is not None or not dialog.writing:
                 break
