@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import subprocess
@@ -233,10 +234,20 @@ def repaint(app: Any) -> None:
     app.screen._compositor.render_update(full=True)
 
 
+async def workers_finished(app: Any) -> None:
+    """Wait for the workers running now; one cancelled (a marking superseded
+    by the next key, a dismissed screen's) is finished too."""
+    from textual.worker import WorkerCancelled
+
+    for worker in list(app.workers):
+        with contextlib.suppress(WorkerCancelled):
+            await worker.wait()
+
+
 async def settle(app: Any, pilot: Any) -> None:
     """Let the workers finish and their results be shown (not timed)."""
     for _ in range(3):
-        await app.workers.wait_for_complete()
+        await workers_finished(app)
         await pilot.pause()
 
 
@@ -246,7 +257,7 @@ async def ui_cost(app: Any, pilot: Any, *keys: str) -> tuple[float, float]:
     wall = time.perf_counter()
     began = time.thread_time()
     await pilot.press(*keys)
-    await app.workers.wait_for_complete()
+    await workers_finished(app)
     read = time.perf_counter() - wall
     await settle(app, pilot)
     repaint(app)
