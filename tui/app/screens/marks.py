@@ -116,7 +116,7 @@ class Marks:
     def step(self, delta: int) -> None:
         """Select the next or previous marked event and say which (once they
         are marked, when a worker is marking them: never an older marking's)."""
-        if self._pending is not None and self._pending == self._serial:
+        if self._pending == self._serial:
             self._visit_on_arrival = delta
             return
         if not self.events.size:

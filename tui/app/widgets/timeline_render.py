@@ -241,19 +241,8 @@ class Painter:
     # -- event rows -------------------------------------------------------------------
 
     def colour_key(self, row: Row, event: int) -> int:
-        """Colour by kind; steps alternate (start-up dimmed); data zones and
-        graph replays stand apart."""
-        if row.role is RowRole.STEPS:
-            step = self._step_of_event.get(event)
-            if step is not None and step.phase is not StepPhase.ACTIVE:
-                return _STARTUP_STEP_KEY
-            return _STEP_KEYS[(step.number if step else 0) % 2]
-        if self.zone.data_zone_mask[event]:
-            return _DATA_ZONE_KEY
-        graph = self.index.graph_work
-        if graph is not None and graph[event]:
-            return _GRAPH_KEY
-        return int(self.trace.kind[event])
+        """One event's colour key (`colour_keys`)."""
+        return int(self.colour_keys(row, np.array([event], dtype=np.int64))[0])
 
     def event_name(self, row: Row, event: int, width: int) -> str:
         """The escaped name fitted to `width` cells (a step falls back to #N)."""
@@ -268,14 +257,19 @@ class Painter:
                 name = f"#{step.number}"
         return fit_end(name, width)
 
-    def colour_keys(self, row: Row, owner: Int64Array) -> list[int]:
-        """`colour_key` of every cell's event (-99 where none), all at once."""
+    def colour_keys(self, row: Row, owner: Int64Array) -> Int64Array:
+        """Each cell's colour key (-99 where no event): by kind; steps
+        alternate (start-up dimmed); data zones and graph replays stand apart."""
         keys = np.full(owner.size, _NO_COLOUR, dtype=np.int64)
         drawn = np.flatnonzero(owner >= 0)
         if row.role is RowRole.STEPS:  # a few steps: one by one
             for cell in drawn.tolist():
-                keys[cell] = self.colour_key(row, int(owner[cell]))
-            return list(keys.tolist())
+                step = self._step_of_event.get(int(owner[cell]))
+                if step is not None and step.phase is not StepPhase.ACTIVE:
+                    keys[cell] = _STARTUP_STEP_KEY
+                else:
+                    keys[cell] = _STEP_KEYS[(step.number if step else 0) % 2]
+            return keys
         events = owner[drawn]
         colour = self.trace.kind[events].astype(np.int64)
         graph = self.index.graph_work
@@ -283,7 +277,7 @@ class Painter:
             colour[graph[events]] = _GRAPH_KEY
         colour[self.zone.data_zone_mask[events]] = _DATA_ZONE_KEY
         keys[drawn] = colour
-        return list(keys.tolist())
+        return keys
 
     def row_segments(
         self,
@@ -307,8 +301,7 @@ class Painter:
             owner == selected if selected is not None else np.zeros(width, bool)
         )
         short = ~cells.wide & (owner >= 0)
-        colour_keys = self.colour_keys(row, owner)
-        colours = np.asarray(colour_keys, dtype=np.int64)
+        colours = self.colour_keys(row, owner)
         change = run_heads(owner)
         # Short cells in a row stay one run while they look alike.
         change[1:] &= ~(short[1:] & short[:-1])
@@ -329,6 +322,7 @@ class Painter:
         gap_list = gap.tolist()
         marked_list = marked.tolist()
         short_list = short.tolist()
+        colour_list = colours.tolist()
         selected_list = selected_cells.tolist()
         range_list = in_range.tolist() if in_range is not None else None
         segments: list[Segment] = []
@@ -347,7 +341,7 @@ class Painter:
                     style = style + self.style("range")
                 segments.append(Segment(text, style))
                 continue
-            colour = colour_keys[a]
+            colour = colour_list[a]
             is_selected = selected_list[a]
             is_marked = marked_list[a]
             # On the zones row the gap is drawn over the zone itself.
