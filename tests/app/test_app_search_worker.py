@@ -21,21 +21,29 @@ from tui.core.figures.analysis import group_name
 from tui.view import lanes, marking
 
 
-@pytest.fixture
-def held(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, list[str]]:
-    """Every capture is searched in a worker, which waits for the event."""
+def hold(
+    monkeypatch: pytest.MonkeyPatch, finder: str
+) -> tuple[threading.Event, list[str]]:
+    """Every capture is marked in a worker, whose `finder` (a function of
+    `tui.view.marking` the marks call) waits for the event; the threads it ran on."""
     monkeypatch.setattr(marks, "SEARCH_IN_WORKER_AT", 0)
     release = threading.Event()
     threads: list[str] = []
-    find = marking.name_matches
+    find = getattr(marking, finder)
 
-    def waiting(trace, needle):  # type: ignore[no-untyped-def]
+    def waiting(trace, what):  # type: ignore[no-untyped-def]
         threads.append(threading.current_thread().name)
         release.wait(10)
-        return find(trace, needle)
+        return find(trace, what)
 
-    monkeypatch.setattr(marks, "name_matches", waiting)
+    monkeypatch.setattr(marks, finder, waiting)
     return release, threads
+
+
+@pytest.fixture
+def held(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, list[str]]:
+    """Every capture is searched in a worker, which waits for the event."""
+    return hold(monkeypatch, "name_matches")
 
 
 def raw_matches(path: Path, needle: str) -> list[float]:
@@ -128,17 +136,7 @@ async def test_an_operator_is_marked_in_a_worker_and_enter_waits_for_it(
     """On a big capture the operator under the table's cursor is marked in a
     worker; Enter pressed before its marks come visits its first occurrence
     once they do, never one of the operator marked before."""
-    monkeypatch.setattr(marks, "SEARCH_IN_WORKER_AT", 0)
-    release = threading.Event()
-    threads: list[str] = []
-    named = marking.events_named
-
-    def waiting(trace, name_ids):  # type: ignore[no-untyped-def]
-        threads.append(threading.current_thread().name)
-        release.wait(10)
-        return named(trace, name_ids)
-
-    monkeypatch.setattr(marks, "events_named", waiting)
+    release, threads = hold(monkeypatch, "events_named")
     app = make_app(cuda_trace)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)

@@ -19,11 +19,17 @@ Per step (µs from the step's start), figures known by construction:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tests.builders.traces import BASE_US, CPU_PID, CPU_TID, cpu, gpu, metadata
 from tests.builders.traces import write_trace as write_document
+from tui.core.figures.analysis import Analysis
+from tui.core.ingest.load import load_trace
+from tui.core.model.trace import Trace
+from tui.view.layout import Row, TimelineLayout, ZoneView, build_layout
+from tui.view.timeline_index import TimelineIndex
 
 GRAPH_ID = 7
 GRAPH_CALL_US = 1200
@@ -137,3 +143,31 @@ def write_cuda_graph_trace(
             step + 1, step * STEP_US, graph_ids=graph_ids, graph_call=graph_call
         )
     return write_document(path, events)
+
+
+@dataclass(frozen=True)
+class DrawnGraphs:
+    """A CUDA-graph capture loaded and laid out for the timeline, with its first
+    device stream's row: what a drawing test paints from."""
+
+    trace: Trace
+    analysis: Analysis
+    index: TimelineIndex
+    zone: ZoneView
+    layout: TimelineLayout
+    device_row: Row
+
+
+def drawn_cuda_graphs(path: Path, *, steps: int = 1) -> DrawnGraphs:
+    """`write_cuda_graph_trace` at `path`, loaded, indexed and laid out."""
+    trace = load_trace(write_cuda_graph_trace(path, steps=steps))
+    analysis = Analysis(trace)
+    index = TimelineIndex.build(trace, analysis)
+    zone = ZoneView.build(index, analysis)
+    layout = build_layout(index, zone)
+    row = next(
+        row
+        for row in layout.rows
+        if row.track is not None and trace.tracks[row.track].device is not None
+    )
+    return DrawnGraphs(trace, analysis, index, zone, layout, row)

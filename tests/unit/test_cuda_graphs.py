@@ -21,15 +21,17 @@ import numpy as np
 import pytest
 
 from tests import shared_traces as shared
-from tests.builders.cuda_graphs import GRAPH_ID, write_cuda_graph_trace
+from tests.builders.cuda_graphs import (
+    GRAPH_ID,
+    drawn_cuda_graphs,
+    write_cuda_graph_trace,
+)
 from tui.cli import main
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.kernels import kernel_events, kernel_stats
 from tui.core.figures.launches import GraphReplays, Launches, LaunchSummary, graph_work
 from tui.core.ingest.load import load_trace
 from tui.core.model.trace import Kind
-from tui.view.layout import ZoneView, build_layout
-from tui.view.timeline_index import TimelineIndex
 
 GRAPHS = "negative_queue_length_values_check-rank0.json.gz"
 HTA = json.loads(
@@ -159,17 +161,10 @@ def test_graph_kernels_are_drawn_as_graph_work(tmp_path: Path) -> None:
     """A replayed kernel has its own colour, also where an eager kernel has its name."""
     from tui.app.widgets.timeline_render import Painter
 
-    trace = load_trace(write_cuda_graph_trace(tmp_path / "g.json", steps=1))
-    analysis = Analysis(trace)
-    index = TimelineIndex.build(trace, analysis)
-    zone = ZoneView.build(index, analysis)
-    painter = Painter(index, zone)
-    row = next(
-        row
-        for row in build_layout(index, zone).rows
-        if row.track is not None and trace.tracks[row.track].device is not None
-    )
-    graph = graph_work(trace, analysis.launch_call)
+    drawn = drawn_cuda_graphs(tmp_path / "g.json")
+    trace, row = drawn.trace, drawn.device_row
+    painter = Painter(drawn.index, drawn.zone)
+    graph = graph_work(trace, drawn.analysis.launch_call)
     colours = {
         (trace.event_name(int(event)), bool(graph[event])): painter.colour_key(
             row, int(event)
@@ -227,17 +222,10 @@ def test_graph_work_reads_apart_without_colour(tmp_path: Path) -> None:
     )
     from tui.view.cells import Drawing
 
-    trace = load_trace(write_cuda_graph_trace(tmp_path / "g.json", steps=1))
-    analysis = Analysis(trace)
-    index = TimelineIndex.build(trace, analysis)
-    zone = ZoneView.build(index, analysis)
-    layout = build_layout(index, zone)
-    row = next(
-        row
-        for row in layout.rows
-        if row.track is not None and trace.tracks[row.track].device is not None
-    )
-    graph = analysis.graph_work
+    drawn = drawn_cuda_graphs(tmp_path / "g.json")
+    trace, index, zone, layout = drawn.trace, drawn.index, drawn.zone, drawn.layout
+    row = drawn.device_row
+    graph = drawn.analysis.graph_work
     kernels = np.flatnonzero(trace.kind == Kind.KERNEL)
 
     def drawn(event: int) -> str:

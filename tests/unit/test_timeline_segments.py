@@ -11,14 +11,11 @@ import numpy as np
 from rich.segment import Segment
 from rich.style import Style
 
-from tests.builders.cuda_graphs import write_cuda_graph_trace
+from tests.builders.cuda_graphs import drawn_cuda_graphs
 from tui.app.widgets.timeline_render import OCCUPANCY_GLYPHS, Painter
 from tui.core.base.vocab import RowRole
-from tui.core.figures.analysis import Analysis
-from tui.core.ingest.load import load_trace
 from tui.view.cells import LaneCells
-from tui.view.layout import GAP_GLYPH, ZoneView, build_layout
-from tui.view.timeline_index import TimelineIndex
+from tui.view.layout import GAP_GLYPH
 
 
 def _per_cell(segments: list[Segment]) -> list[tuple[str, Style | None]]:
@@ -26,18 +23,10 @@ def _per_cell(segments: list[Segment]) -> list[tuple[str, Style | None]]:
 
 
 def test_short_cells_merge_into_runs_that_look_the_same(tmp_path: Path) -> None:
-    trace = load_trace(write_cuda_graph_trace(tmp_path / "g.json", steps=2))
-    analysis = Analysis(trace)
-    index = TimelineIndex.build(trace, analysis)
-    zone = ZoneView.build(index, analysis)
-    painter = Painter(index, zone)
-    row = next(
-        row
-        for row in build_layout(index, zone).rows
-        if row.role is RowRole.TRACK
-        and row.track is not None
-        and trace.tracks[row.track].device is not None
-    )
+    drawn = drawn_cuda_graphs(tmp_path / "g.json", steps=2)
+    painter = Painter(drawn.index, drawn.zone)
+    row = drawn.device_row
+    assert row.role is RowRole.TRACK
     events = np.concatenate([lane.events for lane in row.lanes])
     colours = {int(e): painter.colour_key(row, int(e)) for e in events}
     assert len(set(colours.values())) >= 2  # eager and replayed kernels
