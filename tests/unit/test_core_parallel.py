@@ -9,19 +9,16 @@ cut in many places, between workers and within each worker.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
 from benchmarks.gen_trace import generate
 from tests import shared_traces as shared
+from tests.builders.parallel_documents import document, event, op_kernel_events
 from tui.core.base.errors import LoadCancelled
 from tui.core.ingest import load as load_module
 from tui.core.ingest.assemble.assembler import build_trace
@@ -47,12 +44,19 @@ COLUMNS = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _tiny_ranges(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Every file goes the parallel way, cut into ranges of a few kB."""
+@pytest.fixture(autouse=True, params=["forked-here", "through-a-helper"])
+def _tiny_ranges(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Every file goes the parallel way, cut into ranges of a few kB, with
+    workers forked by this process (as the CLI, which has one thread) and by
+    a helper process (as the app, which loads in a thread)."""
     monkeypatch.setattr(load_module, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(parallel, "RANGE_STEP_BYTES", 4096)
     monkeypatch.setattr(parallel, "MIN_RANGE_BYTES", 1)
+    monkeypatch.setattr(parallel, "HELPER_MIN_RANGE_BYTES", 1)
+    fork_here = request.param == "forked-here"
+    monkeypatch.setattr(parallel, "_may_fork_here", lambda: fork_here)
     monkeypatch.setenv("STEPTRACE_SCRATCH_DIR", str(tmp_path))
 
 
@@ -136,111 +140,55 @@ def test_generated_traces_decode_the_same_in_parallel(
     assert_same(got, sequential(result.path))
 
 
-def _event(**fields: Any) -> str:
-    return json.dumps(fields)
-
-
-def _document(events: list[str], *, head: str = "", tail: str = "") -> bytes:
-    return (
-        '{"schemaVersion": 1,'
-        + head
-        + '\n"traceEvents": [\n'
-        + ",\n".join(events)
-        + "\n]"
-        + tail
-        + "}\n"
-    ).encode()
-
-
-def _events(count: int) -> list[str]:
-    """CPU ops, runtime calls, kernels and flows on string and int thread ids."""
-    events = []
-    for index in range(count):
-        tid: Any = "7" if index % 3 else 7
-        events.append(
-            _event(
-                ph="X",
-                cat="cpu_op" if index % 5 else "Operator",
-                name=f"aten::op{index % 11}",
-                pid=1,
-                tid=tid,
-                ts=1000.5 + index * 10,
-                dur=4,
-                args={"External id": index, "Input Dims": [[index, 2]]},
-            )
-        )
-        events.append(
-            _event(ph="s", id=index, pid=1, tid=7, ts=1001 + index * 10, cat="ac2g")
-        )
-        events.append(
-            _event(
-                ph="X",
-                cat="kernel",
-                name="k",
-                pid=0,
-                tid=7,
-                ts=1003 + index * 10,
-                dur=2,
-                args={"correlation": index, "External id": index},
-            )
-        )
-        events.append(
-            _event(
-                ph="f", id=index, pid=0, tid=7, ts=1003 + index * 10, cat="ac2g", bp="e"
-            )
-        )
-    return events
-
-
 ODDITIES = {
     "not-objects": ["1", '"text"', "null", "[1, 2]"],
-    "unknown-phases": [_event(ph="Z", name="z"), _event(ph=["X"], name="list")],
+    "unknown-phases": [event(ph="Z", name="z"), event(ph=["X"], name="list")],
     "begin-end-across-ranges": [
-        _event(ph="B", name="zone", pid=1, tid="7", ts=1000),
-        _event(ph="E", pid=1, tid=7, ts=1500),
+        event(ph="B", name="zone", pid=1, tid="7", ts=1000),
+        event(ph="E", pid=1, tid=7, ts=1500),
     ],
     "bad-times": [
-        _event(ph="X", name="no_ts", pid=1, tid=7, dur=1),
-        _event(ph="X", name="neg", pid=1, tid=7, ts=5, dur=-1),
-        _event(ph="X", name="huge", pid=1, tid=7, ts=5, dur=10**30),
-        _event(ph="X", name="exp", pid=1, tid=7, ts=1.5e3, dur=1),
+        event(ph="X", name="no_ts", pid=1, tid=7, dur=1),
+        event(ph="X", name="neg", pid=1, tid=7, ts=5, dur=-1),
+        event(ph="X", name="huge", pid=1, tid=7, ts=5, dur=10**30),
+        event(ph="X", name="exp", pid=1, tid=7, ts=1.5e3, dur=1),
     ],
     "odd-ids": [
-        _event(ph="X", name="i", pid=1, tid=7, ts=5, dur=1, args={"correlation": "9"}),
-        _event(ph="X", name="j", pid=1, tid=7, ts=6, dur=1, args=[1]),
-        _event(ph="X", name="k", pid=[1], tid={"t": 1}, ts=7, dur=1),
+        event(ph="X", name="i", pid=1, tid=7, ts=5, dur=1, args={"correlation": "9"}),
+        event(ph="X", name="j", pid=1, tid=7, ts=6, dur=1, args=[1]),
+        event(ph="X", name="k", pid=[1], tid={"t": 1}, ts=7, dur=1),
     ],
     "metadata": [
-        _event(ph="M", name="thread_name", pid=1, tid="7", args={"name": "main"}),
-        _event(ph="M", name="process_name", pid=0, tid=0, args={"name": "GPU 0"}),
+        event(ph="M", name="thread_name", pid=1, tid="7", args={"name": "main"}),
+        event(ph="M", name="process_name", pid=0, tid=0, args={"name": "GPU 0"}),
     ],
 }
 
 
 @pytest.mark.parametrize("oddity", sorted(ODDITIES))
 def test_odd_events_decode_the_same_in_parallel(tmp_path: Path, oddity: str) -> None:
-    events = _events(60)
+    events = op_kernel_events(60)
     # The odd events sit in the middle and at the end: several ranges see them.
     events[100:100] = ODDITIES[oddity]
     events += ODDITIES[oddity]
     path = tmp_path / "odd.json"
-    path.write_bytes(_document(events, tail=', "traceName": "x"'))
+    path.write_bytes(document(events, tail=', "traceName": "x"'))
     got = parallel_only(path, workers=3)
     assert got is not None
     assert_same(got, sequential(path))
 
 
 def test_invalid_utf8_is_repaired_the_same_in_parallel(tmp_path: Path) -> None:
-    events = _events(40)
+    events = op_kernel_events(40)
     events.insert(
-        50, _event(ph="X", cat="cpu_op", name="BADNAME", pid=1, tid=7, ts=5, dur=1)
+        50, event(ph="X", cat="cpu_op", name="BADNAME", pid=1, tid=7, ts=5, dur=1)
     )
     events.insert(
-        90, _event(ph="X", name="ok", pid=1, tid=7, ts=6, dur=1, args={"a": "BADARG"})
+        90, event(ph="X", name="ok", pid=1, tid=7, ts=6, dur=1, args={"a": "BADARG"})
     )
-    document = _document(events).replace(b"BADNAME", b"bad\xff\xfe")
+    text = document(events).replace(b"BADNAME", b"bad\xff\xfe")
     path = tmp_path / "utf8.json"
-    path.write_bytes(document.replace(b"BADARG", b"\xc3"))
+    path.write_bytes(text.replace(b"BADARG", b"\xc3"))
     want = sequential(path)
     assert any("UTF-8" in warning for warning in want.warnings)
     got = parallel_only(path, workers=2)
@@ -266,7 +214,9 @@ def test_damaged_files_keep_the_sequential_recovery(
     tmp_path: Path, damage: str
 ) -> None:
     path = tmp_path / "damaged.json"
-    path.write_bytes(DAMAGE[damage](_document(_events(60), tail=', "traceName": "x"')))
+    path.write_bytes(
+        DAMAGE[damage](document(op_kernel_events(60), tail=', "traceName": "x"'))
+    )
     assert parallel_only(path, workers=3) is None
     try:
         want = sequential(path)
@@ -280,7 +230,7 @@ def test_damaged_files_keep_the_sequential_recovery(
 
 def test_progress_per_worker_and_cancel(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
-    path.write_bytes(_document(_events(400)))
+    path.write_bytes(document(op_kernel_events(400)))
     seen: list[LoadProgress] = []
     cancel = threading.Event()
 
@@ -300,33 +250,6 @@ def test_progress_per_worker_and_cancel(tmp_path: Path) -> None:
     last = [step for step in seen if step.phase == "decoding"][-1]
     assert [done for done, _ in last.workers] == [size for _, size in last.workers]
     assert sum(size for _, size in last.workers) == last.bytes_total
-
-
-def test_a_script_without_a_main_guard_runs_once(tmp_path: Path) -> None:
-    """Workers never import the program that loads the trace."""
-    trace = tmp_path / "t.json"
-    trace.write_bytes(_document(_events(200)))
-    marker = tmp_path / "ran"
-    script = tmp_path / "script.py"
-    script.write_text(
-        "import tui.core.ingest.load as load\n"
-        "import tui.core.ingest.parallel.driver as parallel\n"
-        "load.PARALLEL_MIN_BYTES = 0\n"
-        "parallel.MIN_RANGE_BYTES = 1\n"
-        f"with open({str(marker)!r}, 'a') as f: f.write('x')\n"
-        f"trace = load.load_trace({str(trace)!r}, workers=2)\n"
-        "print(trace.event_count)\n"
-    )
-    environment = {**os.environ, "PYTHONPATH": str(REPO)}
-    result = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        env=environment,
-        timeout=60,
-        check=True,
-    )
-    assert marker.read_text() == "x"
-    assert int(result.stdout) == 400
 
 
 GZIP_DAMAGE = {

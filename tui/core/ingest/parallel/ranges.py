@@ -34,6 +34,8 @@ class _RangeTask:
     scratch: str
     control: str
     step: int
+    # The process that forked the worker: if it goes, the worker stops.
+    parent: int
 
 
 @dataclass
@@ -140,7 +142,7 @@ def _run_task(task: _RangeTask) -> _RangeResult:
 
     def on_step(done: int) -> None:
         control.report(task.slot, done)
-        if control.cancelled:
+        if control.cancelled or os.getppid() != task.parent:
             raise _Cancelled()
 
     try:

@@ -1,0 +1,125 @@
+"""The parallel decoder's worker processes, seen from outside: a loading
+script is never run again by them, and they stop and leave nothing behind
+when the loading process is killed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.builders.parallel_documents import document, op_kernel_events
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+# A script's lines that make its process load with a second thread running,
+# as the app does: its workers then come from a helper process.
+A_SECOND_THREAD = (
+    "import threading\n"
+    "threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
+)
+HOW_WORKERS_START = {"forked-here": "", "through-a-helper": A_SECOND_THREAD}
+
+
+@pytest.mark.parametrize("start", sorted(HOW_WORKERS_START))
+def test_a_script_without_a_main_guard_runs_once(tmp_path: Path, start: str) -> None:
+    """Workers never import the program that loads the trace."""
+    trace = tmp_path / "t.json"
+    trace.write_bytes(document(op_kernel_events(200)))
+    marker = tmp_path / "ran"
+    script = tmp_path / "script.py"
+    script.write_text(
+        HOW_WORKERS_START[start] + "import tui.core.ingest.load as load\n"
+        "import tui.core.ingest.parallel.driver as parallel\n"
+        "load.PARALLEL_MIN_BYTES = 0\n"
+        "parallel.MIN_RANGE_BYTES = parallel.HELPER_MIN_RANGE_BYTES = 1\n"
+        f"with open({str(marker)!r}, 'a') as f: f.write('x')\n"
+        f"trace = load.load_trace({str(trace)!r}, workers=2)\n"
+        "print(trace.event_count, parallel._may_fork_here())\n"
+    )
+    environment = {**os.environ, "PYTHONPATH": str(REPO)}
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+        check=True,
+    )
+    assert marker.read_text() == "x"
+    count, forked_here = result.stdout.split()
+    assert int(count) == 400
+    assert forked_here == str(start == "forked-here")
+
+
+def _ended(pid: int) -> bool:
+    """Whether a process is gone or a zombie nobody reaped (a container's init may not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return "\nState:\tZ" in status
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to see processes")
+def test_forked_workers_stop_and_clean_up_when_the_loading_process_is_killed(
+    tmp_path: Path,
+) -> None:
+    """kill -9 of the loader leaves no worker decoding and no scratch folder.
+
+    (Workers forked by a helper are stopped by it; they cannot be slowed from
+    the script, which the helper never imports.)"""
+    trace = tmp_path / "t.json"
+    trace.write_bytes(document(op_kernel_events(400)))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    pids = tmp_path / "workers"
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import os, signal, time\n"
+        "import tui.core.ingest.load as load\n"
+        "import tui.core.ingest.parallel.driver as parallel\n"
+        "import tui.core.ingest.parallel.ranges as ranges\n"
+        "load.PARALLEL_MIN_BYTES = 0\n"
+        "parallel.MIN_RANGE_BYTES = parallel.HELPER_MIN_RANGE_BYTES = 1\n"
+        "parallel.RANGE_STEP_BYTES = 512\n"
+        "decode = ranges.decode_range\n"
+        "def slow_worker(data, start, end, on_step, reader, *, step):\n"
+        f"    with open({str(pids)!r}, 'a') as f: f.write(f'{{os.getpid()}}\\n')\n"
+        "    def slowly(done):\n"
+        "        time.sleep(1)  # a range's 50+ steps take a minute\n"
+        "        on_step(done)\n"
+        "    return decode(data, start, end, slowly, reader, step=step)\n"
+        "ranges.decode_range = slow_worker\n"
+        "def killed(*args, **kwargs):\n"
+        "    while not os.path.exists(" + repr(str(pids)) + "):\n"
+        "        time.sleep(0.01)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "parallel.decode_range = killed\n"
+        f"load.load_trace({str(trace)!r}, workers=3)\n"
+    )
+    environment = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "STEPTRACE_SCRATCH_DIR": str(scratch),
+    }
+    result = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, env=environment, timeout=60
+    )
+    assert result.returncode == -signal.SIGKILL, result.stderr.decode()[-2000:]
+    # Long before the workers could have finished their ranges.
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        workers = [int(pid) for pid in pids.read_text().split()]
+        if all(map(_ended, workers)) and not any(scratch.iterdir()):
+            break
+        time.sleep(0.05)
+    assert workers, "no worker started"
+    assert [pid for pid in workers if not _ended(pid)] == []
+    assert list(scratch.iterdir()) == []
