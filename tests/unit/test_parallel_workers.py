@@ -1,19 +1,23 @@
 """The parallel decoder's worker processes, seen from outside: a loading
-script is never run again by them, and they stop and leave nothing behind
-when the loading process is killed."""
+script is never run again by them, they stop and leave nothing behind
+when the loading process is killed, and they store their columns in
+memory only where it has room."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.builders.parallel_documents import document, op_kernel_events
+from tui.core.ingest.parallel.driver import scratch_root
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -123,3 +127,25 @@ def test_forked_workers_stop_and_clean_up_when_the_loading_process_is_killed(
     assert workers, "no worker started"
     assert [pid for pid in workers if not _ended(pid)] == []
     assert list(scratch.iterdir()) == []
+
+
+def test_workers_store_in_memory_when_it_has_room(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("STEPTRACE_SCRATCH_DIR", raising=False)
+    memory = tmp_path / "shm"
+    memory.mkdir()
+    free = shutil.disk_usage(memory).free
+    assert scratch_root(free // 2, str(memory)) == str(memory)
+    # Too small (a container's 64 MB /dev/shm), missing or read-only: the temporary folder.
+    assert scratch_root(free * 2, str(memory)) == tempfile.gettempdir()
+    assert scratch_root(1, str(tmp_path / "none")) == tempfile.gettempdir()
+    memory.chmod(0o500)
+    try:
+        if not os.access(memory, os.W_OK):  # root may write anyway
+            assert scratch_root(1, str(memory)) == tempfile.gettempdir()
+    finally:
+        memory.chmod(0o700)
+    # The user's choice wins.
+    monkeypatch.setenv("STEPTRACE_SCRATCH_DIR", str(tmp_path))
+    assert scratch_root(free * 2, str(memory)) == str(tmp_path)
