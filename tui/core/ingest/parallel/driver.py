@@ -207,13 +207,13 @@ def _collect_in_workers(
         control = _Control.create(control_path, len(ranges))
         sizes = [stop - begin for begin, stop in ranges]
         total = sum(sizes)  # the commas between ranges are nobody's
-        helper: _Workers | subprocess.Popen[bytes] | None
+        running: _Workers | subprocess.Popen[bytes] | None
         if fork_here:
-            helper = _fork_workers(
+            running = _fork_workers(
                 path, ranges, scratch, control_path, RANGE_STEP_BYTES
             )
         else:
-            helper = _start_helper(path, ranges, scratch, control_path)
+            running = _start_helper(path, ranges, scratch, control_path)
 
         def report() -> None:
             if cancel is not None and cancel.is_set():
@@ -237,8 +237,8 @@ def _collect_in_workers(
             )
             if collector is None:
                 return None
-            if helper is not None:
-                while helper.poll() is None:
+            if running is not None:
+                while running.poll() is None:
                     report()
                     time.sleep(_POLL_SECONDS)
                 report()  # the workers' last figures: they may end between polls
@@ -251,9 +251,9 @@ def _collect_in_workers(
                     os.unlink(result.path)
             return collector
         finally:
-            if helper is not None and helper.poll() is None:
+            if running is not None and running.poll() is None:
                 control.cancel()
-                helper.wait()
+                running.wait()
 
 
 def _start_helper(
@@ -306,14 +306,18 @@ class _Workers:
     def poll(self) -> int | None:
         """None while a worker runs, then 0."""
         for pid in list(self.pids):
-            ended, _status = os.waitpid(pid, os.WNOHANG)
+            try:
+                ended, _status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # reaped already
+                ended = pid
             if ended:
                 self.pids.discard(pid)
         return None if self.pids else 0
 
     def wait(self) -> int:
         for pid in list(self.pids):
-            os.waitpid(pid, 0)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
         self.pids.clear()
         return 0
 
