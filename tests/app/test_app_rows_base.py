@@ -235,3 +235,38 @@ def test_a_cursor_placed_as_the_rows_arrive_is_in_view() -> None:
             assert top <= view.cursor < top + visible
 
     asyncio.run(scenario())
+
+
+def test_a_table_shown_draws_its_lines_once_and_again_for_a_new_width() -> None:
+    """Showing a tab lays its table out and draws it; its resize must not draw
+    every line a second time (4 ms of the key on a 37-line table) — but lines
+    drawn for another width are drawn again."""
+
+    async def scenario() -> None:
+        app = HiddenTableApp(_table())
+        async with app.run_test(size=(80, 12)) as pilot:
+            view = app.query_one(OperatorTable)
+            await pilot.pause()
+            drawn: list[int] = []
+            draw = view.render_line
+
+            def counted(y: int) -> Any:
+                drawn.append(y)
+                return draw(y)
+
+            view.render_line = counted  # type: ignore[method-assign]
+            view.display = True
+            for _ in range(3):
+                await pilot.pause()
+            assert view.size.height > 0
+            assert sorted(drawn) == list(range(view.size.height))
+            drawn.clear()
+            await pilot.resize_terminal(60, 12)
+            for _ in range(3):
+                await pilot.pause()
+            assert set(drawn) == set(range(view.size.height))
+            assert {len(line) for line in _lines(view)} == {
+                view.scrollable_content_region.width
+            }
+
+    asyncio.run(scenario())

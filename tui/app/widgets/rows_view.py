@@ -86,6 +86,8 @@ class RowsView(ScrollView, can_focus=True):
         """Shown instead of the rows while there are none to show (and why)."""
         self.filter_text = ""
         self._styles: LRUCache[tuple[bool, str], Style] = LRUCache(64)
+        self._drawn_width = -1
+        """The width the lines were last drawn for."""
 
     # -- what subclasses tell -------------------------------------------------
 
@@ -217,7 +219,10 @@ class RowsView(ScrollView, can_focus=True):
             self.row_double_clicked()
 
     def on_resize(self, event: events.Resize) -> None:
-        self.rows_changed()
+        # Textual drew the resized table already (a tab shown: its 37 lines a
+        # second time cost 4 ms of the key); only lines of another width go.
+        if self.scrollable_content_region.width != self._drawn_width:
+            self.refresh()
         # A cursor placed while the table was hidden or not yet laid out (a
         # finding's anchor on a tab shown by the same key) was scrolled to with
         # the size it had then: once the real size is known, it is brought in.
@@ -245,6 +250,7 @@ class RowsView(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
+        self._drawn_width = width
         if y < self.HEADER_LINES:
             return self._strip(self.header_line(y, width), width, "header")
         index = int(self.scroll_y) + y - self.HEADER_LINES
