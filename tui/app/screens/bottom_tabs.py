@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from textual.app import ComposeResult
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
@@ -94,6 +95,14 @@ TABS: list[BottomTab] = [
 ]
 
 
+class BottomPane(TabbedContent):
+    """Textual's tabbed pane, not drawn again when the tab in front changes: its
+    own lines do not show it (its tabs and panes follow), and a repaint drew
+    all 39 of them on each tab key."""
+
+    active: reactive[str] = reactive("", init=False, repaint=False)
+
+
 class BottomTabs:
     """The main screen's bottom pane: its tabs, the one in front, what they select."""
 
@@ -103,7 +112,7 @@ class BottomTabs:
 
     def compose(self, shown: TabInputs) -> ComposeResult:
         """The tabbed pane, its tabs built from `shown`."""
-        with TabbedContent(id="bottom"):
+        with BottomPane(id="bottom"):
             for number, tab in enumerate(TABS, start=1):
                 with TabPane(f"{tab.title} [{number}]", id=tab.pane_id):
                     yield tab.make(shown)
