@@ -99,6 +99,38 @@ def test_a_blob_the_one_decoding_cannot_take_is_read_event_by_event(
     np.testing.assert_array_equal(table.row_of_event, one_by_one[2])
 
 
+@pytest.mark.parametrize(
+    "dims",
+    [
+        "[[123456789012345678901234567890]]",  # an int past 64 bits
+        "[[1180591620717411303424]]",  # 2**70: a float of the same value
+        "[[1e400]]",  # past a double's range
+    ],
+)
+def test_numbers_read_otherwise_by_the_fallback_are_read_event_by_event(
+    tmp_path: Path, dims: str
+) -> None:
+    """orjson reads a big int as a float and refuses 1e400, while Python's json
+    (which reads an args object orjson refuses) reads them otherwise: such a
+    text leaves the rows to the per-event reading. Beside a lone surrogate,
+    which the loader repairs (writing the args again), the rows are the same."""
+    alone = _op("aten::mm", 600, f'{{"Input Dims": {dims}}}')
+    beside = _op("aten::mm", 610, f'{{"Input Dims": {dims}, "Input type": "\\ud800"}}')
+    for events, bails in (([*EVENTS, alone], True), ([*EVENTS, alone, beside], False)):
+        folder = tmp_path / str(len(events))
+        folder.mkdir()
+        analysis = _load(folder, events)
+        at_once, one_by_one = _both(analysis)
+        if bails:
+            assert at_once is None
+        elif at_once is not None:
+            _assert_same(at_once, one_by_one)
+        table = shapes.shape_op_table(analysis)
+        assert table.names == one_by_one[0]
+        assert list(map(str, table.input_shapes)) == list(map(str, one_by_one[1]))
+        np.testing.assert_array_equal(table.row_of_event, one_by_one[2])
+
+
 @pytest.mark.usefixtures("shared_traces")
 @pytest.mark.parametrize("path", shared.paths(), ids=lambda path: path.name[:40])
 def test_shared_traces_give_the_same_rows_at_once(path: Path) -> None:
