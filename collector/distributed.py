@@ -57,7 +57,11 @@ def check_run_folder(output: str | os.PathLike[str] | None) -> Path:
         paths.check_folder(folder)
         return paths.fresh_path(folder, RUN_STEM, "")
     path = Path(os.fspath(output)).expanduser()
-    if path.is_dir():
+    # Existence first, then what it is: another rank may create the folder
+    # between the two questions, and a folder never turns into a file (asked
+    # the other way round, rank 0 saw "not a folder" once a CI run).
+    exists = path.exists()
+    if exists and path.is_dir():
         if not os.access(path, os.W_OK | os.X_OK):
             raise OutputFolderError(
                 f"folder {path} is not writable; choose another run folder"
@@ -71,7 +75,7 @@ def check_run_folder(output: str | os.PathLike[str] | None) -> Path:
                 f"choose a fresh run folder, e.g. {paths.fresh_path(path.parent, path.name, '')}"
             )
         return path
-    if path.exists() or _looks_like_a_file_name(path):
+    if exists or _looks_like_a_file_name(path):
         raise OutputFolderError(
             f"{path} is not a folder: a distributed capture writes one rank-N.pt.trace.json per rank "
             "into a run folder; name a folder (it is created if missing)"

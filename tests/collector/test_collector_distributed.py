@@ -365,6 +365,36 @@ def test_run_folder_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
         distributed.check_run_folder(tmp_path / "run.json")
 
 
+def test_a_run_folder_another_rank_creates_meanwhile_is_the_run_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every rank checks the run folder while another may be creating it: the
+    folder appearing between the checks is a folder, never "not a folder"."""
+    run = tmp_path / "run"
+    asked = Path.exists
+
+    def created_as_asked(self: Path) -> bool:
+        found = asked(self)
+        if self == run:
+            run.mkdir(exist_ok=True)  # another rank, right after this one looked
+        return found
+
+    monkeypatch.setattr(Path, "exists", created_as_asked)
+    assert distributed.check_run_folder(run) == run
+    is_dir = Path.is_dir
+
+    def created_before_the_second_question(self: Path) -> bool:
+        answer = is_dir(self)
+        if self == run:
+            run.mkdir(exist_ok=True)
+        return answer
+
+    run.rmdir()
+    monkeypatch.setattr(Path, "exists", asked)
+    monkeypatch.setattr(Path, "is_dir", created_before_the_second_question)
+    assert distributed.check_run_folder(run) == run
+
+
 def test_launcher_and_rank_from_the_environment() -> None:
     assert (
         distributed.launcher_from_environment({"TORCHELASTIC_RUN_ID": "x"})
