@@ -135,14 +135,8 @@ def collect_parallel(
     fork_here = _may_fork_here()
     min_range = MIN_RANGE_BYTES if fork_here else HELPER_MIN_RANGE_BYTES
     workers = min(workers, max(1, (layout.end - layout.start) // min_range))
-    if workers <= 1 or not hasattr(os, "fork"):  # no worker: no scratch folder
-        if isinstance(source, (bytes, bytearray)):
-            return _collect_here(source, layout, progress, cancel)
-        with (
-            open(source, "rb", buffering=0) as handle,
-            mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
-        ):
-            return _collect_here(data, layout, progress, cancel, handle)
+    if isinstance(source, (bytes, bytearray)) and workers <= 1:
+        return _collect_here(source, layout, progress, cancel)
     # Room for the workers' columns (at most about the JSON they decode, twice
     # for safety) and for the decompressed bytes if they must be written.
     in_memory = len(source) if isinstance(source, (bytes, bytearray)) else 0
@@ -154,6 +148,12 @@ def collect_parallel(
                 copy.write(source)
         else:
             path = os.fspath(source)
+        if workers <= 1 or not hasattr(os, "fork"):
+            with (
+                open(path, "rb", buffering=0) as handle,
+                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
+            ):
+                return _collect_here(data, layout, progress, cancel, handle)
         return _collect_in_workers(
             path, layout, workers, scratch, fork_here, progress, cancel
         )
