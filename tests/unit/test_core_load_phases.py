@@ -31,3 +31,10 @@ def test_words_print_as_themselves() -> None:
     assert line == "steptrace: reading  50.0%"
     detailed = LoadProgress(LoadPhase.ANALYSING, 1, 1, detail="12 events")
     assert load_line(detailed) == "steptrace: analysing 12 events"
+
+
+def test_the_decoding_line_shows_each_workers_part_of_the_whole() -> None:
+    """Workers take pieces from one queue: each one's share is its part of all
+    the bytes, and the shares add up to the percentage."""
+    step = LoadProgress(LoadPhase.DECODING, 600, 1000, workers=((400, 450), (200, 300)))
+    assert load_line(step) == "steptrace: decoding  60.0% (2 workers: 40% 20%)"

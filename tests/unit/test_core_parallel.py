@@ -53,6 +53,7 @@ def _tiny_ranges(
     a helper process (as the app, which loads in a thread)."""
     monkeypatch.setattr(load_module, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(parallel, "RANGE_STEP_BYTES", 4096)
+    monkeypatch.setattr(parallel, "PIECE_BYTES", 3 * 4096)
     monkeypatch.setattr(parallel, "MIN_RANGE_BYTES", 1)
     monkeypatch.setattr(parallel, "HELPER_MIN_RANGE_BYTES", 1)
     fork_here = request.param == "forked-here"

@@ -1,7 +1,7 @@
 """The parallel decoder's worker processes, seen from outside: a loading
 script is never run again by them, they stop and leave nothing behind
-when the loading process is killed, and they store their columns in
-memory only where it has room."""
+when the loading process is killed, a slow one takes fewer pieces, and they
+store their columns in memory only where it has room."""
 
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ from pathlib import Path
 import pytest
 
 from tests.builders.parallel_documents import document, op_kernel_events
+from tui.core.ingest import load as load_module
+from tui.core.ingest.load import LoadProgress, load_trace
+from tui.core.ingest.parallel import driver as parallel
+from tui.core.ingest.parallel import ranges
 from tui.core.ingest.parallel.driver import scratch_root
 
 REPO = Path(__file__).resolve().parents[2]
@@ -105,7 +109,7 @@ def test_forked_workers_stop_and_clean_up_when_the_loading_process_is_killed(
         "    while not os.path.exists(" + repr(str(pids)) + "):\n"
         "        time.sleep(0.01)\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
-        "parallel.decode_range = killed\n"
+        "parallel.take_pieces = killed\n"
         f"load.load_trace({str(trace)!r}, workers=3)\n"
     )
     environment = {
@@ -149,3 +153,42 @@ def test_workers_store_in_memory_when_it_has_room(
     # The user's choice wins.
     monkeypatch.setenv("STEPTRACE_SCRATCH_DIR", str(tmp_path))
     assert scratch_root(free * 2, str(memory)) == str(tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked")
+def test_a_slow_worker_takes_fewer_pieces_and_the_trace_is_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The processes take pieces from one queue: one slowed down (a busy core)
+    leaves the rest to the others instead of making them wait for its half."""
+    trace = tmp_path / "t.json"
+    trace.write_bytes(document(op_kernel_events(400)))
+    want = load_trace(trace, workers=1)
+    monkeypatch.setenv("STEPTRACE_SCRATCH_DIR", str(tmp_path))
+    monkeypatch.setattr(load_module, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "MIN_RANGE_BYTES", 1)
+    monkeypatch.setattr(parallel, "RANGE_STEP_BYTES", 4096)
+    monkeypatch.setattr(parallel, "PIECE_BYTES", 4096)
+    monkeypatch.setattr(parallel, "_may_fork_here", lambda: True)
+    loader = os.getpid()
+    decode = ranges.decode_range
+
+    def slow_in_the_worker(*args: object, **kwargs: object) -> object:
+        if os.getpid() != loader:  # the forked worker
+            time.sleep(0.3)
+        return decode(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ranges, "decode_range", slow_in_the_worker)
+    seen: list[LoadProgress] = []
+    got = load_trace(trace, workers=2, progress=seen.append)
+    last = [step for step in seen if step.workers][-1]
+    (loader_done, loader_took), (worker_done, worker_took) = last.workers
+    assert (loader_done, worker_done) == (loader_took, worker_took)
+    assert loader_took + worker_took == last.bytes_total
+    # Halves fixed in advance would be about equal.
+    assert worker_took < loader_took / 3
+    assert got.names == want.names
+    for column in ("start_ns", "duration_ns", "name_id", "track", "correlation"):
+        assert getattr(got, column).tolist() == getattr(want, column).tolist()
+    assert got.warnings == want.warnings
+    assert list(tmp_path.iterdir()) == [trace]

@@ -19,9 +19,10 @@ def load_line(step: LoadProgress) -> str:
     """What a load is doing, in one line of at most 79 columns (the CLI's stderr)."""
     if step.workers:
         percent = 100 * step.bytes_read / max(step.bytes_total, 1)
+        # Each worker's part of the whole: they add up to the percentage.
         shares = " ".join(
-            f"{100 * done / max(size, 1):.0f}%"
-            for done, size in step.workers[:SHOWN_WORKERS]
+            f"{100 * done / max(step.bytes_total, 1):.0f}%"
+            for done, _taken in step.workers[:SHOWN_WORKERS]
         )
         more = " …" if len(step.workers) > SHOWN_WORKERS else ""
         line = f"decoding {percent:5.1f}% ({len(step.workers)} workers: {shares}{more})"

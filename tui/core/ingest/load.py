@@ -38,7 +38,9 @@ class LoadProgress:
     During the "events" phase, `events_done` of `events_total` elements of the
     trace have been turned into columns. When workers decode the events in
     parallel ("decoding"), the bytes are those of the events array and
-    `workers` holds each worker's (bytes done, bytes to do).
+    `workers` holds each worker's (bytes decoded, bytes of the pieces it took
+    so far): the workers take pieces from one queue, so what each does is
+    known only as it goes.
     """
 
     phase: LoadPhase

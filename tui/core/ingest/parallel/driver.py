@@ -1,10 +1,12 @@
-"""Decode a big trace's events in parallel: one byte range of `traceEvents` per worker.
+"""Decode a big trace's events in parallel: pieces of `traceEvents` taken from one queue.
 
-The array is cut at event boundaries found by a cheap pattern search; each
-worker decodes its range with the same typed decoding and the same collector
-as the sequential path, writes its columns to a scratch file, and the parts
-are merged in order. A range is only accepted if it decodes as a sequence of
-whole events, which proves the cut was between events; a wrong cut, like any
+The array is cut at event boundaries found by a cheap pattern search into
+pieces of about `PIECE_BYTES`; this process and its workers each take the
+next piece nobody has taken until none is left. A piece is decoded with the
+same typed decoding and the same collector as the sequential path, a
+worker's part is written to a scratch file, and the parts are merged in the
+pieces' order. A piece is only accepted if it decodes as a sequence of whole
+events, which proves the cut was between events; a wrong cut, like any
 damage, NaN or odd encoding, makes the attempt give way to the sequential
 path, which handles and reports every kind of broken file. Either way the
 trace is the same.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import mmap
 import os
 import secrets
@@ -39,14 +42,22 @@ from tui.core.ingest.parallel.ranges import (
     _RangeTask,
     _read_result,
     _restore,
-    _run_task,
-    _write_result,
+    _run_worker,
     decode_range,
+    take_pieces,
 )
 from tui.core.model.trace import Trace
 
 # Each worker decodes its range this much at a time (bounds its memory, paces progress).
 RANGE_STEP_BYTES = 8 * 1024 * 1024
+
+# The events are cut into pieces of about this size, which the processes take
+# from one queue until none is left: a process slowed down (a busy core, a
+# helper still starting) takes fewer, and the last to finish waits at most
+# for one piece, where halves fixed in advance left one process idle for up
+# to 0.9 s of a 1.1 GB trace's 6 s on this machine. Each piece costs its own
+# stored part and merge, so they are not made smaller.
+PIECE_BYTES = 32 * 1024 * 1024
 
 
 # Below this much JSON per worker, starting one costs more than it saves:
@@ -54,9 +65,8 @@ RANGE_STEP_BYTES = 8 * 1024 * 1024
 # decoded (a 52 MB trace decodes 0.65 -> 0.49 s, whole process, in two);
 MIN_RANGE_BYTES = 16 * 1024 * 1024
 # workers forked by a helper process wait for it to start Python and import
-# the decoder first (about 0.2 s), so this process also takes a head start.
+# the decoder first (about 0.2 s), while this process decodes the first pieces.
 HELPER_MIN_RANGE_BYTES = 48 * 1024 * 1024
-HELPER_HEAD_START_BYTES = 80 * 1024 * 1024
 
 
 ProgressCallback = Callable[[int, int, tuple[tuple[int, int], ...]], None]
@@ -194,77 +204,93 @@ def _collect_in_workers(
     progress: ProgressCallback | None,
     cancel: threading.Event | None,
 ) -> _Collector | None:
-    """This process decodes the first range and forks one worker per other
-    range, itself when `fork_here`, else through a helper process."""
-    total = layout.end - layout.start
+    """This process and `workers - 1` others (forked here when `fork_here`, else
+    by a helper process) take pieces from one queue; the parts are merged in
+    the pieces' order."""
     with (
         open(path, "rb", buffering=0) as handle,
         mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
     ):
-        head_start = 0 if fork_here else HELPER_HEAD_START_BYTES
-        ranges = event_ranges(data, layout.start, layout.end, workers, head_start)
+        count = max(workers, math.ceil((layout.end - layout.start) / PIECE_BYTES))
+        pieces = tuple(event_ranges(data, layout.start, layout.end, count))
+        total = sum(stop - begin for begin, stop in pieces)  # not the commas between
         control_path = os.path.join(scratch, "control")
-        control = _Control.create(control_path, len(ranges))
-        sizes = [stop - begin for begin, stop in ranges]
-        total = sum(sizes)  # the commas between ranges are nobody's
+        control = _Control.create(control_path, workers)
         running: _Workers | subprocess.Popen[bytes] | None
         if fork_here:
             running = _fork_workers(
-                path, ranges, scratch, control_path, RANGE_STEP_BYTES
+                path, pieces, workers, scratch, control_path, RANGE_STEP_BYTES
             )
         else:
-            running = _start_helper(path, ranges, scratch, control_path)
+            running = _start_helper(path, pieces, workers, scratch, control_path)
 
         def report() -> None:
             if cancel is not None and cancel.is_set():
                 raise LoadCancelled()
             if progress is not None:
-                done = control.done()
-                progress(sum(done), total, tuple(zip(done, sizes, strict=True)))
+                shares = control.shares()
+                progress(sum(done for done, _ in shares), total, tuple(shares))
 
-        def on_step(done: int) -> None:
-            control.report(0, done)
-            report()
-
+        mine: dict[int, _Collector] = {}
         try:
-            collector = decode_range(
-                data,
-                ranges[0][0],
-                ranges[0][1],
-                on_step,
-                handle,
-                step=RANGE_STEP_BYTES,
-            )
-            if collector is None:
-                return None
+            for index, collector in take_pieces(
+                data, handle, pieces, scratch, 0, control, RANGE_STEP_BYTES, report
+            ):
+                if collector is None:
+                    return None  # not whole events: the sequential path decides
+                mine[index] = collector
             if running is not None:
                 while running.poll() is None:
                     report()
                     time.sleep(_POLL_SECONDS)
                 report()  # the workers' last figures: they may end between polls
-            for slot in range(1, len(ranges)):
-                result = _read_result(scratch, slot)
-                if result is None or result.failure:
-                    return None  # not whole events: the sequential path decides
-                collector.absorb(_restore(result))
-                with contextlib.suppress(OSError):
-                    os.unlink(result.path)
-            return collector
+            if control.cancelled:
+                return None  # a worker's piece was not whole events, or it failed
+            return _merge(pieces, mine, scratch)
         finally:
             if running is not None and running.poll() is None:
                 control.cancel()
                 running.wait()
 
 
+def _merge(
+    pieces: tuple[tuple[int, int], ...], mine: dict[int, _Collector], scratch: str
+) -> _Collector | None:
+    """Every piece's columns in order: this process's kept, the workers' read back."""
+    merged: _Collector | None = None
+    for index in range(len(pieces)):
+        own = mine.pop(index, None)
+        if own is not None and merged is None:
+            merged = own
+            continue
+        if merged is None:
+            merged = _Collector()
+        if own is not None:
+            merged.absorb(own.export())
+            continue
+        result = _read_result(scratch, index)
+        if result is None or result.failure:
+            return None  # a worker died or failed: the sequential path decides
+        merged.absorb(_restore(result))
+        with contextlib.suppress(OSError):
+            os.unlink(result.path)
+    return merged
+
+
 def _start_helper(
-    path: str, ranges: list[tuple[int, int]], scratch: str, control: str
+    path: str,
+    pieces: tuple[tuple[int, int], ...],
+    workers: int,
+    scratch: str,
+    control: str,
 ) -> subprocess.Popen[bytes] | None:
-    """Start the process that forks the workers for ranges 1 and after (None if none)."""
-    if len(ranges) < 2:
+    """Start the process that forks the other `workers - 1` (None if none)."""
+    if workers < 2:
         return None
     spec = {
         "source": path,
-        "ranges": ranges,
+        "pieces": pieces,
+        "workers": workers,
         "scratch": scratch,
         "control": control,
         "parent": os.getpid(),
@@ -323,26 +349,28 @@ class _Workers:
 
 
 def _fork_workers(
-    path: str, ranges: list[tuple[int, int]], scratch: str, control: str, step: int
+    path: str,
+    pieces: tuple[tuple[int, int], ...],
+    workers: int,
+    scratch: str,
+    control: str,
+    step: int,
 ) -> _Workers:
-    """One forked worker per range after the first; each stores its result and exits."""
+    """Workers 1 to `workers - 1`, forked: each takes pieces until none is left, then exits."""
     parent = os.getpid()
     pids: list[int] = []
-    for slot, (start, end) in enumerate(ranges):
-        if slot == 0:
-            continue
-        task = _RangeTask(path, start, end, slot, scratch, control, step, parent)
+    for slot in range(1, workers):
+        task = _RangeTask(path, pieces, slot, scratch, control, step, parent)
         pid = os.fork()
         if pid == 0:  # the worker: never returns into the caller's code
             code = 1
             try:
                 # Ctrl+C is the loading process's to handle: it cancels us.
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
-                result = _run_task(task)
+                _run_worker(task)
                 if os.getppid() != parent:  # orphaned: nobody will read it
                     shutil.rmtree(scratch, ignore_errors=True)
                 else:
-                    _write_result(task, result)
                     code = 0
             finally:
                 os._exit(code)
@@ -351,7 +379,7 @@ def _fork_workers(
 
 
 def serve(arguments: list[str]) -> int:
-    """The helper process: fork one worker per range after the first, wait for them.
+    """The helper process: fork the workers after the first, wait for them.
 
     It has imported the decoder once, so each worker starts at once. If the
     loading process goes away, the workers are told to stop.
@@ -360,7 +388,12 @@ def serve(arguments: list[str]) -> int:
     with open(arguments[0], encoding="utf-8") as handle:
         spec = json.load(handle)
     workers = _fork_workers(
-        spec["source"], spec["ranges"], spec["scratch"], spec["control"], spec["step"]
+        spec["source"],
+        tuple(map(tuple, spec["pieces"])),
+        spec["workers"],
+        spec["scratch"],
+        spec["control"],
+        spec["step"],
     )
     control = _Control(spec["control"])
     orphaned = False

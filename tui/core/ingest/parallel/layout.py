@@ -140,22 +140,18 @@ def _find_trailer(
     return -1, None
 
 
-def event_ranges(
-    data: Any, start: int, end: int, parts: int, first_extra: int = 0
-) -> list[tuple[int, int]]:
+def event_ranges(data: Any, start: int, end: int, parts: int) -> list[tuple[int, int]]:
     """Cut [start, end) into at most `parts` ranges of whole events, at separators.
 
     Each cut is the comma between two events; the ranges exclude it. A cut is
-    only a guess until its range decodes. The first range is `first_extra`
-    bytes longer than the others (at most half as long again).
+    only a guess until its range decodes.
     """
     if parts <= 1 or end - start < 2:
         return [(start, end)]
-    extra = max(0, min(first_extra, (end - start) // (2 * parts)))
     ranges: list[tuple[int, int]] = []
     begin = start
     for index in range(1, parts):
-        target = max(start + extra + (end - start - extra) * index // parts, begin)
+        target = max(start + (end - start) * index // parts, begin)
         match = _EVENT_SEPARATOR.search(data, target, min(end, target + _SEARCH_WINDOW))
         if match is None:
             continue

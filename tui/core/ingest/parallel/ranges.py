@@ -1,4 +1,4 @@
-"""One byte range of the events decoded into a part, stored in a scratch file and read back."""
+"""Pieces of the events taken from the shared queue, decoded into parts, stored in scratch files and read back."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import mmap
 import os
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,11 +25,11 @@ from tui.core.ingest.parallel.layout import event_ranges
 
 @dataclass(frozen=True)
 class _RangeTask:
-    """One worker's share: a byte range of the events array in a file."""
+    """One worker's share: pieces of the events array in a file, taken one by one
+    from the queue all the processes share (see `_claim`)."""
 
     source: str
-    start: int
-    end: int
+    pieces: tuple[tuple[int, int], ...]
     slot: int
     scratch: str
     control: str
@@ -40,7 +40,7 @@ class _RangeTask:
 
 @dataclass
 class _RangeResult:
-    """A decoded range: its part (columns stored in a scratch file), or why not."""
+    """A decoded piece: its part (columns stored in a scratch file), or why not."""
 
     part: CollectedPart | None = None
     layout: dict[str, tuple[int, str, int]] = field(default_factory=dict)
@@ -49,14 +49,16 @@ class _RangeResult:
 
 
 class _Control:
-    """A tiny shared file: a cancel flag, then bytes decoded per worker."""
+    """A tiny shared file: a stop flag, then per process the bytes it decoded
+    and the bytes of the pieces it took. Each process writes its own slots."""
 
     def __init__(self, path: str) -> None:
         self.values = np.memmap(path, dtype=np.int64, mode="r+")
+        self.processes = (len(self.values) - 1) // 2
 
     @staticmethod
-    def create(path: str, workers: int) -> _Control:
-        np.zeros(1 + workers, dtype=np.int64).tofile(path)
+    def create(path: str, processes: int) -> _Control:
+        np.zeros(1 + 2 * processes, dtype=np.int64).tofile(path)
         return _Control(path)
 
     @property
@@ -64,13 +66,37 @@ class _Control:
         return bool(self.values[0])
 
     def cancel(self) -> None:
+        """Every process stops at its next step (asked by the loading process,
+        or by a worker whose piece is not whole events: nothing else matters)."""
         self.values[0] = 1
 
     def report(self, slot: int, done: int) -> None:
         self.values[1 + slot] = done
 
-    def done(self) -> list[int]:
-        return [int(value) for value in self.values[1:]]
+    def took(self, slot: int, size: int) -> None:
+        self.values[1 + self.processes + slot] += size
+
+    def shares(self) -> list[tuple[int, int]]:
+        """Each process's (bytes decoded, bytes of the pieces it took)."""
+        values = self.values.tolist()
+        count = self.processes
+        return list(zip(values[1 : 1 + count], values[1 + count :], strict=True))
+
+
+def _claim(scratch: str, index: int) -> bool:
+    """Take piece `index` unless another process took it first: creating a file
+    that must not exist yet is atomic, so each piece goes to exactly one."""
+    try:
+        os.close(
+            os.open(
+                os.path.join(scratch, f"claim-{index}"),
+                os.O_CREAT | os.O_EXCL | os.O_WRONLY,
+                0o600,
+            )
+        )
+    except FileExistsError:
+        return False
+    return True
 
 
 class _Cancelled(Exception):
@@ -136,12 +162,53 @@ def _framed(data: Any, reader: io.RawIOBase | None, begin: int, stop: int) -> by
     return text
 
 
-def _run_task(task: _RangeTask) -> _RangeResult:
-    """In a worker: decode one range of the file, store the columns in a scratch file."""
+def take_pieces(
+    data: Any,
+    reader: io.RawIOBase | None,
+    pieces: tuple[tuple[int, int], ...],
+    scratch: str,
+    slot: int,
+    control: _Control,
+    step: int,
+    on_step: Callable[[], None] | None = None,
+) -> Iterator[tuple[int, _Collector | None]]:
+    """Decode the pieces this process takes from the shared queue, in order:
+    each piece's index and its columns (None: not whole events, and every
+    process is told to stop). It ends early when told to stop; `on_step`
+    runs after each step."""
+    finished = 0
+    for index, (begin, stop) in enumerate(pieces):
+        if control.cancelled:
+            return
+        if not _claim(scratch, index):
+            continue
+        control.took(slot, stop - begin)
+
+        def step_done(done: int, base: int = finished) -> None:
+            control.report(slot, base + done)
+            if on_step is not None:
+                on_step()
+            if control.cancelled:
+                raise _Cancelled()
+
+        try:
+            collector = decode_range(data, begin, stop, step_done, reader, step=step)
+        except _Cancelled:
+            return
+        finished += stop - begin
+        if collector is None:
+            control.cancel()
+        yield index, collector
+        if collector is None:
+            return
+
+
+def _run_worker(task: _RangeTask) -> None:
+    """In a worker: decode pieces from the queue until none is left, storing
+    each one's columns in a scratch file and its result next to it."""
     control = _Control(task.control)
 
-    def on_step(done: int) -> None:
-        control.report(task.slot, done)
+    def on_step() -> None:
         if control.cancelled or os.getppid() != task.parent:
             raise _Cancelled()
 
@@ -150,20 +217,37 @@ def _run_task(task: _RangeTask) -> _RangeResult:
             open(task.source, "rb", buffering=0) as handle,
             mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
         ):
-            collector = decode_range(
-                data, task.start, task.end, on_step, handle, step=task.step
-            )
-            if collector is None:
-                return _RangeResult(failure="not whole events")
-            part = collector.export()
+            for index, collector in take_pieces(
+                data,
+                handle,
+                task.pieces,
+                task.scratch,
+                task.slot,
+                control,
+                task.step,
+                on_step,
+            ):
+                if collector is None:
+                    _write_result(
+                        task.scratch, index, _RangeResult(failure="not whole events")
+                    )
+                    return
+                part = collector.export()
+                del collector
+                path = os.path.join(task.scratch, f"part-{index}.bin")
+                layout = _store(part, path)
+                light = replace(part, columns={}, flow_columns={}, args_blob=b"")
+                del part
+                on_step()  # nobody reads it if the loading process went away
+                _write_result(
+                    task.scratch,
+                    index,
+                    _RangeResult(part=light, layout=layout, path=path),
+                )
     except _Cancelled:
-        return _RangeResult(failure="cancelled")
-    except (MemoryError, OSError, ValueError) as error:
-        return _RangeResult(failure=f"{type(error).__name__}: {error}")
-    path = os.path.join(task.scratch, f"part-{task.slot}.bin")
-    layout = _store(part, path)
-    light = replace(part, columns={}, flow_columns={}, args_blob=b"")
-    return _RangeResult(part=light, layout=layout, path=path)
+        return
+    except (MemoryError, OSError, ValueError):
+        control.cancel()  # its piece is missing: the sequential path decides
 
 
 def _store(part: CollectedPart, path: str) -> dict[str, tuple[int, str, int]]:
@@ -213,17 +297,17 @@ def _restore(result: _RangeResult) -> CollectedPart:
     )
 
 
-def _read_result(scratch: str, slot: int) -> _RangeResult | None:
+def _read_result(scratch: str, index: int) -> _RangeResult | None:
     try:
-        with open(os.path.join(scratch, f"result-{slot}.pickle"), "rb") as handle:
+        with open(os.path.join(scratch, f"result-{index}.pickle"), "rb") as handle:
             result = pickle.load(handle)
     except (OSError, EOFError, pickle.UnpicklingError):
         return None  # the worker died (killed, out of memory)
     return result if isinstance(result, _RangeResult) else None
 
 
-def _write_result(task: _RangeTask, result: _RangeResult) -> None:
-    final = os.path.join(task.scratch, f"result-{task.slot}.pickle")
+def _write_result(scratch: str, index: int, result: _RangeResult) -> None:
+    final = os.path.join(scratch, f"result-{index}.pickle")
     with open(final + ".part", "wb") as handle:
         pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
     os.replace(final + ".part", final)
