@@ -205,8 +205,8 @@ def _collect_in_workers(
     cancel: threading.Event | None,
 ) -> _Collector | None:
     """This process and `workers - 1` others (forked here when `fork_here`, else
-    by a helper process) take pieces from one queue; the parts are merged in
-    the pieces' order."""
+    by a helper process) take pieces from one queue, this one from the front,
+    the others from the back; the parts are merged in the pieces' order."""
     with (
         open(path, "rb", buffering=0) as handle,
         mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
@@ -231,14 +231,24 @@ def _collect_in_workers(
                 shares = control.shares()
                 progress(sum(done for done, _ in shares), total, tuple(shares))
 
-        mine: dict[int, _Collector] = {}
+        front = _Collector()  # the pieces this process takes, from the first on
+        taken = 0
         try:
             for index, collector in take_pieces(
-                data, handle, pieces, scratch, 0, control, RANGE_STEP_BYTES, report
+                data,
+                handle,
+                pieces,
+                range(len(pieces)),
+                scratch,
+                0,
+                control,
+                RANGE_STEP_BYTES,
+                report,
+                into=front,
             ):
                 if collector is None:
                     return None  # not whole events: the sequential path decides
-                mine[index] = collector
+                taken = index + 1
             if running is not None:
                 while running.poll() is None:
                     report()
@@ -246,7 +256,7 @@ def _collect_in_workers(
                 report()  # the workers' last figures: they may end between polls
             if control.cancelled:
                 return None  # a worker's piece was not whole events, or it failed
-            return _merge(pieces, mine, scratch)
+            return _merge(front, taken, len(pieces), scratch)
         finally:
             if running is not None and running.poll() is None:
                 control.cancel()
@@ -254,27 +264,18 @@ def _collect_in_workers(
 
 
 def _merge(
-    pieces: tuple[tuple[int, int], ...], mine: dict[int, _Collector], scratch: str
+    front: _Collector, taken: int, count: int, scratch: str
 ) -> _Collector | None:
-    """Every piece's columns in order: this process's kept, the workers' read back."""
-    merged: _Collector | None = None
-    for index in range(len(pieces)):
-        own = mine.pop(index, None)
-        if own is not None and merged is None:
-            merged = own
-            continue
-        if merged is None:
-            merged = _Collector()
-        if own is not None:
-            merged.absorb(own.export())
-            continue
+    """The columns of this process's first `taken` pieces, then of the workers'
+    pieces read back in order (None if one is missing)."""
+    for index in range(taken, count):
         result = _read_result(scratch, index)
         if result is None or result.failure:
             return None  # a worker died or failed: the sequential path decides
-        merged.absorb(_restore(result))
+        front.absorb(_restore(result))
         with contextlib.suppress(OSError):
             os.unlink(result.path)
-    return merged
+    return front
 
 
 def _start_helper(

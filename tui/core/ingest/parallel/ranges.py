@@ -7,7 +7,7 @@ import math
 import mmap
 import os
 import pickle
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -111,13 +111,15 @@ def decode_range(
     reader: io.RawIOBase | None = None,
     *,
     step: int,
+    into: _Collector | None = None,
 ) -> _Collector | None:
     """Columns of the events in data[start:end], or None if that is not whole events.
 
     `reader`, when given, reads the same bytes as `data` (a mapping of it);
-    `step` bytes are decoded at a time.
+    `step` bytes are decoded at a time; `into` is a collector of the events
+    just before, continued.
     """
-    collector = _Collector()
+    collector = into if into is not None else _Collector()
     for begin, stop in event_ranges(data, start, end, math.ceil((end - start) / step)):
         text = _framed(data, reader, begin, stop)
         try:
@@ -166,22 +168,34 @@ def take_pieces(
     data: Any,
     reader: io.RawIOBase | None,
     pieces: tuple[tuple[int, int], ...],
+    order: Iterable[int],
     scratch: str,
     slot: int,
     control: _Control,
     step: int,
     on_step: Callable[[], None] | None = None,
+    *,
+    into: _Collector | None = None,
 ) -> Iterator[tuple[int, _Collector | None]]:
-    """Decode the pieces this process takes from the shared queue, in order:
-    each piece's index and its columns (None: not whole events, and every
-    process is told to stop). It ends early when told to stop; `on_step`
-    runs after each step."""
+    """Decode the pieces this process takes from the shared queue, trying them
+    in `order`: each piece's index and its columns (None: not whole events, and
+    every process is told to stop). It ends early when told to stop; `on_step`
+    runs after each step.
+
+    With `into`, every piece continues that one collector, and the first piece
+    another process took ends it: the loading process takes pieces from the
+    front, the workers from the back, so its pieces are consecutive and need
+    no merging of their own.
+    """
     finished = 0
-    for index, (begin, stop) in enumerate(pieces):
+    for index in order:
         if control.cancelled:
             return
         if not _claim(scratch, index):
+            if into is not None:
+                return
             continue
+        begin, stop = pieces[index]
         control.took(slot, stop - begin)
 
         def step_done(done: int, base: int = finished) -> None:
@@ -192,7 +206,9 @@ def take_pieces(
                 raise _Cancelled()
 
         try:
-            collector = decode_range(data, begin, stop, step_done, reader, step=step)
+            collector = decode_range(
+                data, begin, stop, step_done, reader, step=step, into=into
+            )
         except _Cancelled:
             return
         finished += stop - begin
@@ -221,6 +237,7 @@ def _run_worker(task: _RangeTask) -> None:
                 data,
                 handle,
                 task.pieces,
+                reversed(range(len(task.pieces))),
                 task.scratch,
                 task.slot,
                 control,
