@@ -67,7 +67,9 @@ def progress(step):
     marks.setdefault(step.phase.value, now)
     if step.phase is LoadPhase.DECODING:
         marks["decoding_first"] = marks.get("decoding_first", now)
-        if step.workers and all(done >= size for done, size in step.workers):
+        # Every piece decoded (workers take pieces as they go: their own
+        # figures say only what they took so far).
+        if step.workers and step.bytes_read >= step.bytes_total:
             marks.setdefault("decoded", now)
         marks["decoding_last"] = now
 trace = load_trace(sys.argv[1], workers=int(sys.argv[2]), cache=CacheUse.OFF,
