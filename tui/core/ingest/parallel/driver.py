@@ -270,8 +270,8 @@ def _merge(
     pieces read back in order (None if one is missing)."""
     for index in range(taken, count):
         result = _read_result(scratch, index)
-        if result is None or result.failure:
-            return None  # a worker died or failed: the sequential path decides
+        if result is None:
+            return None  # a worker died: the sequential path decides
         front.absorb(_restore(result))
         with contextlib.suppress(OSError):
             os.unlink(result.path)

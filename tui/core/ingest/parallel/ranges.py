@@ -40,12 +40,15 @@ class _RangeTask:
 
 @dataclass
 class _RangeResult:
-    """A decoded piece: its part (columns stored in a scratch file), or why not."""
+    """A decoded piece: its part, whose columns are stored in a scratch file.
 
-    part: CollectedPart | None = None
+    A piece that fails writes none: its process stops every process through
+    the control file, and the loading process reads no result then.
+    """
+
+    part: CollectedPart
     layout: dict[str, tuple[int, str, int]] = field(default_factory=dict)
     path: str = ""
-    failure: str = ""
 
 
 class _Control:
@@ -245,10 +248,7 @@ def _run_worker(task: _RangeTask) -> None:
                 on_step,
             ):
                 if collector is None:
-                    _write_result(
-                        task.scratch, index, _RangeResult(failure="not whole events")
-                    )
-                    return
+                    return  # every process was told to stop
                 part = collector.export()
                 del collector
                 path = os.path.join(task.scratch, f"part-{index}.bin")
@@ -290,7 +290,6 @@ def _restore(result: _RangeResult) -> CollectedPart:
 
     The mapping outlives the file's removal, so the scratch file can go at once.
     """
-    assert result.part is not None
     arrays: dict[str, Any] = {}
     with open(result.path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
