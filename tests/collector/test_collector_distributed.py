@@ -35,6 +35,9 @@ from tests.builders.distributed import (
     DistributedRun,
     complete_events,
     inside,
+    job_environment,
+    killed_by_a_signal,
+    run_job,
     shared_straggler_run,
     steps_of,
     steptrace_capture,
@@ -148,8 +151,50 @@ def module_run(
         "0",
         "5",
     ]
-    completed = steptrace_capture(folder, "run", command, window="0,1,2")
+    completed = run_job(
+        lambda: steptrace_capture(folder, "run", command, window="0,1,2"),
+        [folder / "run"],
+    )
     return folder / "run", completed
+
+
+def test_a_rank_torch_crashed_is_told_apart_and_the_job_runs_once_more(
+    tmp_path: Path, module_run: tuple[Path, subprocess.CompletedProcess[str]]
+) -> None:
+    """The tests' one rerun reads torchrun's real report: a rank killed by
+    SIGABRT is a crash, a rank that exits 5 is the job's own failure."""
+    (tmp_path / "crash.py").write_text(
+        "import os, pathlib\n"
+        "runs = pathlib.Path('runs')\n"
+        "runs.write_text(runs.read_text() + 'x' if runs.exists() else 'x')\n"
+        "os.abort()\n"
+    )
+
+    def run_once() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "torch.distributed.run",
+                *torchrun_words(1)[1:],
+                "crash.py",
+            ],
+            capture_output=True,
+            text=True,
+            env=job_environment(),
+            cwd=tmp_path,
+            timeout=120,
+            check=False,
+        )
+
+    leftover = tmp_path / "leftover"
+    leftover.mkdir()
+    with pytest.warns(UserWarning, match="killed by signal 6"):
+        completed = run_job(run_once, [leftover])
+    assert killed_by_a_signal(completed) == 6
+    assert (tmp_path / "runs").read_text() == "xx"  # twice, not more
+    assert not leftover.exists()
+    assert killed_by_a_signal(module_run[1]) is None
 
 
 @pytest.mark.slow

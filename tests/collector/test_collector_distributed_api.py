@@ -21,6 +21,7 @@ pytest.importorskip("torch")
 from collector.schema import validate_description
 from tests.builders.distributed import (
     job_environment,
+    run_job,
     steps_of,
     time_in_step_us,
     torchrun_words,
@@ -77,23 +78,28 @@ def api_run(
     taken = folder / "taken"
     taken.mkdir()
     (taken / "rank-1.pt.trace.json").write_bytes(b"precious")
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            *torchrun_words(2)[1:],
-            "api_job.py",
-            "run",
-            "taken",
-        ],
-        capture_output=True,
-        text=True,
-        env=job_environment(),
-        cwd=folder,
-        timeout=120,
-        check=False,
-    )
+
+    def run_once() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "torch.distributed.run",
+                *torchrun_words(2)[1:],
+                "api_job.py",
+                "run",
+                "taken",
+            ],
+            capture_output=True,
+            text=True,
+            env=job_environment(),
+            cwd=folder,
+            timeout=120,
+            check=False,
+        )
+
+    leftovers = [folder / "run", *(folder / f"report-{rank}.json" for rank in (0, 1))]
+    completed = run_job(run_once, leftovers)
     return folder / "run", taken, completed
 
 
