@@ -159,14 +159,17 @@ def module_run(
 
 
 def test_a_rank_torch_crashed_is_told_apart_and_the_job_runs_once_more(
-    tmp_path: Path, module_run: tuple[Path, subprocess.CompletedProcess[str]]
+    tmp_path: Path,
 ) -> None:
     """The tests' one rerun reads torchrun's real report: a rank killed by
-    SIGABRT is a crash, a rank that exits 5 is the job's own failure."""
+    SIGABRT is a crash, run again once; a rank that exits 5 is the job's own
+    failure."""
     (tmp_path / "crash.py").write_text(
-        "import os, pathlib\n"
+        "import os, pathlib, sys\n"
         "runs = pathlib.Path('runs')\n"
         "runs.write_text(runs.read_text() + 'x' if runs.exists() else 'x')\n"
+        "if len(runs.read_text()) > 2:\n"
+        "    sys.exit(5)\n"
         "os.abort()\n"
     )
 
@@ -191,10 +194,14 @@ def test_a_rank_torch_crashed_is_told_apart_and_the_job_runs_once_more(
     leftover.mkdir()
     with pytest.warns(UserWarning, match="killed by signal 6"):
         completed = run_job(run_once, [leftover])
+    # Crashed twice: the second crash is the test's to see, with no third run.
     assert killed_by_a_signal(completed) == 6
-    assert (tmp_path / "runs").read_text() == "xx"  # twice, not more
+    assert (tmp_path / "runs").read_text() == "xx"
     assert not leftover.exists()
-    assert killed_by_a_signal(module_run[1]) is None
+    exited = run_once()
+    assert exited.returncode == 1
+    assert re.search(r"exitcode\s*:\s*5", exited.stderr), exited.stderr
+    assert killed_by_a_signal(exited) is None
 
 
 @pytest.mark.slow
