@@ -7,12 +7,15 @@ capture's own progress lines. While the profiler starts, steps or stops, file
 descriptor 2 is sent to a temporary file; routine lines (USDT, STAGE, INFO,
 VERBOSE) are kept for the trace, under their level as Kineto keeps its own log
 in a trace; its warnings and errors, and anything else, go on to the terminal
-in the order they came. Torch-free.
+in the order they came. A process that torch aborts in there (an exception
+reaching the end of one of its threads) dies with that file: Python's fault
+handler then writes where it was to the terminal instead. Torch-free.
 """
 
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import os
 import re
 import sys
@@ -24,6 +27,27 @@ _KINETO_LINE = re.compile(
     rb"^(?P<level>[A-Z]+):\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+ \S+:\d+\] "
 )
 ROUTINE_LEVELS = frozenset({"USDT", "STAGE", "INFO", "VERBOSE"})
+
+
+@contextlib.contextmanager
+def _fatal_errors_to(terminal: int) -> Iterator[None]:
+    """Python's fault handler on, writing to `terminal`, while the block runs.
+
+    Afterwards it is off again, or back on standard error where it was on
+    (where Python's -X faulthandler and PYTHONFAULTHANDLER put it).
+    """
+    was_enabled = faulthandler.is_enabled()
+    faulthandler.enable(file=terminal, all_threads=True)
+    try:
+        yield
+    finally:
+        if was_enabled:
+            try:
+                faulthandler.enable(file=sys.stderr, all_threads=True)
+            except (AttributeError, ValueError, RuntimeError, OSError):
+                faulthandler.enable(file=2, all_threads=True)  # no usable sys.stderr
+        else:
+            faulthandler.disable()
 
 
 class NativeLog:
@@ -48,19 +72,21 @@ class NativeLog:
         except OSError:  # no stderr to take: nothing can leak either
             yield
             return
-        with tempfile.TemporaryFile() as sink:
-            os.dup2(sink.fileno(), 2)
-            self._sink, self._terminal, self._read = sink, terminal, 0
-            try:
-                yield
-            finally:
-                self.collect()
-                if self._partial:
-                    self._sort(self._partial)
-                    self._partial = b""
-                os.dup2(terminal, 2)
-                os.close(terminal)
-                self._sink, self._terminal = None, 2
+        try:
+            with tempfile.TemporaryFile() as sink, _fatal_errors_to(terminal):
+                os.dup2(sink.fileno(), 2)
+                self._sink, self._terminal, self._read = sink, terminal, 0
+                try:
+                    yield
+                finally:
+                    self.collect()
+                    if self._partial:
+                        self._sort(self._partial)
+                        self._partial = b""
+                    os.dup2(terminal, 2)
+                    self._sink, self._terminal = None, 2
+        finally:
+            os.close(terminal)  # once the fault handler no longer writes to it
 
     def collect(self) -> None:
         """Sort what was written since the last look: routine lines kept, the rest shown."""

@@ -93,13 +93,16 @@ class DistributedRun:
 
 
 def job_environment() -> dict[str, str]:
-    """The environment of a job: this checkout importable, torchrun on PATH, one thread per rank."""
+    """The environment of a job: this checkout importable, torchrun on PATH, one
+    thread per rank, and Python's fault handler on, so that a rank torch
+    crashes prints every thread's Python stack (see run_job)."""
     bin_folder = str(Path(sys.executable).parent)
     return {
         **os.environ,
         "PYTHONPATH": str(REPO),
         "PATH": bin_folder + os.pathsep + os.environ.get("PATH", ""),
         "OMP_NUM_THREADS": "1",
+        "PYTHONFAULTHANDLER": "1",
     }
 
 
@@ -177,7 +180,7 @@ def run_job(
         return completed
     warnings.warn(
         f"a rank of the torchrun job was killed by signal {signal_number}; "
-        f"running the job again:\n{completed.stderr[-2000:]}",
+        f"running the job again:\n{completed.stderr[-20_000:]}",
         stacklevel=2,
     )
     for path in leftovers:

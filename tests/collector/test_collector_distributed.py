@@ -197,6 +197,9 @@ def test_a_rank_torch_crashed_is_told_apart_and_the_job_runs_once_more(
     # Crashed twice: the second crash is the test's to see, with no third run.
     assert killed_by_a_signal(completed) == 6
     assert (tmp_path / "runs").read_text() == "xx"
+    # The fault handler tells where in Python the rank was when it died.
+    assert "Fatal Python error: Aborted" in completed.stderr, completed.stderr
+    assert re.search(r'File ".*crash\.py", line 6', completed.stderr), completed.stderr
     assert not leftover.exists()
     exited = run_once()
     assert exited.returncode == 1
