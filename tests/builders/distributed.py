@@ -170,7 +170,8 @@ def run_job(
 
     A rank of these jobs runs Python code only; one killed by a signal died in
     torch's C++ (CI once saw a rank abort with SIGABRT and its peer's gloo
-    barrier reset, at about 1 job in 100). That says nothing of the collector,
+    barrier reset; six loops of that job at once on 2 cores did so once in
+    about 55 jobs). That says nothing of the collector,
     so the job runs again; an exception, an exit status or a second crash
     still reach the test.
     """
@@ -194,6 +195,27 @@ def run_job(
 def torchrun_words(world_size: int) -> list[str]:
     """torchrun on one host, on a free port of its own choosing."""
     return ["torchrun", "--standalone", "--nproc-per-node", str(world_size)]
+
+
+def torchrun_job(
+    cwd: Path, world_size: int, *arguments: str
+) -> subprocess.CompletedProcess[str]:
+    """`python -m torch.distributed.run` with `world_size` ranks of `arguments`, in `cwd`, outside steptrace."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            *torchrun_words(world_size)[1:],
+            *arguments,
+        ],
+        capture_output=True,
+        text=True,
+        env=job_environment(),
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
 
 
 def make_straggler_run(

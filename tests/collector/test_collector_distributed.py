@@ -35,13 +35,13 @@ from tests.builders.distributed import (
     DistributedRun,
     complete_events,
     inside,
-    job_environment,
     killed_by_a_signal,
     run_job,
     shared_straggler_run,
     steps_of,
     steptrace_capture,
     time_in_step_us,
+    torchrun_job,
     torchrun_words,
 )
 
@@ -174,21 +174,7 @@ def test_a_rank_torch_crashed_is_told_apart_and_the_job_runs_once_more(
     )
 
     def run_once() -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "torch.distributed.run",
-                *torchrun_words(1)[1:],
-                "crash.py",
-            ],
-            capture_output=True,
-            text=True,
-            env=job_environment(),
-            cwd=tmp_path,
-            timeout=120,
-            check=False,
-        )
+        return torchrun_job(tmp_path, 1, "crash.py")
 
     leftover = tmp_path / "leftover"
     leftover.mkdir()

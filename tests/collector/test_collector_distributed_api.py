@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +19,10 @@ pytest.importorskip("torch")
 
 from collector.schema import validate_description
 from tests.builders.distributed import (
-    job_environment,
     run_job,
     steps_of,
     time_in_step_us,
-    torchrun_words,
+    torchrun_job,
 )
 
 pytestmark = pytest.mark.torch
@@ -80,23 +78,7 @@ def api_run(
     (taken / "rank-1.pt.trace.json").write_bytes(b"precious")
 
     def run_once() -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "torch.distributed.run",
-                *torchrun_words(2)[1:],
-                "api_job.py",
-                "run",
-                "taken",
-            ],
-            capture_output=True,
-            text=True,
-            env=job_environment(),
-            cwd=folder,
-            timeout=120,
-            check=False,
-        )
+        return torchrun_job(folder, 2, "api_job.py", "run", "taken")
 
     leftovers = [folder / "run", *(folder / f"report-{rank}.json" for rank in (0, 1))]
     completed = run_job(run_once, leftovers)
