@@ -6,8 +6,8 @@ The events array is cut into pieces as the parallel loader cuts it; each
 piece is decoded by msgspec into the loader's own record (`RawEvent`), into
 raw elements only, and by orjson, with the garbage collector off, and the
 whole load's column-making is timed on the same pieces. Divided by the
-workers, the first line is what no pure-msgspec loader can go under: issue
-25's cold goal is judged against it (benchmarks/README.md, stop 34).
+workers, the first line is what no pure-msgspec loader can go under: the cold
+goal is judged against it (benchmarks/README.md).
 """
 
 from __future__ import annotations

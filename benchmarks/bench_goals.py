@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 25's goals, each next to the figure measured, in one run.
+"""The speed goals, each next to the figure measured, in one run.
 
 * **start-up**: ``steptrace --help``, ``--version`` and an unknown command
   (the installed console script), against 0.15 s;

@@ -23,7 +23,7 @@ samples the proportional set size (PSS, so pages shared by forked workers
 count once) of the command's whole process tree every 20 ms, and reads its
 CPU time from ``getrusage(RUSAGE_CHILDREN)``. Peak memory is the larger of
 that sampled tree peak and the biggest single process's exact ``ru_maxrss``.
-Medians of ``--repeat`` runs are shown with the issue's goals. See
+Medians of ``--repeat`` runs are shown with the loader's goals. See
 benchmarks/README.md.
 """
 
@@ -408,7 +408,7 @@ def _find(row: dict[str, Any], label: str) -> dict[str, Any] | None:
 
 
 def goals(row: dict[str, Any], cores: int) -> list[str]:
-    """The issue's goals that this input and machine can judge."""
+    """The loader's goals that this input and machine can judge."""
     lines: list[str] = []
     orjson = _find(row, "orjson.loads")
     two = _find(row, "summary cold, 2 workers")

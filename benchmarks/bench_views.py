@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Views benchmark: `steptrace kernels` (and copies, memory, ops by shape) from the column cache.
 
-The issue's goal: `steptrace kernels` on the 85 MB shared MTIA trace in under
+The goal: `steptrace kernels` on the 85 MB shared MTIA trace in under
 1 s once the trace is in the column cache. One run fills a private cache
 (the first open), then each command runs `--repeat` times as a fresh process
 (`python -m tui COMMAND TRACE --json`, output discarded), and the median,

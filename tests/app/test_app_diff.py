@@ -197,7 +197,7 @@ async def test_rows_follow_the_largest_change_and_t_toggles_self_total(
     before, after = pair
     first, second = cpu_totals(before), cpu_totals(after)
     names = sorted(set(first) | set(second))
-    # Rows sort by the change per kept step (issue 20), not over the whole trace.
+    # Rows sort by the change per kept step, not over the whole trace.
     kept_first, kept_second = window_cpu_totals(before), window_cpu_totals(after)
 
     def change(name: str, column: int) -> float:

@@ -1,4 +1,4 @@
-"""What a new user tripped on in the explorer (issue 23): load warnings kept
+"""What a new user tripped on in the explorer: load warnings kept
 out of sight, a note written on an old selection, keys lost in a burst in the
 note form and the compare prompt, the notes pane without observations, table
 keys that did nothing from the timeline, and room given to blank rows."""

@@ -354,7 +354,7 @@ async def test_a_run_no_rank_of_which_reads_shows_why(
                 break
         screen = app.screen
         assert isinstance(screen, LoadErrorScreen)
-        # Set aside before ranks are given (issue 23, item 6): it takes no rank.
+        # Set aside before ranks are given: it takes no rank.
         assert screen.reason.startswith("no rank could be read (1 file(s) set aside")
         assert "rank-0.pt.trace.json (the JSON is not an object" in screen.reason
         await pilot.press("escape")

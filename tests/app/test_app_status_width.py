@@ -1,4 +1,4 @@
-"""Issue 23, item 13: at 80 columns the status line drops or shortens its least
+"""At 80 columns the status line drops or shortens its least
 useful parts instead of being cut in the middle of a word."""
 
 from __future__ import annotations

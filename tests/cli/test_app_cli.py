@@ -197,8 +197,8 @@ def test_open_returns_the_apps_exit_status_not_its_value(
 def test_demo_without_a_terminal_refuses_before_capturing(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`steptrace demo < /dev/null` used to run the whole capture, then exit 2
-    'needs a terminal'; it must say so before starting the capture."""
+    """`steptrace demo < /dev/null` needs a terminal: it says so and exits 2
+    before starting the capture, not after running it whole."""
     import importlib.util
     import subprocess
 

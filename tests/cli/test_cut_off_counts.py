@@ -1,4 +1,4 @@
-"""A cut-off file's two counts of events say what each counts (issue 23, item 7)."""
+"""A cut-off file's two counts of events say what each counts."""
 
 from __future__ import annotations
 

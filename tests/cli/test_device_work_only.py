@@ -1,5 +1,5 @@
 """Device tracks hold device work only: waits and runtime calls on an accelerator's
-tracks are set aside, neither kernels nor busy time, and said so (issue 19, item 9).
+tracks are set aside, neither kernels nor busy time, and said so.
 
 The trace is built like the MTIA traces Kineto writes (a process named
 `MTIA 9`, its ops in category `mtia_ccp_events`), with, on the device's

@@ -1,4 +1,4 @@
-"""One way to print each kind of number in the CLI (issue 23, item 18)."""
+"""One way to print each kind of number in the CLI."""
 
 from __future__ import annotations
 

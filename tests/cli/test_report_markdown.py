@@ -253,7 +253,7 @@ def test_markdown_and_html_from_the_trace_and_notes_load_nothing(
     tmp_path: Path,
 ) -> None:
     """Untrusted text reads as text once rendered: no image, no HTML, no link made
-    from a trace string or a note (issue 26, item 16)."""
+    from a trace string or a note."""
     hostile_description = dict(DESCRIPTION, question=HOSTILE)
     hostile_description["scenario"] = dict(
         DESCRIPTION["scenario"], simplified_note=HOSTILE

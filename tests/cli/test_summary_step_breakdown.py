@@ -1,4 +1,4 @@
-"""`summary` and `report` give TensorBoard's step split (issue 19).
+"""`summary` and `report` give TensorBoard's step split.
 
 The traces are torch-tb-profiler's own test traces and its figures for them
 (tests/fixtures/tensorboard/tb_step_costs.json, made outside the project by

@@ -1,4 +1,4 @@
-"""summary's per-step zones column shows the data zone (issue 19, item 11): the
+"""summary's per-step zones column shows the data zone: the
 chosen zone's names with their time in that step, other annotations kept apart."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Words that are true (issue 19, item 11): time in the data zone outside any
+"""Words that are true: time in the data zone outside any
 traced operator is untraced time, not "CPU wait" — nothing shows it waiting."""
 
 from __future__ import annotations

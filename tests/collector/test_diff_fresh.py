@@ -1,4 +1,4 @@
-"""Issue 20's done-means on fresh CPU captures made by the collector: the same
+"""The diff verdict on fresh CPU captures made by the collector: the same
 code twice says no order; a 60 ms sleep in the data zone says slower on the
 kept steps, even when one side's first step is slowed 3x so the raw ranges
 overlap; 2 steps against 8 of the same code compare per step without change.

@@ -1,4 +1,4 @@
-"""torch's native log lines kept out of the terminal (issue 23, item 19); torch-free."""
+"""torch's native log lines kept out of the terminal; torch-free."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The GPU breakdown agrees with HTA 0.5.0 on every shared GPU trace (tests/fixtures/hta).
 
-Tolerance, as the issue sets it: 0.5 % of the span for times, 0.5 point for
+Tolerance: 0.5 % of the span for times, 0.5 point for
 percentages. The fixture holds HTA's own output (make_hta_fixture.py); no
 figure here comes from steptrace's arithmetic.
 """

@@ -260,7 +260,7 @@ def test_cli_errors_are_one_line(
 
 
 def test_trace_compare_pair_lists_its_checks_with_both_values() -> None:
-    """Issue 20: the checks read from the traces themselves, with both sides' values;
+    """The checks read from the traces themselves, with both sides' values;
     the pair records its rank (1 on both) and no device, so those say null."""
     payload = DiffResult.of(
         Analysis(load_trace(BASE)), Analysis(load_trace(TEST))

@@ -1,4 +1,4 @@
-"""Collectives per kind and message size, with nccl-tests' bandwidths (issue 21).
+"""Collectives per kind and message size, with nccl-tests' bandwidths.
 
 Oracles: a constructed trace whose bandwidths are computed by hand from
 nccl-tests' doc/PERFORMANCE.md (S the whole array, algbw = S/t, busbw =

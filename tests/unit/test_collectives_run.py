@@ -1,5 +1,5 @@
 """`steptrace collectives DIR`: per rank, each collective's time split into wait
-(arrival skew) and transfer (issue 21).
+(arrival skew) and transfer.
 
 Ground truth by construction (tests/builders/runs.py): in each step every rank
 leaves its collective at the same moment, so a rank's wait in it is the

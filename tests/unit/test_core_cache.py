@@ -58,7 +58,7 @@ def test_reopened_trace_gives_identical_figures(
 
 
 def test_a_misspelt_cache_use_is_an_error(tmp_path: Path, cache_dir: Path) -> None:
-    """Not a silent cache (any text but "off" used to turn it on)."""
+    """Not a silent cache: a misspelt "off" is refused, never read as "on"."""
     path = write_trace(tmp_path / "t.json", metadata() + training_step_events(1, 0))
     with pytest.raises(ValueError, match="'of'"):
         load_trace(path, cache="of")  # type: ignore[arg-type]

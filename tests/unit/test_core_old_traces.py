@@ -323,7 +323,7 @@ def test_a_trace_span_alone_gives_no_warning(tmp_path: Path) -> None:
 def test_stream_labels_name_the_device_and_the_stream_once(
     tmp_path: Path, style: str
 ) -> None:
-    """Issue 23 item 15: PyTorch 1.9 names the GPU process after the program
+    """PyTorch 1.9 names the GPU process after the program
     ("python3.8") and its streams only by tid ("stream 7"), which read
     "python3.8 stream stream 7"; every style reads "GPU 0 stream 7"."""
     result = generate(tmp_path / "t.json", steps=2, seed=1, style=style)

@@ -1,4 +1,4 @@
-"""A verdict that holds (issue 20): comparability read from the traces' own
+"""A verdict that holds: comparability read from the traces' own
 metadata, warm-up and outlier steps set aside by a documented rule, an exact
 Mann–Whitney U test, per-step deltas and kernels matched by family across
 GPU architectures. Traces are built here, so every figure is known."""
@@ -248,7 +248,7 @@ def test_two_different_functors_never_merge_and_unmatched_kernels_are_listed(
 def test_the_screen_names_only_the_checks_it_made_and_the_steps_set_aside(
     tmp_path: Path,
 ) -> None:
-    """Issue 20: no 'comparable (same environment, …)' above 'no capture
+    """No 'comparable (same environment, …)' above 'no capture
     description'; the checks made, those not recorded, and the warm-up step."""
     from tui.view.comparison import comparability_text, verdict_text
 

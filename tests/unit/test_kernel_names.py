@@ -1,4 +1,4 @@
-"""Kernel names keep the kernel (issue 23, item 14): one rule, every table."""
+"""Kernel names keep the kernel: one rule, every table."""
 
 from __future__ import annotations
 

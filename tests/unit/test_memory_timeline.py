@@ -1,4 +1,4 @@
-"""Memory over time (issue 21): each device's allocated and reserved series over
+"""Memory over time: each device's allocated and reserved series over
 the window, its peak and the operator holding it, and a downsampling that keeps
 the peak exactly.
 

@@ -67,7 +67,7 @@ def test_ctrl_c_of_ranks_leaves_no_temporary_folder(tmp_path: Path) -> None:
     assert list(scratch.iterdir()) == []
 
 
-# The rank summaries kept beside the column cache follow its rules (issue 26, 1-3).
+# The rank summaries kept beside the column cache follow its rules.
 
 
 def _arrivals(tmp_path: Path) -> list[int]:

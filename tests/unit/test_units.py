@@ -1,4 +1,4 @@
-"""One spelling for each kind of number (issue 23, item 18)."""
+"""One spelling for each kind of number."""
 
 from __future__ import annotations
 

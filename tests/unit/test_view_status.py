@@ -1,4 +1,4 @@
-"""The status line's parts give way by rank (issue 23, item 13)."""
+"""The status line's parts give way by rank."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_what_must_stay_is_cut_at_a_word_end() -> None:
 
 
 def test_a_kernel_reads_as_in_the_kernel_tables(tmp_path: Path) -> None:
-    """Issue 23, item 14: the status line names a kernel as every table does."""
+    """The status line names a kernel as every table does."""
     raw = (
         "void at::native::vectorized_elementwise_kernel<4, "
         "at::native::FillFunctor<float>, at::detail::Array<char*, 1> >"

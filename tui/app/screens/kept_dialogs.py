@@ -4,7 +4,7 @@ picker and the note form of one main screen.
 Opening a dialog the first time composes its widgets, styles and mounts them,
 then lays them out at the screen's size before drawing them: the first ?, z
 and m took 52-77 ms of the UI thread on the 2-core machine, over the 50 ms a
-key may take (issue 25); shown again, only the drawing is left. So the screen
+key may take; shown again, only the drawing is left. So the screen
 keeps one of each, builds them in the quiet after its first frame and lays
 them out once mounted (`build_ahead`), and each key that opens one resets it
 with what it shows now and shows it again. A dialog asked for before it was
