@@ -164,3 +164,58 @@ def test_ordinary_strings_stay(text: str) -> None:
 )
 def test_keys_by_their_shape(key: str, kind: str | None) -> None:
     assert detect.key_kind(key) == kind
+
+
+PEM_KEY = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+    "QyNTUxOQAAACDzOpUdx0Hq9V5N1+3fM6cQ2rG8uKqZ5pJ7nH4wXyZ1AAAAmJ2n1yWdp9cl\n"
+    "-----END OPENSSH PRIVATE KEY-----"
+)
+# Each secret, and the part of it that must not survive.
+SECRETS = {
+    "pem body": (PEM_KEY, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE"),
+    "dotted mac": ("001a.2b3c.4d60", "001a.2b3c"),
+    "tilde home": ("~alice/runs/exp1/ckpt.pt", "alice"),
+}
+PLACES = ("event name", "args key", "args value", "metadata", "thread name")
+
+
+def _seed_one(path: Path, secret: str, place: str) -> Path:
+    """The training fixture with one secret put in one place of the trace."""
+    plain = write_training_trace(path.with_name("plain-" + path.name))
+    document = json.loads(plain.read_text())
+    first = next(e for e in document["traceEvents"] if e.get("ph") == "X")
+    where = {"pid": first["pid"], "tid": first["tid"], "ts": first["ts"]}
+    if place == "event name":
+        document["traceEvents"].append(
+            {"ph": "X", "cat": "user_annotation", "name": f"load {secret}", "dur": 1}
+            | where
+        )
+    elif place == "args key":
+        first.setdefault("args", {})[f"note {secret}"] = 1
+    elif place == "args value":
+        first.setdefault("args", {})["note"] = f"saved to {secret} ok"
+    elif place == "metadata":
+        document["run_notes"] = f"by {secret}"
+    else:
+        document["traceEvents"].append(
+            {"ph": "M", "name": "thread_name", "args": {"name": f"w {secret}"}} | where
+        )
+    path.write_text(json.dumps(document))
+    return path
+
+
+@pytest.mark.parametrize("place", PLACES)
+@pytest.mark.parametrize("name", sorted(SECRETS))
+def test_a_secret_in_any_place_is_scrubbed(
+    name: str, place: str, tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    secret, part = SECRETS[name]
+    seeded = _seed_one(tmp_path / "one.json", secret, place)
+    assert part in seeded.read_text()
+    copy = tmp_path / "out" / "one.json"
+    copy.parent.mkdir()
+    scrub_file(seeded, copy)
+    text = _all_text(json.loads(copy.read_text()))
+    assert part not in text

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tui.scrub import detect
-from tui.scrub.detect import EMAIL, HOST, PATH, SECRET, URL
+from tui.scrub.detect import EMAIL, HOST, PATH, SECRET, URL, USER
 
 
 def kinds_in(text: str) -> list[tuple[str, str]]:
@@ -51,6 +51,35 @@ def kinds_in(text: str) -> list[tuple[str, str]]:
             "see https://u:p@host.example.com/x",
             [(URL, "https://u:p@host.example.com/x")],
         ),
+        (
+            "key -----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA0Z3VS5JJcds3\n"
+            "xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\n-----END RSA PRIVATE KEY----- end",
+            [
+                (
+                    SECRET,
+                    "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA0Z3VS5JJcds3\n"
+                    "xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\n-----END RSA PRIVATE KEY-----",
+                )
+            ],
+        ),
+        (
+            "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+            [(SECRET, "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC")],
+        ),
+        (
+            "body MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj",
+            [
+                (
+                    SECRET,
+                    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj",
+                )
+            ],
+        ),
+        ("link up on 001a.2b3c.4d60 now", [(HOST, "001a.2b3c.4d60")]),
+        ("mac 00:1A:2B:3C:4D:60", [(HOST, "00:1A:2B:3C:4D:60")]),
+        ("mac 00-1a-2b-3c-4d-60", [(HOST, "00-1a-2b-3c-4d-60")]),
+        ("~alice/data/x.pt", [(PATH, "~alice/data/x.pt")]),
+        ("cd ~alice", [(USER, "alice")]),
     ],
 )
 def test_sensitive_strings_are_caught(
@@ -82,6 +111,11 @@ def test_sensitive_strings_are_caught(
         "<path-1>/torch/nn/modules/module.py",
         "--token=<secret-1>",
         "thread 1074 (pt_main_thread)",
+        "std::vector<at::Tensor>::~vector()",
+        "c10::intrusive_ptr<c10::TensorImpl>::~intrusive_ptr",
+        "x ~= y",
+        "2.17.1.post4",
+        "MIIsmall",
     ],
 )
 def test_ordinary_trace_strings_are_left_alone(text: str) -> None:
@@ -119,6 +153,7 @@ def test_paths_keep_only_the_basename_or_package_path(
         ("/Users/bob/x.py", ["bob"]),
         ("/tmp/torchinductor_carol/qa/k.py", ["carol"]),
         ("/data/users/dave/set", ["dave"]),
+        ("~erin/x.py", ["erin"]),
         ("/usr/lib/python3/x.py", []),
     ],
 )

@@ -295,7 +295,15 @@ _SECRET_RES = (
     re.compile(
         r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
     ),
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
+    # A PEM block, header to footer (or to the end of the text when cut off):
+    # the body is the key.
+    re.compile(
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:.*?-----END [A-Z ]*PRIVATE KEY-----"
+        r"|[A-Za-z0-9+/=\s\\n]*)",
+        re.DOTALL,
+    ),
+    # A key's body on its own: DER in base64 starts with `MII`.
+    re.compile(r"(?<![A-Za-z0-9+/])MII[A-Za-z0-9+/]{40,}={0,2}(?![A-Za-z0-9+/=])"),
 )
 # Only the value (group 1) is secret: `token=…`, `Bearer …`, `x=<long hex>`.
 _SECRET_VALUE_RES = (
@@ -331,7 +339,7 @@ _FQDN_RE = re.compile(
 _SEG = r"[\w.+@%~-]+"
 _SPACED = rf"{_SEG}(?: {_SEG})*"
 _POSIX_PATH_RE = re.compile(
-    rf"(?<![\w.~/>-])(?:/(?:{_SPACED}/)+{_SEG}/?|/{_SEG}/|~/(?:{_SEG}/?)*"
+    rf"(?<![\w.~/>:-])(?:/(?:{_SPACED}/)+{_SEG}/?|/{_SEG}/|~(?:[a-z_][\w.-]*)?/(?:{_SEG}/?)*"
     rf"|\.\.?/(?:{_SPACED}/)*{_SEG}/?)"
 )
 _WIN_PATH_RE = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[\w.+@%~ -]+\\)*[\w.+@%~-]*")
@@ -358,7 +366,11 @@ _IPV6_RE = re.compile(
 )
 _MAC_RE = re.compile(
     r"(?<![\w:-])[0-9A-Fa-f]{2}([:-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}(?![\w:-])"
+    r"|(?<![\w.])[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}(?![\w.])"
 )
+# `~alice` (a user's home, as the shell writes it); never a C++ destructor
+# (`Foo::~Foo`), which follows `::`.
+_TILDE_USER_RE = re.compile(r"(?<![\w:~])~([a-z_][a-z0-9_.-]{0,31})(?![\w.-])(?!/)")
 
 # Where a path names its owner.
 _PATH_USER_RES = (
@@ -366,6 +378,7 @@ _PATH_USER_RES = (
     re.compile(r"/data/users/([\w.-]+)"),
     re.compile(r"(?i)^[A-Z]:\\Users\\([^\\]+)"),
     re.compile(r"/torchinductor_([\w.-]+)"),
+    re.compile(r"^~([a-z_][\w.-]*)/"),
 )
 
 
@@ -450,9 +463,14 @@ def find_sensitive(text: str, free_text: bool = False) -> list[Match]:
         )
     if ":" in text:
         found.extend(hit for m in _IPV6_RE.finditer(text) if (hit := _ipv6(m)))
-    if ":" in text or "-" in text:
+    if ":" in text or "-" in text or "." in text:
         found.extend(
             Match(m.start(), m.end(), HOST, m.group(0)) for m in _MAC_RE.finditer(text)
+        )
+    if "~" in text:
+        found.extend(
+            Match(m.start(1), m.end(1), USER, m.group(1))
+            for m in _TILDE_USER_RE.finditer(text)
         )
     if free_text and "/" in text:
         found.extend(

@@ -191,6 +191,8 @@ class Walker:
             return self.placeholder(PATH, prefix) + rest
         if m.kind == HOST:
             self.hunt(HOST, m.value, whole=False)
+        elif m.kind == USER:
+            self.hunt(USER, m.value)
         low = m.value.lower()
         if low in self.tokens:
             kind, canonical = self.tokens[low]
