@@ -1,0 +1,1 @@
+"""What the tests build their inputs with, shared with the benchmarks."""
