@@ -195,6 +195,42 @@ def test_a_damaged_entry_is_re_read_and_replaced(
     assert replaced.warnings == parsed.warnings
 
 
+def test_any_file_of_an_entry_emptied_is_re_read_and_replaced(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    """A file of 0 bytes (a full disk, a crash before the data) in place of any
+    of an entry's files: one warning, the same figures, the entry rebuilt."""
+    path = write_trace(tmp_path / "t.json", training_steps(3))
+    parsed = load_trace(path, cache="on")
+    (entry,) = (item for item in cache_dir.iterdir() if not item.name.startswith("."))
+    names = sorted(item.name for item in entry.iterdir() if item.is_file())
+    assert "start_ns.npy" in names and len(names) > 20
+    for name in names:
+        (entry / name).write_bytes(b"")
+        again = load_trace(path, cache="on")
+        assert _figures(again) == _figures(parsed), name
+        assert len(_cache_warnings(again)) == 1, name
+        replaced = load_trace(path, cache="auto")
+        assert cache.is_mapped(replaced.start_ns), name
+        (entry,) = (
+            item for item in cache_dir.iterdir() if not item.name.startswith(".")
+        )
+
+
+def test_an_emptied_derived_column_is_computed_again(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    path = write_trace(tmp_path / "t.json", training_steps(2))
+    load_trace(path, cache="on")
+    trace = cache.load(path)
+    assert trace is not None
+    assert cache.save_derived(trace, "probe", np.arange(trace.event_count))
+    (stored,) = (item for item in cache_dir.glob("*/derived.probe.*.npy"))
+    stored.write_bytes(b"")
+    assert cache.load_derived(trace, "probe") is None
+    assert not stored.exists()
+
+
 def test_a_damaged_entry_is_removed_even_when_not_written_again(
     tmp_path: Path, cache_dir: Path
 ) -> None:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import orjson
 
+from tui.core.base.settings import settings
 from tui.core.ingest.cache_files import (
     crc32,
     file_identity,
@@ -81,12 +82,11 @@ _CORE = Path(__file__).resolve().parent.parent  # tui/core, whose sources are ha
 
 
 def cache_root() -> Path:
-    """Where cache entries live: $STEPTRACE_CACHE_DIR, else $XDG_CACHE_HOME/steptrace."""
-    override = os.environ.get("STEPTRACE_CACHE_DIR")
-    if override:
-        return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "steptrace" / "columns"
+    """Where cache entries live: $STEPTRACE_CACHE_DIR, else $XDG_CACHE_HOME/steptrace/columns."""
+    chosen = settings()
+    if chosen.cache_dir is not None:
+        return chosen.cache_dir
+    return chosen.cache_home / "steptrace" / "columns"
 
 
 def builder_sources(
@@ -485,7 +485,10 @@ def _mapped(path: Path) -> np.ndarray[Any, Any]:
     np.memmap's own indexing costs microseconds per item in Python loops; a
     plain view of the same pages reads them the same way, without that.
     """
-    mapped: np.ndarray[Any, Any] = np.load(path, mmap_mode="r")
+    try:
+        mapped: np.ndarray[Any, Any] = np.load(path, mmap_mode="r", allow_pickle=False)
+    except EOFError as error:  # numpy's word for a file of 0 bytes
+        raise ValueError(f"{path.name} is empty") from error
     return np.asarray(mapped)
 
 
