@@ -2,7 +2,8 @@
 
 Torch-free at import, so the launcher (the CLI or the app) can check a run
 folder before anything starts; `process_group_info` imports torch only when
-called, inside a rank.
+called, inside a rank. The one module of the collector that reads the
+process's environment (`process_environment`): the others ask it.
 """
 
 from __future__ import annotations
@@ -94,11 +95,16 @@ def make_run_folder(folder: Path) -> None:
         ) from None
 
 
+def process_environment() -> Mapping[str, str]:
+    """This process's environment (where launchers announce ranks; what a child inherits)."""
+    return os.environ
+
+
 def launcher_from_environment(
     environment: Mapping[str, str] | None = None,
 ) -> str | None:
     """The launcher that started this rank, by the variables it sets; None when unknown."""
-    variables = os.environ if environment is None else environment
+    variables = process_environment() if environment is None else environment
     for variable, launcher in _LAUNCHER_VARIABLES:
         if variable in variables:
             return launcher
@@ -107,7 +113,7 @@ def launcher_from_environment(
 
 def environment_rank(environment: Mapping[str, str] | None = None) -> int | None:
     """This process's rank as the launcher gave it (`RANK`), before any process group exists."""
-    raw = (os.environ if environment is None else environment).get("RANK")
+    raw = (process_environment() if environment is None else environment).get("RANK")
     if raw is None:
         return None
     try:
@@ -121,7 +127,9 @@ def environment_rank(environment: Mapping[str, str] | None = None) -> int | None
 
 def environment_world_size(environment: Mapping[str, str] | None = None) -> int | None:
     """The world size the launcher announced (`WORLD_SIZE`), if any."""
-    raw = (os.environ if environment is None else environment).get("WORLD_SIZE")
+    raw = (process_environment() if environment is None else environment).get(
+        "WORLD_SIZE"
+    )
     try:
         return int(raw) if raw is not None else None
     except ValueError:

@@ -314,7 +314,7 @@ def child_environment(
     script: ScriptCommand, base: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """The child's environment: another interpreter is told where `collector` lives."""
-    environment = dict(os.environ if base is None else base)
+    environment = dict(distributed.process_environment() if base is None else base)
     if not _same_interpreter(script.interpreter):
         source_root = str(Path(__file__).resolve().parent.parent)
         existing = environment.get("PYTHONPATH")

@@ -55,7 +55,7 @@ def _rank_prefix(run_dir: str | None) -> str:
     """`rank N: ` for a worker's messages under torchrun, where every rank speaks."""
     if run_dir is None:
         return ""
-    rank = os.environ.get("RANK")
+    rank = distributed.process_environment().get("RANK")
     return f"rank {rank}: " if rank is not None else ""
 
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import os
 
-ENVIRONMENT = "STEPTRACE_CLUSTER"
+from tui.core.base.settings import settings
 
 
 def add_cluster_option(parser: argparse.ArgumentParser) -> None:
     """Add `--cluster ADDRESS` (default: $STEPTRACE_CLUSTER; neither: the local pool)."""
     parser.add_argument(
         "--cluster",
-        default=os.environ.get(ENVIRONMENT) or None,
+        default=settings().cluster,
         metavar="ADDRESS",
         help="summarise the ranks as tasks on a running Dask scheduler "
         "(tcp://host:8786; default: $STEPTRACE_CLUSTER) whose workers see the "

@@ -9,9 +9,11 @@ import os
 import re
 from pathlib import Path
 
+from tui.core.base.paths import resolved
+from tui.core.base.settings import settings
+
 NOTES_SUFFIX = ".notes.json"
 LOCK_SUFFIX = ".lock"
-DATA_DIR_ENV = "STEPTRACE_DATA_DIR"
 MAX_NUMBERED = 100
 """How many `<trace>.notes.N.json` names are tried before giving up on a folder."""
 
@@ -40,12 +42,10 @@ def data_dir() -> Path:
     `$STEPTRACE_DATA_DIR` when set (tests, unusual setups), else
     `$XDG_DATA_HOME/steptrace`, else `~/.local/share/steptrace`.
     """
-    override = os.environ.get(DATA_DIR_ENV)
-    if override:
-        return Path(override)
-    xdg = os.environ.get("XDG_DATA_HOME")
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "share"
-    return base / "steptrace"
+    chosen = settings()
+    if chosen.data_dir is not None:
+        return chosen.data_dir
+    return chosen.data_home / "steptrace"
 
 
 def marked_read_only(folder: Path) -> bool:
@@ -62,7 +62,7 @@ def fallback_path(trace_path: str | os.PathLike[str]) -> Path:
     Keyed by the trace's absolute path, so two traces with the same name in
     different folders keep separate notes: `<data>/notes/<sha1>-<name>.notes.json`.
     """
-    absolute = Path(trace_path).resolve()
+    absolute = resolved(trace_path)
     key = hashlib.sha1(os.fsencode(absolute)).hexdigest()
     return data_dir() / "notes" / f"{key}-{absolute.name[:150]}{NOTES_SUFFIX}"
 

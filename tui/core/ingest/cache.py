@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import orjson
 
+from tui.core.base.paths import resolved as resolved_path
 from tui.core.base.settings import settings
 from tui.core.ingest.cache_files import (
     crc32,
@@ -257,7 +258,7 @@ def file_key(trace_path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def _entry_dir(trace_path: Path, root: Path) -> Path:
-    resolved = trace_path.resolve()
+    resolved = resolved_path(trace_path)
     digest = hashlib.sha1(str(resolved).encode("utf-8", "surrogatepass")).hexdigest()[
         :16
     ]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.core.base.errors import LoadCancelled, TraceLoadError
+from tui.core.base.settings import settings
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import CacheUse, LoadPhase
 from tui.core.ingest.source import (
@@ -77,7 +78,7 @@ def load_trace(
     """
     trace_path = Path(path)
     cache = CacheUse(cache)
-    use_cache = cache is not CacheUse.OFF and not os.environ.get("STEPTRACE_NO_CACHE")
+    use_cache = cache is not CacheUse.OFF and not settings().no_cache
     # The file's key before it is read: an entry is saved under the key of the
     # bytes parsed, and only when the file still has that key once they are.
     key_before: dict[str, Any] | None = None

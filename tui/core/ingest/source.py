@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import os
-import stat
 import threading
 import zlib
 from collections.abc import Callable
@@ -19,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from tui.core.base.errors import LoadCancelled, TraceLoadError
+from tui.core.base.paths import path_problem
+from tui.core.base.settings import settings
 from tui.core.base.textsafe import printable
 from tui.core.base.units import size_text
 from tui.core.base.vocab import LoadPhase
@@ -62,12 +63,9 @@ class RawTrace:
 
 def default_max_bytes() -> int:
     """The largest decompressed trace we accept: half of physical memory, or the env override."""
-    override = os.environ.get("STEPTRACE_MAX_BYTES")
-    if override:
-        try:
-            return max(1, int(override))
-        except ValueError:
-            pass
+    override = settings().max_bytes
+    if override is not None:
+        return override
     try:
         physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
@@ -87,16 +85,13 @@ def read_trace_bytes(
     # Paths may hold escapes too (a colleague's file name): messages show them escaped.
     shown = Path(printable(str(trace_path)))
     limit = default_max_bytes() if max_bytes is None else max_bytes
+    # A FIFO or device would block or never end, a loop of links never
+    # resolves: only regular files are read.
+    problem = path_problem(trace_path)
+    if problem is not None:
+        raise TraceLoadError(f"{shown}: {printable(problem)}")
     try:
-        status = trace_path.stat()
-        if stat.S_ISDIR(status.st_mode):
-            raise TraceLoadError(f"{shown}: is a folder, not a trace file")
-        # A FIFO or device would block or never end: only regular files are read.
-        if not stat.S_ISREG(status.st_mode):
-            raise TraceLoadError(
-                f"{shown}: not a regular file (a pipe, socket or device)"
-            )
-        file_size = status.st_size
+        file_size = trace_path.stat().st_size
         handle = trace_path.open("rb")
     except FileNotFoundError:
         raise TraceLoadError(f"{shown}: no such file") from None
@@ -227,7 +222,7 @@ def _check_bomb(
         compressed_read > 0
         and out_size > BOMB_RATIO_AFTER
         and out_size > BOMB_RATIO * compressed_read
-        and not os.environ.get("STEPTRACE_MAX_BYTES")
+        and settings().max_bytes is None
     ):
         raise TraceLoadError(
             f"{trace_path}: {size_text(compressed_read)} of gzip already inflated to "

@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from tui.core.base.settings import settings
 from tui.core.ingest.cache import cache_root
 from tui.core.ingest.cache_files import crc32, file_identity, remove_stale_files
 from tui.core.ingest.code_hash import source_version
@@ -31,7 +32,7 @@ FOLDER = "rank-summaries"
 
 def enabled() -> bool:
     """Whether summaries may be read and written (the column cache's switch)."""
-    return not os.environ.get("STEPTRACE_NO_CACHE")
+    return not settings().no_cache
 
 
 @functools.cache

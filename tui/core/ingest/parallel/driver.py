@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.core.base.errors import LoadCancelled
+from tui.core.base.settings import child_environment, settings
 from tui.core.base.vocab import LoadPhase
 from tui.core.ingest.assemble.assembler import finish_trace
 from tui.core.ingest.collect.batches import _Collector
@@ -84,8 +85,8 @@ def scratch_root(needed_bytes: int, memory_folder: str = MEMORY_FOLDER) -> str:
     its 312 MB in 0.10 s in memory, 0.67 s on this machine's disk. A small
     /dev/shm (64 MB in a default container) is passed over.
     """
-    chosen = os.environ.get("STEPTRACE_SCRATCH_DIR")
-    if chosen:
+    chosen = settings().scratch_dir
+    if chosen is not None:
         return chosen
     try:
         memory = os.statvfs(memory_folder)
@@ -302,10 +303,7 @@ def _start_helper(
         json.dump(spec, handle)
     # The helper imports this very package, whatever sys.path found it here.
     package_root = str(Path(__file__).resolve().parents[2])
-    environment = dict(os.environ)
-    environment["PYTHONPATH"] = os.pathsep.join(
-        [package_root, *filter(None, [environment.get("PYTHONPATH")])]
-    )
+    environment = child_environment(python_path_first=package_root)
     with open(os.path.join(scratch, "helper.log"), "wb") as log:
         return subprocess.Popen(
             [sys.executable, "-m", "tui.core.ingest.parallel.worker", spec_path],
