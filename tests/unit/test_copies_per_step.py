@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.gen_trace import generate
+from tests.support.tracegen import generate
 from tui.core.base.vocab import HostMemory
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.copies import (

@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from benchmarks.gen_trace import generate
 from tests import shared_traces as shared
 from tests.builders.traces import BASE_US, cpu, gpu, metadata, write_trace
+from tests.support.tracegen import generate
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest import cache, code_hash
 from tui.core.ingest.load import load_trace

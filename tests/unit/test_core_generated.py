@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.gen_trace import generate
+from tests.support.tracegen import generate
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
 

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from benchmarks.check_expected import check
-from benchmarks.gen_trace import OP_FIGURES, generate
+from tests.support.tracegen import OP_FIGURES, generate
+from tests.support.tracegen.check import check
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
 from tui.core.model.trace import Kind, Trace, TrackKind

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.gen_trace import generate
 from tests import shared_traces as shared
 from tests.builders.parallel_documents import document, event, op_kernel_events
+from tests.support.tracegen import generate
 from tui.core.base.errors import LoadCancelled
 from tui.core.ingest import load as load_module
 from tui.core.ingest.assemble.assembler import build_trace

@@ -27,7 +27,7 @@ fully decided by the seed, and comes with ``PATH.expected.json``: what the
 generator knows exactly (``truth``: step durations, zone totals, GPU busy
 time as the union of kernel, copy and set intervals, GPU idle time inside
 ``lecture_batch_cpu``, event counts per category, calls per name).
-``benchmarks/check_expected.py`` recomputes it.  ``ranks`` writes a run
+``check`` recomputes it.  ``ranks`` writes a run
 folder, one trace per rank (``tests.support.tracegen.ranks.generate_run``).
 
 Usage::

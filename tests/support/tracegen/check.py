@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Recompute a generated trace's ground truth independently, and check it.
 
-``gen_trace.py`` writes ``PATH.expected.json`` from what it simulated; this
+The generator writes ``PATH.expected.json`` from what it simulated; this
 script reads ``PATH`` back with the standard ``json`` module (decimals kept
 exact, so times are integer nanoseconds), recomputes the same figures in the
 plainest way, and checks the structural promises of the generator:
@@ -14,7 +13,7 @@ plainest way, and checks the structural promises of the generator:
 * nothing is launched on the GPU from inside ``lecture_batch_cpu``;
 * each ``ProfilerStep`` holds one of each zone.
 
-Usage: ``check_expected.py TRACE [--expected PATH]``; exit 0 when all agree.
+Usage: ``python -m tests.support.tracegen.check TRACE [--expected PATH]``; exit 0 when all agree.
 It loads the whole trace in memory: meant for traces up to a few hundred MB.
 """
 
