@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from tui.core.base.paths import resolved
 from tui.core.diff import TraceDiff
 from tui.notes.model import (
     InvalidNoteError,
@@ -27,7 +28,7 @@ from tui.notes.store import NotesStore
 
 def link_path(after: Path, noted_trace: Path) -> str:
     """Where AFTER is, seen from the noted trace's folder (so moving both keeps the link)."""
-    return os.path.relpath(after.resolve(), noted_trace.resolve().parent)
+    return os.path.relpath(resolved(after), resolved(noted_trace).parent)
 
 
 def tested_by_of(
@@ -63,7 +64,7 @@ def _same_file(first: str | Path, second: str | Path) -> bool:
     try:
         return os.path.samefile(first, second)
     except OSError:
-        return Path(first).resolve() == Path(second).resolve()
+        return resolved(first) == resolved(second)
 
 
 def record_tested_by(

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tui.core.base.paths import resolved as resolved_path
 from tui.core.ingest.source import inflate_module
 
 # A file up to this size is hashed whole for its key; a bigger one by
@@ -48,7 +49,7 @@ def file_identity(trace_path: str | os.PathLike[str]) -> dict[str, Any]:
     sampled blocks. Opened without blocking; OSError for anything but a
     regular file.
     """
-    resolved = Path(trace_path).resolve()
+    resolved = resolved_path(trace_path)
     if not stat.S_ISREG(os.stat(resolved).st_mode):
         raise OSError(errno.EINVAL, "not a regular file", str(resolved))
     fd = os.open(resolved, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.core.base.errors import TraceLoadError
+from tui.core.base.paths import path_problem
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import RankSource
 from tui.core.ingest.source import GZIP_MAGIC
@@ -245,8 +246,11 @@ def _header_of(values: Mapping[str, Any]) -> TraceHeader:
 def trace_files(folder: Path) -> tuple[list[Path], list[str]]:
     """The trace files of a run folder, in natural name order, and why any entry
     named like a trace was skipped (a FIFO, a device, a link to one, a folder)."""
-    if not folder.exists():
+    problem = path_problem(folder, folder_ok=True)
+    if problem == "no such file":
         raise TraceLoadError(f"{printable(str(folder))}: no such folder")
+    if problem is not None:
+        raise TraceLoadError(f"{printable(str(folder))}: {printable(problem)}")
     if not folder.is_dir():
         raise TraceLoadError(
             f"{printable(str(folder))}: is a file, not a run folder "
