@@ -8,7 +8,8 @@ warning, so no figure silently includes it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from tui.core.ingest.collect.interning import _Interner, _shown
 from tui.core.ingest.collect.tables import _pair_begin_end
 from tui.core.ingest.decode.records import DecodedTrace, EventSource
 from tui.core.model.masks import kind_mask
-from tui.core.model.trace import Kind, Trace, Track, TrackKind
+from tui.core.model.trace import Flows, Kind, Trace, Track, TrackKind
 
 # Category (lower-cased) → kind. Both generations: PyTorch ≤ 1.10 and current Kineto.
 _CATEGORY_KINDS: dict[str, Kind] = {
@@ -121,6 +122,27 @@ def _build(
     )
 
 
+@dataclass
+class _EventColumns:
+    """One array per complete event: in reading order, then in display order.
+
+    `start` is absolute until `_sort_events` makes it relative to the origin;
+    `track` holds track codes until it makes them display ranks.
+    """
+
+    start: np.ndarray[Any, Any]
+    duration: np.ndarray[Any, Any]
+    name_id: np.ndarray[Any, Any]
+    category_id: np.ndarray[Any, Any]
+    track: np.ndarray[Any, Any]
+    kind: np.ndarray[Any, Any]
+    correlation: np.ndarray[Any, Any]
+    external_id: np.ndarray[Any, Any]
+    stream_arg: np.ndarray[Any, Any]
+    args_begin: np.ndarray[Any, Any]
+    args_end: np.ndarray[Any, Any]
+
+
 def finish_trace(
     collector: _Collector,
     path: Path,
@@ -132,8 +154,84 @@ def finish_trace(
     compressed: bool = False,
     progress: Callable[[LoadPhase, int, int], None] | None = None,
 ) -> Trace:
-    """Pair, classify, sort and bind what `collector` gathered into the model."""
+    """Pair, classify, sort and bind what `collector` gathered into the model.
+
+    The stages: check the file holds events, make the paired event columns,
+    type the tracks, sort the events for display, bind flows, count overlaps.
+    """
     counts = collector.ordered_counts()
+    _check_holds_events(collector, counts, path, array_form, warnings)
+    columns, categories, flow_category_map = _paired_columns(
+        collector, counts, progress
+    )
+    name_strings = collector.names.strings()
+
+    if progress is not None:
+        progress(LoadPhase.TRACKS, 0, 0)
+    track_codes, tracks_unsorted = _typed_tracks(
+        columns, collector, categories.strings(), name_strings, warnings
+    )
+    tracks, rank_of_code = display_order(tracks_unsorted)
+    origin, track_start = _sort_events(columns, rank_of_code, len(tracks), progress)
+
+    flows = _bound_flows(
+        collector,
+        columns,
+        flow_category_map,
+        categories,
+        origin,
+        track_codes,
+        rank_of_code,
+        track_start,
+        counts,
+    )
+    _count_device_overlaps(
+        tracks, track_start, columns.start, columns.duration, columns.kind, counts
+    )
+
+    description, metadata = _split_description(top_level, warnings)
+    for message, count in counts.items():
+        warnings.append(f"{count:,} {message}")
+
+    return Trace(
+        path=path,
+        origin_ns=origin,
+        names=name_strings,
+        categories=categories.strings(),
+        tracks=tracks,
+        start_ns=columns.start,
+        duration_ns=columns.duration,
+        track=columns.track,
+        name_id=columns.name_id,
+        category_id=columns.category_id,
+        kind=columns.kind,
+        correlation=columns.correlation,
+        external_id=columns.external_id,
+        stream_arg=columns.stream_arg,
+        args_begin=columns.args_begin,
+        args_end=columns.args_end,
+        args_blob=collector.args_blob,
+        track_start=track_start,
+        flows=flows,
+        description=description,
+        metadata=metadata,
+        warnings=warnings,
+        file_size=file_size,
+        compressed=compressed,
+        instant_count=collector.instant_count,
+        counter_count=collector.counter_count,
+        memory=collector.memory.finish(origin),
+    )
+
+
+def _check_holds_events(
+    collector: _Collector,
+    counts: Counter[str],
+    path: Path,
+    array_form: bool,
+    warnings: list[str],
+) -> None:
+    """Refuse a file whose events are all non-objects; tell of repaired UTF-8 once."""
     if collector.elements and counts[_NOT_OBJECTS] == collector.elements:
         form = "the JSON list" if array_form else "'traceEvents'"
         raise TraceLoadError(
@@ -142,37 +240,45 @@ def finish_trace(
     if collector.repaired_utf8 and not any("invalid UTF-8" in w for w in warnings):
         warnings.insert(0, "invalid UTF-8 bytes were replaced by U+FFFD")
 
+
+def _paired_columns(
+    collector: _Collector,
+    counts: Counter[str],
+    progress: Callable[[LoadPhase, int, int], None] | None,
+) -> tuple[_EventColumns, _Interner, np.ndarray[Any, Any]]:
+    """Begin/end events paired into complete ones, then every complete event's columns.
+
+    Also the category table and the code each flow category has in it.
+    """
     if progress is not None:
         progress(LoadPhase.PAIRING, 0, 0)
     collector.add_complete(_pair_begin_end(collector.begin_end, counts))
     collector.begin_end = []
-    instant_count = collector.instant_count
-    counter_count = collector.counter_count
-    names = collector.names
     # Flow categories first, then those of complete events (each in first-seen
     # order): the same table whatever the batches were.
     categories = _Interner()
     flow_category_map = categories.codes(list(collector.flow_categories.ids))
     complete_category_map = categories.codes(list(collector.categories.ids))
-    track_keys = collector.track_keys
-    start_abs = _concatenate(collector.start, np.int64)
-    duration = _concatenate(collector.duration, np.int64)
-    name_id = _concatenate(collector.name_id, np.int32)
-    category_id = complete_category_map[_concatenate(collector.category_id, np.int32)]
-    track_of_event = _concatenate(collector.track, np.int32)
-    correlation = _concatenate(collector.correlation, np.int64)
-    external_id = _concatenate(collector.external_id, np.int64)
-    stream_arg = _concatenate(collector.stream_arg, np.int64)
+    columns = _event_columns(collector, complete_category_map, categories.strings())
+    return columns, categories, flow_category_map
+
+
+def _event_columns(
+    collector: _Collector,
+    complete_category_map: np.ndarray[Any, Any],
+    category_strings: Sequence[str],
+) -> _EventColumns:
+    """The collector's batches joined into one column each, kinds read from categories.
+
+    Closes the collector's args blob, so the columns' args ranges index a
+    whole JSON array.
+    """
     args_begin = _concatenate(collector.args_begin, np.int64)
-    args_end = args_begin + _concatenate(collector.args_length, np.int64)
-    collector.args_blob += b"]"
-    args_blob = collector.args_blob
+    external_id = _concatenate(collector.external_id, np.int64)
     # Old traces write "external id": 0 for "none".
     external_id[external_id == 0] = -1
-    metadata_tables = collector.metadata
-
-    category_strings = categories.strings()
-    name_strings = names.strings()
+    collector.args_blob += b"]"
+    category_id = complete_category_map[_concatenate(collector.category_id, np.int32)]
     kind_of_category = np.array(
         [
             _CATEGORY_KINDS.get(category.lower(), Kind.CPU_OTHER)
@@ -181,49 +287,113 @@ def finish_trace(
         or [Kind.CPU_OTHER],
         dtype=np.uint8,
     )
-    kind = (
-        kind_of_category[category_id]
-        if category_id.size
-        else np.zeros(0, dtype=np.uint8)
+    return _EventColumns(
+        start=_concatenate(collector.start, np.int64),
+        duration=_concatenate(collector.duration, np.int64),
+        name_id=_concatenate(collector.name_id, np.int32),
+        category_id=category_id,
+        track=_concatenate(collector.track, np.int32),
+        kind=(
+            kind_of_category[category_id]
+            if category_id.size
+            else np.zeros(0, dtype=np.uint8)
+        ),
+        correlation=_concatenate(collector.correlation, np.int64),
+        external_id=external_id,
+        stream_arg=_concatenate(collector.stream_arg, np.int64),
+        args_begin=args_begin,
+        args_end=args_begin + _concatenate(collector.args_length, np.int64),
     )
 
-    if progress is not None:
-        progress(LoadPhase.TRACKS, 0, 0)
-    # Numeric-string ids (PyTorch <= 1.10 writes "tid": "25738") are that number:
-    # one track per thread whatever the spelling, so metadata, B/E pairs and
-    # flows (which all key on the canonical id) land on the same track.
-    track_codes, remap = _canonical_tracks(track_keys)
-    raw_keys = list(track_codes)
-    if track_of_event.size:
-        track_of_event = remap[track_of_event]
-    device_kind_tracks = _tracks_holding(track_of_event, kind_mask(kind, _DEVICE_KINDS))
+
+def _typed_tracks(
+    columns: _EventColumns,
+    collector: _Collector,
+    category_strings: Sequence[str],
+    name_strings: Sequence[str],
+    warnings: list[str],
+) -> tuple[dict[tuple[Hashable, Hashable], int], list[Track]]:
+    """The canonical track codes, and each track placed by the work it holds.
+
+    Sets `columns.track` to canonical codes and settles the kinds of events
+    whose category is not understood.
+    """
     runtime_like_category = np.array(
         [category.lower().endswith("_runtime") for category in category_strings]
         or [False],
         dtype=np.bool_,
     )
+    # Numeric-string ids (PyTorch <= 1.10 writes "tid": "25738") are that number:
+    # one track per thread whatever the spelling, so metadata, B/E pairs and
+    # flows (which all key on the canonical id) land on the same track.
+    track_codes, remap = _canonical_tracks(collector.track_keys)
+    if columns.track.size:
+        columns.track = remap[columns.track]
+    tracks_unsorted = _placed_tracks(
+        columns, list(track_codes), collector, runtime_like_category, warnings
+    )
+    _settle_unknown_kinds(
+        columns,
+        tracks_unsorted,
+        category_strings,
+        name_strings,
+        runtime_like_category,
+        warnings,
+    )
+    _warn_device_ranges_only(columns.kind, warnings)
+    return track_codes, tracks_unsorted
+
+
+def _placed_tracks(
+    columns: _EventColumns,
+    raw_keys: Sequence[tuple[Any, Any]],
+    collector: _Collector,
+    runtime_like_category: np.ndarray[Any, Any],
+    warnings: list[str],
+) -> list[Track]:
+    """Each track as a device stream, a CPU thread or another lane, by the work it holds.
+
+    Events left on a lane that is neither are counted in `warnings`.
+    """
+    kind = columns.kind
+    device_kind_tracks = _tracks_holding(columns.track, kind_mask(kind, _DEVICE_KINDS))
     cpu_work = kind_mask(kind, _CPU_WORK_KINDS)
-    if category_id.size:
-        cpu_work |= (kind == Kind.CPU_OTHER) & runtime_like_category[category_id]
-    cpu_work_tracks = _tracks_holding(track_of_event, cpu_work)
-    span_tracks = _tracks_holding(track_of_event, kind == Kind.TRACE_SPAN)
+    if columns.category_id.size:
+        cpu_work |= (kind == Kind.CPU_OTHER) & runtime_like_category[
+            columns.category_id
+        ]
     tracks_unsorted = classify_tracks(
         raw_keys,
-        metadata_tables,
+        collector.metadata,
         device_events=device_kind_tracks,
-        cpu_work=cpu_work_tracks,
-        spans=span_tracks,
+        cpu_work=_tracks_holding(columns.track, cpu_work),
+        spans=_tracks_holding(columns.track, kind == Kind.TRACE_SPAN),
     )
+    _warn_unplaced(tracks_unsorted, columns.track, kind, warnings)
+    return tracks_unsorted
 
-    _warn_unplaced(tracks_unsorted, track_of_event, kind, warnings)
 
-    # Unknown categories: device work when on a device track, CPU events otherwise.
+def _settle_unknown_kinds(
+    columns: _EventColumns,
+    tracks_unsorted: Sequence[Track],
+    category_strings: Sequence[str],
+    name_strings: Sequence[str],
+    runtime_like_category: np.ndarray[Any, Any],
+    warnings: list[str],
+) -> None:
+    """Unknown categories: device work when on a device track, CPU events otherwise.
+
+    Changes `columns.kind` in place; `*_runtime` categories on CPU tracks are
+    runtime calls. The categories not understood are named in `warnings`.
+    """
+    kind = columns.kind
+    category_id = columns.category_id
     track_is_device = np.array(
         [track.kind == TrackKind.DEVICE for track in tracks_unsorted] or [False],
         dtype=np.bool_,
     )
     on_device = (
-        track_is_device[track_of_event] if track_of_event.size else np.zeros(0, bool)
+        track_is_device[columns.track] if columns.track.size else np.zeros(0, bool)
     )
     unknown = kind == Kind.CPU_OTHER
     unknown_on_device = set_aside_non_work(
@@ -231,53 +401,71 @@ def finish_trace(
         unknown & on_device,
         category_id,
         category_strings,
-        name_id,
+        columns.name_id,
         name_strings,
         warnings,
     )
     if unknown_on_device.any():
         kind[unknown_on_device] = Kind.DEVICE_OTHER
-        device_categories = sorted(
-            {
-                category_strings[c]
-                for c in distinct(category_id[unknown_on_device]).tolist()
-            }
+        _warn_device_categories(
+            category_id[unknown_on_device], category_strings, warnings
         )
-        for category in device_categories[:_MAX_LISTED]:
-            warnings.append(
-                f"category '{_shown(category)}' is not understood; its events sit on a "
-                "device track and are counted as device work"
-            )
-        if len(device_categories) > _MAX_LISTED:
-            warnings.append(
-                f"{len(device_categories) - _MAX_LISTED} more categories on device "
-                "tracks are not understood and are counted as device work"
-            )
     unknown_on_cpu = unknown & ~on_device
     if unknown_on_cpu.any():
-        unknown_names = sorted(
-            {
-                category_strings[c]
-                for c in distinct(category_id[unknown_on_cpu]).tolist()
-            }
-            - _KNOWN_CPU_CATEGORIES
-        )
-        if unknown_names and not all(
-            name.lower().endswith("_runtime") for name in unknown_names
-        ):
-            warnings.append(
-                "categories not understood, shown as CPU events: "
-                + ", ".join(f"'{_shown(name)}'" for name in unknown_names[:_MAX_LISTED])
-                + (
-                    f" and {len(unknown_names) - _MAX_LISTED} more"
-                    if len(unknown_names) > _MAX_LISTED
-                    else ""
-                )
-            )
+        _warn_cpu_categories(category_id[unknown_on_cpu], category_strings, warnings)
     runtime_like = unknown_on_cpu & (
         runtime_like_category[category_id] if category_id.size else unknown_on_cpu
     )
     kind[runtime_like] = Kind.RUNTIME
+
+
+def _warn_device_categories(
+    category_ids: np.ndarray[Any, Any],
+    category_strings: Sequence[str],
+    warnings: list[str],
+) -> None:
+    """Name the unknown categories counted as device work, the first _MAX_LISTED of them."""
+    device_categories = sorted(
+        {category_strings[c] for c in distinct(category_ids).tolist()}
+    )
+    for category in device_categories[:_MAX_LISTED]:
+        warnings.append(
+            f"category '{_shown(category)}' is not understood; its events sit on a "
+            "device track and are counted as device work"
+        )
+    if len(device_categories) > _MAX_LISTED:
+        warnings.append(
+            f"{len(device_categories) - _MAX_LISTED} more categories on device "
+            "tracks are not understood and are counted as device work"
+        )
+
+
+def _warn_cpu_categories(
+    category_ids: np.ndarray[Any, Any],
+    category_strings: Sequence[str],
+    warnings: list[str],
+) -> None:
+    """Name the unknown categories shown as CPU events, unless all are `*_runtime`."""
+    unknown_names = sorted(
+        {category_strings[c] for c in distinct(category_ids).tolist()}
+        - _KNOWN_CPU_CATEGORIES
+    )
+    if unknown_names and not all(
+        name.lower().endswith("_runtime") for name in unknown_names
+    ):
+        warnings.append(
+            "categories not understood, shown as CPU events: "
+            + ", ".join(f"'{_shown(name)}'" for name in unknown_names[:_MAX_LISTED])
+            + (
+                f" and {len(unknown_names) - _MAX_LISTED} more"
+                if len(unknown_names) > _MAX_LISTED
+                else ""
+            )
+        )
+
+
+def _warn_device_ranges_only(kind: np.ndarray[Any, Any], warnings: list[str]) -> None:
+    """Say so when the device side holds only CUPTI counter ranges, no timeline."""
     device_ranges_only = bool((kind == Kind.DEVICE_RANGE).any()) and not bool(
         np.isin(
             kind,
@@ -293,81 +481,71 @@ def finish_trace(
             "of device work: GPU time is not observed"
         )
 
-    # Sort tracks for display, then events by (track, start, longest first).
-    tracks, rank_of_code = display_order(tracks_unsorted)
-    track_rank = (
-        rank_of_code[track_of_event] if track_of_event.size else np.zeros(0, np.int32)
-    )
 
-    origin = int(start_abs.min()) if start_abs.size else 0
-    start = start_abs - origin
-    del start_abs
+def _sort_events(
+    columns: _EventColumns,
+    rank_of_code: np.ndarray[Any, Any],
+    track_count: int,
+    progress: Callable[[LoadPhase, int, int], None] | None,
+) -> tuple[int, np.ndarray[Any, Any]]:
+    """Put `columns` in display order: by track rank, start, longest first.
+
+    Makes starts relative and tracks ranks, one column at a time so only one
+    extra column is held at once. Returns the origin (the earliest absolute
+    start) and each track's first event index (and the end, last).
+    """
+    track_rank = (
+        rank_of_code[columns.track] if columns.track.size else np.zeros(0, np.int32)
+    )
+    origin = int(columns.start.min()) if columns.start.size else 0
+    columns.start = columns.start - origin
     if progress is not None:
         progress(LoadPhase.SORTING, 0, 0)
-    order = _event_order(track_rank, start, duration)
-    start = start[order]
-    duration = duration[order]
-    track_rank = track_rank[order].astype(np.int32)
-    name_id = name_id[order]
-    category_id = category_id[order]
-    kind = kind[order]
-    correlation = correlation[order]
-    external_id = external_id[order]
-    stream_arg = stream_arg[order]
-    args_begin = args_begin[order]
-    args_end = args_end[order]
-    track_start = np.searchsorted(track_rank, np.arange(len(tracks) + 1)).astype(
+    order = _event_order(track_rank, columns.start, columns.duration)
+    columns.start = columns.start[order]
+    columns.duration = columns.duration[order]
+    columns.track = track_rank[order].astype(np.int32)
+    del track_rank
+    columns.name_id = columns.name_id[order]
+    columns.category_id = columns.category_id[order]
+    columns.kind = columns.kind[order]
+    columns.correlation = columns.correlation[order]
+    columns.external_id = columns.external_id[order]
+    columns.stream_arg = columns.stream_arg[order]
+    columns.args_begin = columns.args_begin[order]
+    columns.args_end = columns.args_end[order]
+    track_start = np.searchsorted(columns.track, np.arange(track_count + 1)).astype(
         np.int64
     )
+    return origin, track_start
 
+
+def _bound_flows(
+    collector: _Collector,
+    columns: _EventColumns,
+    flow_category_map: np.ndarray[Any, Any],
+    categories: _Interner,
+    origin: int,
+    track_codes: dict[tuple[Hashable, Hashable], int],
+    rank_of_code: np.ndarray[Any, Any],
+    track_start: np.ndarray[Any, Any],
+    counts: Counter[str],
+) -> Flows:
+    """The flows bound to the sorted events they leave and reach; events linked by them."""
     flows = _bind_flows(
         collector.flows,
         flow_category_map,
         origin,
         track_codes,
         rank_of_code,
-        start,
-        duration,
+        columns.start,
+        columns.duration,
         track_start,
         categories,
         counts,
     )
-    _link_by_flows(flows, categories.strings(), kind, correlation)
-    _count_device_overlaps(tracks, track_start, start, duration, kind, counts)
-
-    description, metadata = _split_description(top_level, warnings)
-    for message, count in counts.items():
-        warnings.append(f"{count:,} {message}")
-
-    return Trace(
-        path=path,
-        origin_ns=origin,
-        names=name_strings,
-        categories=categories.strings(),
-        tracks=tracks,
-        start_ns=start,
-        duration_ns=duration,
-        track=track_rank,
-        name_id=name_id,
-        category_id=category_id,
-        kind=kind,
-        correlation=correlation,
-        external_id=external_id,
-        stream_arg=stream_arg,
-        args_begin=args_begin,
-        args_end=args_end,
-        args_blob=args_blob,
-        track_start=track_start,
-        flows=flows,
-        description=description,
-        metadata=metadata,
-        warnings=warnings,
-        file_size=file_size,
-        compressed=compressed,
-        instant_count=instant_count,
-        counter_count=counter_count,
-        memory=collector.memory.finish(origin),
-    )
+    _link_by_flows(flows, categories.strings(), columns.kind, columns.correlation)
+    return flows
 
 
 def _event_order(
