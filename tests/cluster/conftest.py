@@ -28,7 +28,7 @@ def dask_cluster() -> Iterator[Any]:
         host="127.0.0.1",
         scheduler_port=0,
         dashboard_address=None,
-        # A worker that dies once reruns its task elsewhere (steptrace's README
+        # A worker that dies once reruns its task elsewhere (docs/ranks.md
         # asks the same of a scheduler started by hand).
         # Its HTTP server (health, metrics) on a free port too.
         scheduler_kwargs={"allowed_failures": 1, "dashboard_address": ":0"},

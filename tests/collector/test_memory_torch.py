@@ -1,6 +1,6 @@
 """Memory of a profile_memory capture: per operator exactly as torch's key_averages()
 reports it, peaks per step against a brute force over the raw events, the JSON
-documented in the README, and "not recorded" (never 0) without memory events."""
+documented in docs/device.md, and "not recorded" (never 0) without memory events."""
 
 from __future__ import annotations
 
