@@ -57,6 +57,7 @@ from tui.core.figures.zones import (
 )
 from tui.core.model import nesting
 from tui.core.model.derived import DerivedColumns
+from tui.core.model.integrity import integrity_warnings
 from tui.core.model.masks import names_in
 from tui.core.model.nesting import FILTERED_NAMES, SATURATED_NS, sum_by_index
 from tui.core.model.steps import STEP_NAME, Step, StepStats, find_steps, step_name_ids
@@ -136,6 +137,12 @@ class Analysis:
             list[Step],
             lambda: find_steps(self.trace, self.on_cpu),
         )
+
+    @cached_property
+    def integrity_warnings(self) -> list[str]:
+        """Steps counted once, kept or left out, and stray timestamps, named
+        (`model/integrity.py`)."""
+        return integrity_warnings(self.trace, self.on_cpu)
 
     @property
     def active_steps(self) -> list[Step]:

@@ -36,29 +36,49 @@ class Step:
         return self.start_ns + self.duration_ns
 
 
+def step_numbers(trace: Trace) -> dict[int, int]:
+    """The step number of each `ProfilerStep#N` name id."""
+    names = trace.names
+    return {
+        index: int(match.group(1))
+        for index in trace.name_ids_starting(STEP_PREFIX).tolist()
+        if (match := STEP_NAME.match(names[index]))
+    }
+
+
+def step_records(
+    trace: Trace, on_cpu: npt.NDArray[np.bool_], step_ids: dict[int, int]
+) -> tuple[Int64Array, int | None]:
+    """Every CPU step record, and the track holding the most of them (None without any)."""
+    if not step_ids:
+        return np.zeros(0, dtype=np.int64), None
+    candidates = np.flatnonzero(on_cpu & names_in(trace, list(step_ids)))
+    if candidates.size == 0:
+        return candidates, None
+    tracks, counts = np.unique(trace.track[candidates], return_counts=True)
+    return candidates, int(tracks[np.argmax(counts)])
+
+
 def find_steps(trace: Trace, on_cpu: npt.NDArray[np.bool_]) -> list[Step]:
     """Profiler steps in time order, on the CPU thread that has the most of them.
 
     Steps the capture description does not list as active are start-up.
     """
-    names = trace.names
-    step_ids = {
-        index: int(match.group(1))
-        for index in trace.name_ids_starting(STEP_PREFIX).tolist()
-        if (match := STEP_NAME.match(names[index]))
-    }
-    if not step_ids:
+    step_ids = step_numbers(trace)
+    candidates, main_track = step_records(trace, on_cpu, step_ids)
+    if main_track is None:
         return []
-    candidates = np.flatnonzero(on_cpu & names_in(trace, list(step_ids)))
-    if candidates.size == 0:
-        return []
-    tracks, counts = np.unique(trace.track[candidates], return_counts=True)
-    main_track = tracks[np.argmax(counts)]
     candidates = candidates[trace.track[candidates] == main_track]
     active = trace.capture.active_steps
     steps = []
+    recorded: set[tuple[int, int, int]] = set()
     for event in candidates.tolist():
         number = step_ids[int(trace.name_id[event])]
+        # The same step record written twice is one step (`integrity` names it).
+        record = (number, int(trace.start_ns[event]), int(trace.duration_ns[event]))
+        if record in recorded:
+            continue
+        recorded.add(record)
         phase = (
             StepPhase.ACTIVE
             if active is None or number in active

@@ -23,7 +23,7 @@ def capture_warnings(analysis: Analysis) -> list[str]:
     """What reading the capture warns of (a cut-off file, device events tied to
     no operator): the lines `summary` prints and the explorer lists."""
     trace = analysis.trace
-    warnings = list(trace.warnings)
+    warnings = [*trace.warnings, *analysis.integrity_warnings]
     if trace.gpu_observed and analysis.unlinked_device_events:
         warnings.append(
             f"{analysis.unlinked_device_events} device events could not be tied "
