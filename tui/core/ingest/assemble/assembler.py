@@ -31,7 +31,7 @@ from tui.core.ingest.assemble.tracks import (
 )
 from tui.core.ingest.collect.batches import (
     _NOT_OBJECTS,
-    _Collector,
+    Collector,
     _concatenate,
     collect_events,
 )
@@ -144,7 +144,7 @@ class _EventColumns:
 
 
 def finish_trace(
-    collector: _Collector,
+    collector: Collector,
     path: Path,
     *,
     top_level: dict[str, Any],
@@ -225,7 +225,7 @@ def finish_trace(
 
 
 def _check_holds_events(
-    collector: _Collector,
+    collector: Collector,
     counts: Counter[str],
     path: Path,
     array_form: bool,
@@ -242,7 +242,7 @@ def _check_holds_events(
 
 
 def _paired_columns(
-    collector: _Collector,
+    collector: Collector,
     counts: Counter[str],
     progress: Callable[[LoadPhase, int, int], None] | None,
 ) -> tuple[_EventColumns, _Interner, np.ndarray[Any, Any]]:
@@ -264,7 +264,7 @@ def _paired_columns(
 
 
 def _event_columns(
-    collector: _Collector,
+    collector: Collector,
     complete_category_map: np.ndarray[Any, Any],
     category_strings: Sequence[str],
 ) -> _EventColumns:
@@ -308,7 +308,7 @@ def _event_columns(
 
 def _typed_tracks(
     columns: _EventColumns,
-    collector: _Collector,
+    collector: Collector,
     category_strings: Sequence[str],
     name_strings: Sequence[str],
     warnings: list[str],
@@ -347,7 +347,7 @@ def _typed_tracks(
 def _placed_tracks(
     columns: _EventColumns,
     raw_keys: Sequence[tuple[Any, Any]],
-    collector: _Collector,
+    collector: Collector,
     runtime_like_category: np.ndarray[Any, Any],
     warnings: list[str],
 ) -> list[Track]:
@@ -521,7 +521,7 @@ def _sort_events(
 
 
 def _bound_flows(
-    collector: _Collector,
+    collector: Collector,
     columns: _EventColumns,
     flow_category_map: np.ndarray[Any, Any],
     categories: _Interner,

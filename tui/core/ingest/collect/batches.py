@@ -44,9 +44,9 @@ _ARGS = operator.attrgetter("args")
 
 def collect_events(
     source: EventSource, progress: Callable[[LoadPhase, int, int], None] | None = None
-) -> _Collector:
+) -> Collector:
     """Columns of every element of `source`, batch by batch."""
-    collector = _Collector()
+    collector = Collector()
     total_elements = len(source)
     for batch in source.batches():
         collector.add_batch(batch)
@@ -171,7 +171,7 @@ def _take(events: Sequence[RawEvent], mask: np.ndarray[Any, Any]) -> list[RawEve
     return list(map(events.__getitem__, np.flatnonzero(mask).tolist()))
 
 
-class _Collector:
+class Collector:
     """Gathers columns batch by batch, so no per-event record outlives its batch.
 
     What it gathers does not depend on where batches begin and end (names,

@@ -36,7 +36,7 @@ from tui.core.base.errors import LoadCancelled
 from tui.core.base.settings import child_environment, settings
 from tui.core.base.vocab import LoadPhase
 from tui.core.ingest.assemble.assembler import finish_trace
-from tui.core.ingest.collect.batches import _Collector
+from tui.core.ingest.collect.batches import Collector
 from tui.core.ingest.parallel.layout import EventsLayout, event_ranges, locate_events
 from tui.core.ingest.parallel.ranges import (
     _Control,
@@ -136,7 +136,7 @@ def collect_parallel(
     *,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
-) -> _Collector | None:
+) -> Collector | None:
     """Decode the events array in `workers` ranges and merge them, or None if unsure.
 
     `source` is a file to map, or the decompressed bytes themselves (then
@@ -179,7 +179,7 @@ def _collect_here(
     progress: ProgressCallback | None,
     cancel: threading.Event | None,
     reader: io.RawIOBase | None = None,
-) -> _Collector | None:
+) -> Collector | None:
     total = layout.end - layout.start
 
     def on_step(done: int) -> None:
@@ -204,7 +204,7 @@ def _collect_in_workers(
     fork_here: bool,
     progress: ProgressCallback | None,
     cancel: threading.Event | None,
-) -> _Collector | None:
+) -> Collector | None:
     """This process and `workers - 1` others (forked here when `fork_here`, else
     by a helper process) take pieces from one queue, this one from the front,
     the others from the back; the parts are merged in the pieces' order."""
@@ -232,7 +232,7 @@ def _collect_in_workers(
                 shares = control.shares()
                 progress(sum(done for done, _ in shares), total, tuple(shares))
 
-        front = _Collector()  # the pieces this process takes, from the first on
+        front = Collector()  # the pieces this process takes, from the first on
         taken = 0
         try:
             for index, collector in take_pieces(
@@ -264,9 +264,7 @@ def _collect_in_workers(
                 running.wait()
 
 
-def _merge(
-    front: _Collector, taken: int, count: int, scratch: str
-) -> _Collector | None:
+def _merge(front: Collector, taken: int, count: int, scratch: str) -> Collector | None:
     """The columns of this process's first `taken` pieces, then of the workers'
     pieces read back in order (None if one is missing)."""
     for index in range(taken, count):

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from tui.core.ingest.collect.batches import CollectedPart, _Collector
+from tui.core.ingest.collect.batches import CollectedPart, Collector
 from tui.core.ingest.decode.records import (
     _EVENTS_DECODER,
     _RAW_LIST_DECODER,
@@ -114,15 +114,15 @@ def decode_range(
     reader: io.RawIOBase | None = None,
     *,
     step: int,
-    into: _Collector | None = None,
-) -> _Collector | None:
+    into: Collector | None = None,
+) -> Collector | None:
     """Columns of the events in data[start:end], or None if that is not whole events.
 
     `reader`, when given, reads the same bytes as `data` (a mapping of it);
     `step` bytes are decoded at a time; `into` is a collector of the events
     just before, continued.
     """
-    collector = into if into is not None else _Collector()
+    collector = into if into is not None else Collector()
     for begin, stop in event_ranges(data, start, end, math.ceil((end - start) / step)):
         text = _framed(data, reader, begin, stop)
         try:
@@ -178,8 +178,8 @@ def take_pieces(
     step: int,
     on_step: Callable[[], None] | None = None,
     *,
-    into: _Collector | None = None,
-) -> Iterator[tuple[int, _Collector | None]]:
+    into: Collector | None = None,
+) -> Iterator[tuple[int, Collector | None]]:
     """Decode the pieces this process takes from the shared queue, trying them
     in `order`: each piece's index and its columns (None: not whole events, and
     every process is told to stop). It ends early when told to stop; `on_step`
