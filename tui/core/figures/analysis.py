@@ -5,14 +5,16 @@
 on the data zone are shared with `with_zones`, so choosing another zone
 recomputes only the zone and its gaps. What every command of a big trace
 would compute again (the steps, the zone names and reading, the operator
-table) is kept in its cache entry (`kept`).
+table) is kept in its cache entry (`kept`). A reading of a figure module
+that several consumers read (the syncs, the copies, the critical paths) is
+computed once per analysis through `memo`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property, partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -89,6 +91,7 @@ __all__ = [
 
 Int64Array = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+Figure = TypeVar("Figure")
 
 # Figures that depend on the data zone: dropped by `with_zones`, all others shared.
 _ZONE_DEPENDENT = frozenset({"zone_choice", "zone_reading"})
@@ -118,6 +121,24 @@ class Analysis:
             if name not in _ZONE_DEPENDENT and name not in ("trace", "_requested"):
                 other.__dict__[name] = value
         return other
+
+    @cached_property
+    def _memo(self) -> dict[Callable[[Analysis], Any], Any]:
+        return {}
+
+    def memo(self, compute: Callable[[Analysis], Figure]) -> Figure:
+        """`compute(self)`, computed at its first call and kept, keyed by the function.
+
+        The one home of a figure that findings, results, the report and the
+        app all read (the syncs, the copies, the critical paths), so that no
+        consumer computes it again. Only for figures that do not depend on the
+        data zone: `with_zones` shares what is kept.
+        """
+        kept = self._memo
+        if compute not in kept:
+            kept[compute] = compute(self)
+        figure: Figure = kept[compute]
+        return figure
 
     # -- steps ------------------------------------------------------------------
 

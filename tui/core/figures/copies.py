@@ -116,50 +116,55 @@ class CopyColumns:
 
     @classmethod
     def of(cls, analysis: Analysis) -> CopyColumns:
-        """Read every copy of an analysed trace."""
-        trace = analysis.trace
-        events = np.flatnonzero(copy_event_mask(trace)).astype(np.int64)
-        events = events[np.argsort(trace.start_ns[events], kind="stable")]
-        count = events.size
-        direction = np.zeros(count, dtype=np.uint8)
-        host = np.full(count, NO_HOST, dtype=np.uint8)
-        size = np.full(count, -1, dtype=np.int64)
-        parsed: dict[int, tuple[CopyDirection, HostMemory | None]] = {}
-        for position, event in enumerate(events.tolist()):
-            args = trace.event_args(event)
-            name_id = int(trace.name_id[event])
-            if trace.kind[event] == Kind.DEVICE_OTHER:
-                raw = args.get("direction")
-                way = _DMA_DIRECTIONS.get(str(raw), CopyDirection.OTHER)
-                memory = None  # a DMA request does not say pageable or pinned
-                size[position] = _size(args.get("size", args.get("bytes")))
-            else:
-                if name_id not in parsed:
-                    parsed[name_id] = parse_copy_name(trace.names[name_id])
-                way, memory = parsed[name_id]
-                size[position] = _size(args.get("bytes"))
-            direction[position] = DIRECTIONS.index(way)
-            if way in (CopyDirection.HOST_TO_DEVICE, CopyDirection.DEVICE_TO_HOST):
-                host[position] = HOST_MEMORIES.index(memory or HostMemory.UNKNOWN)
-        issuer = analysis.gpu_owner[events]
-        steps = analysis.steps
-        step = step_index(
-            issued_at(trace, events, analysis.launch_call, analysis.gpu_owner),
-            np.array([item.start_ns for item in steps], dtype=np.int64),
-            np.array([item.end_ns for item in steps], dtype=np.int64),
-        )
-        path, paths = _operator_paths(trace, analysis.parent, issuer)
-        return cls(
-            events,
-            trace.start_ns[events],
-            direction,
-            host,
-            size,
-            issuer,
-            step,
-            path,
-            paths,
-        )
+        """Every copy of an analysed trace, read once per analysis (`Analysis.memo`)."""
+        return analysis.memo(copy_columns)
+
+
+def copy_columns(analysis: Analysis) -> CopyColumns:
+    """Read every copy of an analysed trace."""
+    trace = analysis.trace
+    events = np.flatnonzero(copy_event_mask(trace)).astype(np.int64)
+    events = events[np.argsort(trace.start_ns[events], kind="stable")]
+    count = events.size
+    direction = np.zeros(count, dtype=np.uint8)
+    host = np.full(count, NO_HOST, dtype=np.uint8)
+    size = np.full(count, -1, dtype=np.int64)
+    parsed: dict[int, tuple[CopyDirection, HostMemory | None]] = {}
+    for position, event in enumerate(events.tolist()):
+        args = trace.event_args(event)
+        name_id = int(trace.name_id[event])
+        if trace.kind[event] == Kind.DEVICE_OTHER:
+            raw = args.get("direction")
+            way = _DMA_DIRECTIONS.get(str(raw), CopyDirection.OTHER)
+            memory = None  # a DMA request does not say pageable or pinned
+            size[position] = _size(args.get("size", args.get("bytes")))
+        else:
+            if name_id not in parsed:
+                parsed[name_id] = parse_copy_name(trace.names[name_id])
+            way, memory = parsed[name_id]
+            size[position] = _size(args.get("bytes"))
+        direction[position] = DIRECTIONS.index(way)
+        if way in (CopyDirection.HOST_TO_DEVICE, CopyDirection.DEVICE_TO_HOST):
+            host[position] = HOST_MEMORIES.index(memory or HostMemory.UNKNOWN)
+    issuer = analysis.gpu_owner[events]
+    steps = analysis.steps
+    step = step_index(
+        issued_at(trace, events, analysis.launch_call, analysis.gpu_owner),
+        np.array([item.start_ns for item in steps], dtype=np.int64),
+        np.array([item.end_ns for item in steps], dtype=np.int64),
+    )
+    path, paths = _operator_paths(trace, analysis.parent, issuer)
+    return CopyColumns(
+        events,
+        trace.start_ns[events],
+        direction,
+        host,
+        size,
+        issuer,
+        step,
+        path,
+        paths,
+    )
 
 
 def _operator_paths(
@@ -410,19 +415,8 @@ class CopyReading:
 
     @classmethod
     def of(cls, analysis: Analysis) -> CopyReading:
-        """Read the copies of an analysed trace."""
-        trace = analysis.trace
-        columns = CopyColumns.of(analysis)
-        steps = analysis.steps
-        window = analysis.window_steps
-        return cls(
-            columns=columns,
-            totals=copy_totals(trace, columns),
-            steps=steps,
-            step_totals=step_copy_totals(trace, columns, len(steps)),
-            window=window,
-            groups=copy_groups(trace, columns, window, steps),
-        )
+        """The copies of an analysed trace, read once per analysis (`Analysis.memo`)."""
+        return analysis.memo(copy_reading)
 
     @property
     def repeated(self) -> list[CopyGroup]:
@@ -443,3 +437,19 @@ class CopyReading:
         )
         hits = np.flatnonzero(window_step[self.columns.step[positions]])
         return int(positions[hits[0]] if hits.size else positions[0])
+
+
+def copy_reading(analysis: Analysis) -> CopyReading:
+    """Read the copies of an analysed trace."""
+    trace = analysis.trace
+    columns = CopyColumns.of(analysis)
+    steps = analysis.steps
+    window = analysis.window_steps
+    return CopyReading(
+        columns=columns,
+        totals=copy_totals(trace, columns),
+        steps=steps,
+        step_totals=step_copy_totals(trace, columns, len(steps)),
+        window=window,
+        groups=copy_groups(trace, columns, window, steps),
+    )

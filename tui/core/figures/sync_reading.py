@@ -104,38 +104,43 @@ class SyncReading:
 
     @classmethod
     def of(cls, analysis: Analysis) -> SyncReading:
-        """Read the syncs of an analysed trace."""
-        trace = analysis.trace
-        columns = SyncColumns.of(analysis)
-        steps = analysis.steps
-        window = analysis.window_steps
-        by_kind = _totals(columns, columns.kind, len(SYNC_KINDS))
-        kept = {step.event for step in window}
-        in_window = np.isin(
-            columns.step,
-            np.array(
-                [i for i, step in enumerate(steps) if step.event in kept] or [-2],
-                dtype=np.int64,
-            ),
-        )
-        cost = columns.cost_ns
-        return cls(
-            trace=trace,
-            columns=columns,
-            total=_totals(columns, np.zeros(len(columns), dtype=np.int64), 1)[0],
-            by_kind={
-                kind: totals
-                for kind, totals in zip(SYNC_KINDS, by_kind, strict=True)
-                if totals.count
-            },
-            by_cause=_by_cause(trace, columns),
-            steps=steps,
-            step_totals=_totals(columns, columns.step, len(steps)),
-            window=window,
-            in_window=in_window,
-            top=np.lexsort((columns.start_ns, -cost)).astype(np.int64),
-            reads=_value_reads(analysis, columns),
-        )
+        """The syncs of an analysed trace, read once per analysis (`Analysis.memo`)."""
+        return analysis.memo(sync_reading)
+
+
+def sync_reading(analysis: Analysis) -> SyncReading:
+    """Read the syncs of an analysed trace."""
+    trace = analysis.trace
+    columns = SyncColumns.of(analysis)
+    steps = analysis.steps
+    window = analysis.window_steps
+    by_kind = _totals(columns, columns.kind, len(SYNC_KINDS))
+    kept = {step.event for step in window}
+    in_window = np.isin(
+        columns.step,
+        np.array(
+            [i for i, step in enumerate(steps) if step.event in kept] or [-2],
+            dtype=np.int64,
+        ),
+    )
+    cost = columns.cost_ns
+    return SyncReading(
+        trace=trace,
+        columns=columns,
+        total=_totals(columns, np.zeros(len(columns), dtype=np.int64), 1)[0],
+        by_kind={
+            kind: totals
+            for kind, totals in zip(SYNC_KINDS, by_kind, strict=True)
+            if totals.count
+        },
+        by_cause=_by_cause(trace, columns),
+        steps=steps,
+        step_totals=_totals(columns, columns.step, len(steps)),
+        window=window,
+        in_window=in_window,
+        top=np.lexsort((columns.start_ns, -cost)).astype(np.int64),
+        reads=_value_reads(analysis, columns),
+    )
 
 
 def _by_cause(trace: Trace, columns: SyncColumns) -> list[CauseTotals]:

@@ -213,91 +213,129 @@ class SyncColumns:
 
     @classmethod
     def of(cls, analysis: Analysis) -> SyncColumns:
-        """Every sync of an analysed trace."""
-        trace = analysis.trace
-        on_device = np.array(
-            [track.kind == TrackKind.DEVICE for track in trace.tracks] or [False]
-        )
-        host_calls = np.flatnonzero(
-            analysis.on_cpu & kinds_in(trace, (Kind.RUNTIME, Kind.DRIVER))
-        ).astype(np.int64)
-        call_kind = _kind_by_name(trace, None)[trace.name_id[host_calls]]
-        waits = _waiting_copy_calls(analysis)
-        at = np.searchsorted(host_calls, waits)
-        at = at[
-            (at < host_calls.size)
-            & (host_calls[np.minimum(at, host_calls.size - 1)] == waits)
-        ]
-        call_kind[at] = np.where(
-            call_kind[at] >= 0, call_kind[at], SYNC_KINDS.index(SyncKind.COPY)
-        )
-        device_syncs = np.flatnonzero(
-            (trace.kind == Kind.SYNC) & on_device[trace.track]
-        ).astype(np.int64)
-        device_kind = _kind_by_name(trace, DEVICE_SYNC_KINDS)[
-            trace.name_id[device_syncs]
-        ]
-        device_syncs, device_kind = (
-            device_syncs[device_kind >= 0],
-            device_kind[device_kind >= 0],
-        )
-        # Each device sync's host call, by correlation.
-        call_of = _by_correlation(
-            trace.correlation[host_calls], trace.correlation[device_syncs]
-        )
-        joined = call_of >= 0
-        is_query = np.zeros(device_syncs.size, dtype=bool)
-        if joined.any():
-            query_ids = trace.name_ids_matching(set(QUERY_CALLS))
-            called = host_calls[np.maximum(call_of, 0)]
-            is_query = joined & names_in(trace, query_ids)[called]
-        blocking = call_kind >= 0
-        lone = ~joined  # a cuda_sync event whose call is not in the trace
-        events = np.concatenate([host_calls[blocking], device_syncs[lone]])
-        kind = np.concatenate([call_kind[blocking], device_kind[lone]])
-        # The device event joined to each blocking call (the lone ones: itself).
-        device_event_of_call = np.full(host_calls.size, -1, dtype=np.int64)
-        device_event_of_call[call_of[joined]] = device_syncs[joined]
-        device_event = np.concatenate(
-            [device_event_of_call[blocking], device_syncs[lone]]
-        )
-        order = np.argsort(trace.start_ns[events], kind="stable")
-        events, kind, device_event = events[order], kind[order], device_event[order]
-        start = trace.start_ns[events]
-        blocked = trace.duration_ns[events]
-        end = start + blocked
-        device = _devices(analysis, device_event)
-        steps = analysis.steps
-        step = step_index(
-            start,
-            np.array([item.start_ns for item in steps], dtype=np.int64),
-            np.array([item.end_ns for item in steps], dtype=np.int64),
-        )
-        ancestors = ancestors_of(analysis.parent, events)
-        cause, reading = _causes(trace, ancestors)
-        path, paths = _chains(trace, ancestors, _path_member(trace))
-        stack, stacks = _chains(trace, ancestors, trace.kind == Kind.PYTHON)
-        stack, stacks = _call_stacks(trace, cause, stack, stacks)
-        return cls(
-            events=events.astype(np.int64),
-            kind=kind.astype(np.int64),
-            start_ns=start.astype(np.int64),
-            end_ns=end.astype(np.int64),
-            blocked_ns=blocked.astype(np.int64),
-            device_event=device_event.astype(np.int64),
-            device=device,
-            idle_after_ns=_idle_after(
-                analysis, end, device, _next_on_track(trace.track[events], start)
-            ),
-            step=step,
-            cause=cause,
-            reading=reading,
-            path=path,
-            paths=paths,
-            stack=stack,
-            stacks=stacks,
-            queries=int(is_query.sum()),
-        )
+        """Every sync of an analysed trace, found once per analysis (`Analysis.memo`)."""
+        return analysis.memo(sync_columns)
+
+
+def sync_columns(analysis: Analysis) -> SyncColumns:
+    """Every sync of an analysed trace: the blocking host calls and the device's
+    side joined to them, in time order, measured and traced to their causes."""
+    trace = analysis.trace
+    host_calls, call_kind = _host_calls(analysis)
+    device_syncs, device_kind = _device_syncs(trace)
+    # Each device sync's host call, by correlation.
+    call_of = _by_correlation(
+        trace.correlation[host_calls], trace.correlation[device_syncs]
+    )
+    events, kind, device_event = _in_time_order(
+        trace, host_calls, call_kind, device_syncs, device_kind, call_of
+    )
+    start = trace.start_ns[events]
+    blocked = trace.duration_ns[events]
+    end = start + blocked
+    device = _devices(analysis, device_event)
+    ancestors = ancestors_of(analysis.parent, events)
+    cause, reading = _causes(trace, ancestors)
+    path, paths = _chains(trace, ancestors, _path_member(trace))
+    stack, stacks = _chains(trace, ancestors, trace.kind == Kind.PYTHON)
+    stack, stacks = _call_stacks(trace, cause, stack, stacks)
+    return SyncColumns(
+        events=events.astype(np.int64),
+        kind=kind.astype(np.int64),
+        start_ns=start.astype(np.int64),
+        end_ns=end.astype(np.int64),
+        blocked_ns=blocked.astype(np.int64),
+        device_event=device_event.astype(np.int64),
+        device=device,
+        idle_after_ns=_idle_after(
+            analysis, end, device, _next_on_track(trace.track[events], start)
+        ),
+        step=_step_of(analysis, start),
+        cause=cause,
+        reading=reading,
+        path=path,
+        paths=paths,
+        stack=stack,
+        stacks=stacks,
+        queries=_query_count(trace, host_calls, call_of),
+    )
+
+
+def _host_calls(analysis: Analysis) -> tuple[Int64Array, Int64Array]:
+    """The runtime and driver calls on CPU threads, and per call the index in
+    SYNC_KINDS of the wait it is (-1: none): a blocking call's kind, a copy
+    for an asynchronous copy call into pageable host memory."""
+    trace = analysis.trace
+    host_calls = np.flatnonzero(
+        analysis.on_cpu & kinds_in(trace, (Kind.RUNTIME, Kind.DRIVER))
+    ).astype(np.int64)
+    call_kind = _kind_by_name(trace, None)[trace.name_id[host_calls]]
+    waits = _waiting_copy_calls(analysis)
+    at = np.searchsorted(host_calls, waits)
+    at = at[
+        (at < host_calls.size)
+        & (host_calls[np.minimum(at, host_calls.size - 1)] == waits)
+    ]
+    call_kind[at] = np.where(
+        call_kind[at] >= 0, call_kind[at], SYNC_KINDS.index(SyncKind.COPY)
+    )
+    return host_calls, call_kind
+
+
+def _device_syncs(trace: Trace) -> tuple[Int64Array, Int64Array]:
+    """Kineto's `cuda_sync` events on device tracks that are a host wait's
+    device side, and the index in SYNC_KINDS of each one's kind."""
+    on_device = np.array(
+        [track.kind == TrackKind.DEVICE for track in trace.tracks] or [False]
+    )
+    device_syncs = np.flatnonzero(
+        (trace.kind == Kind.SYNC) & on_device[trace.track]
+    ).astype(np.int64)
+    device_kind = _kind_by_name(trace, DEVICE_SYNC_KINDS)[trace.name_id[device_syncs]]
+    return device_syncs[device_kind >= 0], device_kind[device_kind >= 0]
+
+
+def _in_time_order(
+    trace: Trace,
+    host_calls: Int64Array,
+    call_kind: Int64Array,
+    device_syncs: Int64Array,
+    device_kind: Int64Array,
+    call_of: Int64Array,
+) -> tuple[Int64Array, Int64Array, Int64Array]:
+    """The syncs' events, kinds and joined device events, in time order: every
+    blocking call (its joined `cuda_sync` event, or -1), then every `cuda_sync`
+    event whose call is not in the trace (itself)."""
+    joined = call_of >= 0
+    blocking = call_kind >= 0
+    lone = ~joined
+    events = np.concatenate([host_calls[blocking], device_syncs[lone]])
+    kind = np.concatenate([call_kind[blocking], device_kind[lone]])
+    device_event_of_call = np.full(host_calls.size, -1, dtype=np.int64)
+    device_event_of_call[call_of[joined]] = device_syncs[joined]
+    device_event = np.concatenate([device_event_of_call[blocking], device_syncs[lone]])
+    order = np.argsort(trace.start_ns[events], kind="stable")
+    return events[order], kind[order], device_event[order]
+
+
+def _query_count(trace: Trace, host_calls: Int64Array, call_of: Int64Array) -> int:
+    """How many device syncs were a poll's (`cudaEventQuery`…): no wait."""
+    joined = call_of >= 0
+    if not joined.any():
+        return 0
+    query_ids = trace.name_ids_matching(set(QUERY_CALLS))
+    called = host_calls[np.maximum(call_of, 0)]
+    return int((joined & names_in(trace, query_ids)[called]).sum())
+
+
+def _step_of(analysis: Analysis, start: Int64Array) -> Int64Array:
+    """Per sync, the index in `Analysis.steps` of the step holding its start (-1: none)."""
+    steps = analysis.steps
+    return step_index(
+        start,
+        np.array([item.start_ns for item in steps], dtype=np.int64),
+        np.array([item.end_ns for item in steps], dtype=np.int64),
+    )
 
 
 def _devices(analysis: Analysis, device_event: Int64Array) -> Int64Array:
