@@ -17,7 +17,7 @@ from tui.core.figures.kernels import readable_kernel_name, short_kernel_name
 TRACES = shared.FOLDER
 GPU = TRACES / "timeline_analysis-sampled_rank-0.json.gz"
 CPU_ONLY = TRACES / "cpu_only-rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
-ISSUE_KEYS = {
+DOCUMENTED_KEYS = {
     "name",
     "count",
     "total_us",
@@ -38,13 +38,13 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 
 @pytest.mark.usefixtures("shared_traces")
-def test_json_rows_carry_the_issue_keys(capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_rows_carry_the_listed_keys(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = _run(capsys, "kernels", str(GPU), "--json")
     assert status == 0
     document = json.loads(out)
     assert document["gpu_observed"] is True
     rows = document["kernels"]
-    assert rows and all(set(row) >= ISSUE_KEYS for row in rows)
+    assert rows and all(set(row) >= DOCUMENTED_KEYS for row in rows)
     # Independent count of kernel events by name in the raw file.
     raw = json.loads(gzip.decompress(GPU.read_bytes()))["traceEvents"]
     counts: dict[str, int] = {}
