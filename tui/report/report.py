@@ -234,7 +234,7 @@ class ReportResult:
     # -- JSON ----------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        """What `steptrace report --json` prints (documented in the README)."""
+        """What `steptrace report --json` prints (documented in docs/commands.md)."""
         summary = self.summary
         capture = self.capture
         scenario = capture.scenario

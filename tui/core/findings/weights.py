@@ -1,6 +1,6 @@
 """How much a finding weighs: its cost per step against the median step, and its status.
 
-Every threshold a finding is judged by lives here (the README lists them).
+Every threshold a finding is judged by lives here (docs/findings.md lists them).
 
 A finding's **cost** is the time per step it plausibly holds: an upper bound
 of what fixing it could save, taken from its own figures (device idle in the

@@ -35,7 +35,7 @@ class CriticalResult:
         return cls(critical_paths(analysis.trace, analysis.steps, step), step)
 
     def to_json(self) -> dict[str, Any]:
-        """As documented in the README (`critical --json`)."""
+        """As documented in docs/device.md (`critical --json`)."""
         paths = self.paths
         if paths is None:
             return {

@@ -46,7 +46,7 @@ def split_json(split: IdleSplit) -> dict[str, Any]:
 
 
 def gpu_idle_json(idle: GpuIdle | None) -> dict[str, Any] | None:
-    """`gpu_idle` as documented in the README; None without a split."""
+    """`gpu_idle` as documented in docs/commands.md; None without a split."""
     if idle is None:
         return None
     return {

@@ -30,7 +30,7 @@ class RanksResult:
         return cls(run, late_rank(run), ManyRanks.of(run))
 
     def to_json(self, finding: dict[str, Any]) -> dict[str, Any]:
-        """The JSON `steptrace ranks --json` prints (documented in the README).
+        """The JSON `steptrace ranks --json` prints (documented in docs/ranks.md).
 
         `finding` is the run's reading in words, from the report floor
         (`ranks_json` there gives it).

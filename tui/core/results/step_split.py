@@ -29,7 +29,7 @@ def _parts_json(
 
 
 def step_breakdown_json(breakdown: StepBreakdown | None) -> dict[str, Any] | None:
-    """`step_breakdown` as documented in the README; None without a step or operator."""
+    """`step_breakdown` as documented in docs/commands.md; None without a step or operator."""
     if breakdown is None:
         return None
     observed = breakdown.device_observed

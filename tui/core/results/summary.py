@@ -128,7 +128,7 @@ class SummaryResult:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON `steptrace summary --json` prints (documented in the README)."""
+        """The JSON `steptrace summary --json` prints (documented in docs/commands.md)."""
         stats = self.stats
         return {
             "trace": self.trace_path,
