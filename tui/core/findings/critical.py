@@ -44,7 +44,7 @@ def critical_path(analysis: Analysis, scale: Scale | None = None) -> Finding:
     trace = analysis.trace
     if not trace.gpu_observed:
         return gpu_not_observed(FindingId.CRITICAL_PATH, trace)
-    paths = _step_paths(analysis)
+    paths = analysis.memo(_step_paths)
     path_ns = sum(path.path_ns for path in paths)
     if path_ns <= 0:
         status, weight = scale.weigh(False, None)
