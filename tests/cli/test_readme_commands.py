@@ -1,6 +1,7 @@
 """The front page's command table lists every command `steptrace --help` lists,
 in its order, and every relative link of the README and docs/ reaches a file
-and, where it names one, a heading of that file (as GitHub makes anchors)."""
+and, where it names one, a heading of that file (as GitHub makes anchors); its
+test command is the one CI runs."""
 
 from __future__ import annotations
 
@@ -86,3 +87,12 @@ def test_a_link_to_a_missing_heading_is_broken(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert broken_links(page) == ["missing.md", "other.md#nowhere"]
+
+
+def test_the_readme_test_command_is_what_ci_runs() -> None:
+    ci_lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    command = next(
+        line for line in reversed(ci_lines) if line.startswith("python3 -m venv")
+    )
+    readme_lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert command in readme_lines
