@@ -32,6 +32,7 @@ from torch.autograd.profiler import record_function
 from torch.profiler import ProfilerActivity
 
 from collector import distributed, paths
+from collector.capture_options import CaptureOptions, check_zone_name
 from collector.environment import current_command, describe_environment
 from collector.errors import (
     CaptureIncompleteError,
@@ -43,10 +44,8 @@ from collector.labels import label_problems
 from collector.native_log import NativeLog
 from collector.schema import (
     DATA_ZONE,
-    KINDS,
     METADATA_KEY,
     SCHEMA_VERSION,
-    UNITS,
     Phase,
     Scenario,
     Window,
@@ -160,84 +159,101 @@ class Capture:
         rank: int | None = None,
         launcher: str | None = None,
     ) -> None:
-        if not isinstance(question, str) or not question.strip():
-            raise InvalidSettingError(
-                "a capture answers a question: pass question='…' (e.g. 'is the GPU waiting for data?')"
-            )
-        if kind not in KINDS:
-            raise InvalidSettingError(
-                f"kind must be 'train' or 'inference', got {kind!r}"
-            )
-        if unit not in UNITS:
-            raise InvalidSettingError(
-                f"unit must be 'ms/step' or 'samples/s', got {unit!r}"
-            )
-        self.window = window if window is not None else Window()
-        self.scenario = scenario_or_default(scenario)
-        if samples_per_step is None and unit == "samples/s":
-            samples_per_step = self.scenario.batch_size
-            if samples_per_step is None:
-                raise InvalidSettingError(
-                    "unit samples/s needs samples_per_step (or a scenario batch_size)"
-                )
-        if samples_per_step is not None and (
-            not isinstance(samples_per_step, int) or samples_per_step < 1
-        ):
-            raise InvalidSettingError(
-                f"samples_per_step must be a positive integer, got {samples_per_step!r}"
-            )
-        for name in (data_zone, *zones):
-            _check_zone_name(name)
+        """Check every setting and the machine now, so a refusal comes before anything runs.
 
-        self.question = question.strip()
-        self.kind = kind
-        self.step_contents = (
-            list(step_contents)
-            if step_contents is not None
-            else default_step_contents(kind)
+        The keywords are those of `CaptureOptions`, which checks them.
+        """
+        options = CaptureOptions(
+            question=question,
+            window=window,
+            scenario=scenario,
+            kind=kind,
+            step_contents=step_contents,
+            device=device,
+            model=model,
+            data_zone=data_zone,
+            zones=zones,
+            unit=unit,
+            samples_per_step=samples_per_step,
+            record_shapes=record_shapes,
+            with_stack=with_stack,
+            profile_memory=profile_memory,
+            include_host_name=include_host_name,
+            startup_began=startup_began,
+            command=command,
+            progress=progress,
+            stream=stream,
+            rank=rank,
+            launcher=launcher,
         )
-        self.data_zone = data_zone
-        self.unit = unit
-        self.samples_per_step = samples_per_step
-        self.options = {
-            "record_shapes": record_shapes,
-            "with_stack": with_stack,
-            "profile_memory": profile_memory,
-        }
-        self.include_host_name = include_host_name
-        self.command = list(command) if command is not None else current_command()
-        self.progress = progress
-        self._stream = stream
-        self._startup_began = startup_began
+        self._take_settings(options)
+        self._check_machine(options)
+        self._choose_output(output)
+        self._start_records(options)
+        self._warn_of_settings(options)
+        self._make_ready()
 
-        # Refusals that must happen before anything runs.
-        self.device = resolve_device(device, model)
+    def _take_settings(self, options: CaptureOptions) -> None:
+        """The checked settings, with their defaults filled in."""
+        self.window = options.window if options.window is not None else Window()
+        self.scenario = scenario_or_default(options.scenario)
+        self.question = options.question.strip()
+        self.kind = options.kind
+        self.step_contents = (
+            list(options.step_contents)
+            if options.step_contents is not None
+            else default_step_contents(options.kind)
+        )
+        self.data_zone = options.data_zone
+        self.unit = options.unit
+        self.samples_per_step = options.step_samples()
+        self.options = options.profiler_options()
+        self.include_host_name = options.include_host_name
+        self.command = (
+            list(options.command) if options.command is not None else current_command()
+        )
+        self.progress = options.progress
+        self._stream = options.stream
+        self._startup_began = options.startup_began
+
+    def _check_machine(self, options: CaptureOptions) -> None:
+        """Refusals that depend on the machine: the device, its tracer, the process group."""
+        self.device = resolve_device(options.device, options.model)
         self._activities = requested_activities(self.device)
         self._group = distributed.process_group_info()
+        rank = options.rank
         if rank is None and self._group is not None:
             rank = self._group["rank"]
         self.rank = rank
         self.launcher = (
-            launcher
-            if launcher is not None
+            options.launcher
+            if options.launcher is not None
             else distributed.launcher_from_environment()
         )
+
+    def _choose_output(self, output: str | os.PathLike[str] | None) -> None:
+        """The trace file (and, for a rank, its run folder), refused if already there."""
         self.run_folder: Path | None = None
-        if rank is None:
+        if self.rank is None:
             self.output = paths.resolve_output(
                 output, "trace", cycles=self.window.repeat
             )
         else:
             self.run_folder = _run_folder(output)
-            self.output = distributed.rank_file(self.run_folder, rank)
+            self.output = distributed.rank_file(self.run_folder, self.rank)
 
+    def _start_records(self, options: CaptureOptions) -> None:
+        """Nothing written, warned or labelled yet; the zones declared so far."""
         self.warnings: list[str] = []
         self.outputs: list[Path] = []
         self.description: dict[str, Any] | None = None
-        self._declared = list(zones)
+        self._declared = list(options.zones)
         self._zones_used: dict[str, None] = {}
         self._labels_checked: set[str] = set()
-        for name in (data_zone, *zones):
+
+    def _warn_of_settings(self, options: CaptureOptions) -> None:
+        """Warn now of zone names that leak, costly options, simplified inputs, no warmup."""
+        for name in (options.data_zone, *options.zones):
             self._check_label(name)
         for option, enabled in self.options.items():
             if enabled:
@@ -249,6 +265,8 @@ class Capture:
                 "no warmup step: the first active step carries the profiler's own start-up cost"
             )
 
+    def _make_ready(self) -> None:
+        """A capture made and not started: no profiler, no step yet."""
         self._state = "ready"
         self._profiler: torch.profiler.profile | None = None
         self._step_index = 0
@@ -373,7 +391,7 @@ class Capture:
 
     def zone(self, name: str) -> record_function:
         """A `record_function` range for one part of the step; its name is checked for leaks once."""
-        _check_zone_name(name)
+        check_zone_name(name)
         if name not in self._zones_used:
             self._check_label(name)
             self._zones_used[name] = None
@@ -602,13 +620,6 @@ def _run_folder(output: str | os.PathLike[str] | None) -> Path:
     folder = distributed.check_run_folder(output)
     distributed.make_run_folder(folder)
     return folder
-
-
-def _check_zone_name(name: object) -> None:
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidSettingError(
-            f"a zone name must be a non-empty string, got {name!r}"
-        )
 
 
 # The documented spelling: `with collector.capture(...) as cap:`.
