@@ -1,16 +1,16 @@
-#!/usr/bin/env python3
 """Time the explorer on big traces: the first frame, then every key, against the 50 ms goal.
 
 Usage::
 
-    bench_app.py [TRACE ...] [--repeat 5] [--presses 60] [--size 200x60]
-                 [--op-rows 100000] [--memory-events 1000000] [--summary-only]
+    python -m benchmarks.bench_app [TRACE ...] [--repeat 5] [--presses 60] [--size 200x60]
+                                   [--op-rows 100000] [--memory-events 1000000] [--summary-only]
 
 Without TRACE: the 85 MB shared MTIA trace and `bench-out/big-1g.json` (the
-1.1 GB generated trace; `gen_trace.py --size-gb 1.1 -o bench-out/big-1g.json`
-makes it). Traces are read from the column cache: `$STEPTRACE_CACHE_DIR` when
-set (bench_load.py sets its own), else a private temporary cache filled by one
-cold `steptrace summary` first — never the user's cache.
+1.1 GB generated trace; `python -m tests.support.tracegen --size-gb 1.1 -o
+bench-out/big-1g.json` makes it). Traces are read from the column cache:
+`$STEPTRACE_CACHE_DIR` when set (bench_load.py sets its own), else a private
+temporary cache filled by one cold `steptrace summary` first — never the
+user's cache.
 
 For each trace it prints:
 
@@ -100,7 +100,8 @@ def first_frames(path: Path, size: tuple[int, int], repeat: int) -> Frames:
         child = subprocess.Popen(
             [
                 sys.executable,
-                __file__,
+                "-m",
+                "benchmarks.bench_app",
                 str(path),
                 "--first-frame",
                 "--size",
@@ -530,11 +531,10 @@ def main() -> None:
     paths = args.traces or [path for path in (MTIA, BIG) if path.exists()]
     if not args.traces and not BIG.exists():
         print(
-            f"{BIG} is missing (gen_trace.py --size-gb 1.1 -o {BIG}): "
+            f"{BIG} is missing (python -m tests.support.tracegen --size-gb 1.1 -o {BIG}): "
             "timing the 85 MB trace only",
             file=sys.stderr,
         )
-    sys.path.insert(0, str(ROOT))
     cache = private_cache(paths)
     sessions, frames = [], []
     try:

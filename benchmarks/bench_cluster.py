@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Cluster benchmark: `steptrace ranks DIR` through the local pool and through a local Dask cluster.
 
-Generates (once, with gen_run.py) `--ranks` traces of `--size-mb` MB of JSON
+Generates (once, with tests.support.tracegen.ranks) `--ranks` traces of `--size-mb` MB of JSON
 each under `bench-out/cluster/`, starts a Dask cluster of `--workers`
 single-threaded worker processes on 127.0.0.1 (the scheduler in this
 process, as a cluster's would be on another node), then times, each in a
@@ -11,14 +10,14 @@ fresh process and with no cache (STEPTRACE_NO_CACHE=1, every rank read),
 * **local**: `python -m tui ranks DIR --json --workers N`, the process pool;
 * **cluster**: `python -m tui ranks DIR --json --cluster ADDRESS`.
 
-For each: the wall time, the peak resident memory of the steptrace process
+For each: the wall time, the peak memory (PSS, `benchmarks.rss`) of the steptrace process
 tree (the pool's workers are in it; the cluster's are not) and of the Dask
 workers (sampled every 20 ms), and whether both JSON results are identical.
 Then the cost per rank, in worker-seconds, and what a 1,024-rank run of
 this size would take on nodes of `--node-workers` workers. Needs the
 cluster extra; delete the run with `--clean` when done (disk is limited).
 
-    .venv/bin/python benchmarks/bench_cluster.py --ranks 64 --size-mb 40
+    .venv/bin/python -m benchmarks.bench_cluster --ranks 64 --size-mb 40
 """
 
 from __future__ import annotations
@@ -34,45 +33,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks.rss import PeakSampler, group_pids
+from tests.support.tracegen.ranks import generate_run
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from gen_run import generate_run  # noqa: E402
-
-PAGE = os.sysconf("SC_PAGE_SIZE")
 RUN_RANKS = 1024
-
-
-def rss(pid: int) -> int:
-    """Resident bytes of one process (0 once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/statm", encoding="utf-8") as handle:
-            return int(handle.read().split()[1]) * PAGE
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def group_pids(group: int) -> list[int]:
-    """The live processes of a process group."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[2]) == group:
-            found.append(int(entry))
-    return found
 
 
 def timed(
     command: list[str], environment: dict[str, str], others: Callable[[], list[int]]
 ) -> tuple[float, int, int, str]:
-    """(wall s, peak RSS of the command's tree, peak RSS summed over `others`, stdout)."""
+    """(wall s, peak memory of the command's group, peak summed over `others`, stdout)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
         child = subprocess.Popen(
@@ -83,12 +54,13 @@ def timed(
             start_new_session=True,
             cwd=ROOT,
         )
-        peak = peak_others = 0
-        while child.poll() is None:
-            peak = max(peak, sum(rss(pid) for pid in group_pids(child.pid)))
-            peak_others = max(peak_others, sum(rss(pid) for pid in others()))
-            time.sleep(0.02)
-        wall = time.monotonic() - started
+        with (
+            PeakSampler(lambda: group_pids(child.pid)) as tree,
+            PeakSampler(others) as workers,
+        ):
+            child.wait()
+            wall = time.monotonic() - started
+        peak, peak_others = tree.peak_bytes, workers.peak_bytes
         out.seek(0)
         err.seek(0)
         if child.returncode != 0:

@@ -1,6 +1,6 @@
 """What decoding alone costs per event, nothing else done: the floor under a cold load.
 
-    .venv/bin/python benchmarks/bench_decode_floor.py [TRACE]   (default bench-out/big-1g.json)
+    .venv/bin/python -m benchmarks.bench_decode_floor [TRACE]   (default bench-out/big-1g.json)
 
 The events array is cut into pieces as the parallel loader cuts it; each
 piece is decoded by msgspec into the loader's own record (`RawEvent`), into
@@ -12,29 +12,34 @@ goal is judged against it (benchmarks/README.md).
 
 from __future__ import annotations
 
+import argparse
 import gc
 import mmap
-import sys
 import time
 from pathlib import Path
 
 import msgspec
 import orjson
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from tui.core.ingest.collect.batches import Collector
+from tui.core.ingest.decode.records import RawEvent
+from tui.core.ingest.parallel.layout import event_ranges, locate_events
 
-from tui.core.ingest.collect.batches import _Collector  # noqa: E402
-from tui.core.ingest.decode.records import RawEvent  # noqa: E402
-from tui.core.ingest.parallel.layout import event_ranges, locate_events  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:
-    path = (
-        Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "bench-out" / "big-1g.json"
+    parser = argparse.ArgumentParser(
+        description="What decoding alone costs per event: the floor under a cold load."
     )
+    parser.add_argument(
+        "trace", type=Path, nargs="?", default=ROOT / "bench-out" / "big-1g.json"
+    )
+    path = parser.parse_args().trace
     if not path.exists():
-        raise SystemExit(f"{path} is missing (gen_trace.py --size-gb 1.1 -o {path})")
+        raise SystemExit(
+            f"{path} is missing (python -m tests.support.tracegen --size-gb 1.1 -o {path})"
+        )
     with open(path, "rb") as handle:
         data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         layout = locate_events(data)
@@ -59,7 +64,7 @@ def main() -> None:
         print(f"  {label:<34} {seconds:6.2f} s  {seconds / events * 1e9:5.0f} ns/event")
     gc.enable()
     began = time.perf_counter()
-    collector = _Collector()
+    collector = Collector()
     decoding = 0.0
     for text in texts:
         start = time.perf_counter()

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The speed goals, each next to the figure measured, in one run.
 
 * **start-up**: ``steptrace --help``, ``--version`` and an unknown command
@@ -44,7 +43,6 @@ STEPTRACE = ROOT / ".venv" / "bin" / "steptrace"
 DEFAULT_BIG = ROOT / "bench-out" / "big-1g.json"
 DEFAULT_MEMORY = ROOT / "bench-out" / "memory-52mb.json"
 TRAIN = Path(__file__).resolve().with_name("memory_train.py")
-BENCH_APP = Path(__file__).resolve().with_name("bench_app.py")
 
 ORJSON_LOAD = r"""
 import sys, orjson
@@ -257,7 +255,7 @@ def memory(path: Path, repeat: int) -> None:
 def keys(big: Path, cache: Path) -> None:
     print("keys (goal: every key < 50 ms): bench_app.py --summary-only")
     result = subprocess.run(
-        [str(PYTHON), str(BENCH_APP), "--summary-only"],
+        [str(PYTHON), "-m", "benchmarks.bench_app", "--summary-only"],
         env=environment(cache),
         cwd=ROOT,
         capture_output=True,
@@ -295,7 +293,9 @@ def main() -> None:
             if "cold" not in args.skip:
                 cold(args.big, args.cold_repeat)
         else:
-            print(f"no {args.big} (benchmarks/gen_trace.py --size-gb 1.1 makes it)")
+            print(
+                f"no {args.big} (python -m tests.support.tracegen --size-gb 1.1 makes it)"
+            )
         if "memory" not in args.skip:
             found = memory_trace(args.memory)
             if found is None:

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Load benchmark: ``steptrace summary`` against ``orjson.loads`` and the typed-decoding floor.
 
 One run prints, for each input (the 87 MB MTIA trace from the shared test
@@ -18,10 +17,10 @@ data and a generated trace of more than 1 GB), side by side:
   on the same private cache: the first interactive frame and the UI thread's
   CPU per key (zoom/pan, g, b, t, ], S, n).
 
-Each measurement runs in a fresh wrapper process that starts the command,
-samples the proportional set size (PSS, so pages shared by forked workers
-count once) of the command's whole process tree every 20 ms, and reads its
-CPU time from ``getrusage(RUSAGE_CHILDREN)``. Peak memory is the larger of
+Each measurement runs in a fresh wrapper process (``benchmarks.rss``) that
+starts the command, samples the proportional set size (PSS, so pages shared
+by forked workers count once) of the command's whole process tree every
+20 ms, and reads its CPU time from ``getrusage(RUSAGE_CHILDREN)``. Peak memory is the larger of
 that sampled tree peak and the biggest single process's exact ``ru_maxrss``.
 Medians of ``--repeat`` runs are shown with the loader's goals. See
 benchmarks/README.md.
@@ -46,75 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_TRACES = ROOT.parent / "shared" / "traces"
 DEFAULT_MTIA = SHARED_TRACES / "mtia_trace_single_rank-mtia_rank_0.json.gz"
 DEFAULT_BIG = ROOT / "bench-out" / "big-1g.json"
-GEN_TRACE = Path(__file__).resolve().with_name("gen_trace.py")
-BENCH_APP = Path(__file__).resolve().with_name("bench_app.py")
 MIB = 1024 * 1024
-
-# Runs one command; reports wall, CPU and the peak memory of its process tree.
-WRAPPER = r"""
-import json, os, resource, subprocess, sys, threading, time
-cmd, cwd, timeout, env_changes = json.loads(sys.argv[1])
-env = dict(os.environ)
-for key, value in env_changes.items():
-    if value is None:
-        env.pop(key, None)
-    else:
-        env[key] = value
-
-def tree(root):
-    pids, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        pids.append(pid)
-        try:
-            with open(f"/proc/{pid}/task/{pid}/children") as f:
-                todo += [int(x) for x in f.read().split()]
-        except OSError:
-            pass
-    return pids
-
-def memory(pid):
-    for name, field in (("smaps_rollup", "Pss:"), ("status", "VmRSS:")):
-        try:
-            with open(f"/proc/{pid}/{name}") as f:
-                for line in f:
-                    if line.startswith(field):
-                        return int(line.split()[1]) * 1024
-        except OSError:
-            pass
-    return 0
-
-peak = [0]
-t0 = time.perf_counter()
-p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-done = threading.Event()
-
-def sample():
-    while not done.is_set():
-        peak[0] = max(peak[0], sum(memory(pid) for pid in tree(p.pid)))
-        done.wait(0.02)
-
-sampler = threading.Thread(target=sample, daemon=True)
-sampler.start()
-try:
-    out, err = p.communicate(timeout=timeout)
-    rc = p.returncode
-except subprocess.TimeoutExpired:
-    p.kill()
-    out, err = p.communicate()
-    rc = "timeout"
-wall = time.perf_counter() - t0
-done.set()
-sampler.join()
-ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes vs KiB
-print(json.dumps({
-    "rc": rc, "wall_s": wall, "peak_bytes": max(peak[0], ru.ru_maxrss * scale),
-    "cpu_s": ru.ru_utime + ru.ru_stime,
-    "stdout_tail": out[-4000:].decode("utf-8", "replace"),
-    "stderr_tail": err[-4000:].decode("utf-8", "replace"),
-}))
-"""
 
 # The baseline: what loading the same bytes with orjson costs.
 ORJSON_LOAD = r"""
@@ -142,10 +73,19 @@ print(json.dumps({"events": trace.event_count}))
 # The floor: typed decoding of every event, nothing built from it, one core.
 TYPED_FLOOR = r"""
 import json, mmap, sys
-from tui.core.ingest.decode.records import _EVENTS_DECODER
+import msgspec
+from tui.core.ingest.decode.records import RawEvent
 from tui.core.ingest.parallel.layout import event_ranges, locate_events
-from tui.core.ingest.parallel.ranges import _framed
 from tui.core.ingest.source import read_trace_bytes
+decoder = msgspec.json.Decoder(list[RawEvent])
+
+def framed(data, begin, end):
+    text = bytearray(end - begin + 2)
+    text[0], text[-1] = ord("["), ord("]")
+    with memoryview(text) as view:
+        view[1:-1] = memoryview(data)[begin:end]
+    return text
+
 path = sys.argv[1]
 if path.endswith(".gz"):
     data = read_trace_bytes(path).data
@@ -155,7 +95,7 @@ else:
 layout = locate_events(data)
 events = 0
 for begin, end in event_ranges(data, layout.start, layout.end, max(1, (layout.end - layout.start) >> 23)):
-    events += len(_EVENTS_DECODER.decode(_framed(data, None, begin, end)))
+    events += len(decoder.decode(framed(data, begin, end)))
 print(json.dumps({"events": events}))
 """
 
@@ -212,7 +152,8 @@ def measure_once(cmd: list[str], timeout: float, env: dict[str, str | None]) -> 
     """Run ``cmd`` under a fresh wrapper: wall, CPU and peak memory of its tree."""
     spec = json.dumps([cmd, str(ROOT), timeout, env])
     wrapper = subprocess.run(
-        [sys.executable, "-c", WRAPPER, spec],
+        [sys.executable, "-m", "benchmarks.rss", spec],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         check=False,
@@ -270,8 +211,8 @@ def ensure_big(path: Path, size_gb: float) -> None:
         return
     print(f"generating {path} ({size_gb} GB) ...", file=sys.stderr, flush=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, str(GEN_TRACE), "--size-gb", str(size_gb), "-o", str(path)]
-    subprocess.run(cmd, check=True, stdout=sys.stderr)
+    cmd = [sys.executable, "-m", "tests.support.tracegen", "--size-gb", str(size_gb)]
+    subprocess.run([*cmd, "-o", str(path)], cwd=ROOT, check=True, stdout=sys.stderr)
 
 
 def bench_input(
@@ -367,7 +308,7 @@ def bench_app(
         else:
             environment[key] = value
     environment["PYTHONPATH"] = str(ROOT)
-    cmd = [sys.executable, str(BENCH_APP), str(path), "--presses", "60"]
+    cmd = [sys.executable, "-m", "benchmarks.bench_app", str(path), "--presses", "60"]
     cmd += ["--op-rows", "1000", "--memory-events", "1000"]
     print("  app: bench_app.py ...", file=sys.stderr, flush=True)
     try:

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Run benchmark: `steptrace ranks DIR` on a folder of generated ranks, cold and from the column cache.
 
-Generates (once, with gen_run.py) `--ranks` traces of `--size-mb` MB of JSON
+Generates (once, with tests.support.tracegen.ranks) `--ranks` traces of `--size-mb` MB of JSON
 each under `bench-out/ranks/`, then times `python -m tui ranks DIR --json`
 in a fresh process:
 
@@ -11,8 +10,9 @@ in a fresh process:
   from the column cache and summarised (what a new steptrace version costs);
 * **cached**: the same command again, every rank's summary reused.
 
-Peak memory is the largest sum of the resident set sizes of the command's
-whole process tree (parent and workers), sampled every 20 ms. Then the
+Peak memory is the largest sum of the proportional set sizes (PSS,
+`benchmarks.rss`) of the command's whole process tree (parent and workers),
+sampled every 20 ms. Then the
 figures are turned into how far one machine goes: ranks of this size read
 within a minute, and workers that fit in 24 GiB. Delete the folder with
 `--clean` when done (disk is limited).
@@ -30,37 +30,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.rss import PeakSampler, group_pids
+from tests.support.tracegen.ranks import generate_run
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from gen_run import generate_run  # noqa: E402
-
-PAGE = os.sysconf("SC_PAGE_SIZE")
 MACHINE_BYTES = 24 * 2**30
 MINUTE_S = 60.0
 
 
-def tree_rss(group: int) -> int:
-    """Resident bytes of every live process in a process group."""
-    total = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            if int(fields[2]) != group:
-                continue
-            with open(f"/proc/{entry}/statm", encoding="utf-8") as handle:
-                total += int(handle.read().split()[1]) * PAGE
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
-
-
 def timed(command: list[str], environment: dict[str, str]) -> tuple[float, int, str]:
-    """(wall seconds, peak tree RSS bytes, stdout) of a command in its own session."""
+    """(wall seconds, peak bytes of its process group, stdout) of a command in its own session."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
         child = subprocess.Popen(
@@ -71,11 +50,10 @@ def timed(command: list[str], environment: dict[str, str]) -> tuple[float, int, 
             start_new_session=True,
             cwd=ROOT,
         )
-        peak = 0
-        while child.poll() is None:
-            peak = max(peak, tree_rss(child.pid))
-            time.sleep(0.02)
-        wall = time.monotonic() - started
+        with PeakSampler(lambda: group_pids(child.pid)) as tree:
+            child.wait()
+            wall = time.monotonic() - started
+        peak = tree.peak_bytes
         out.seek(0)
         err.seek(0)
         if child.returncode != 0:
@@ -130,7 +108,7 @@ def main() -> int:
     json_mb = sum(path.stat().st_size for path in folder.glob("rank-*")) / 1e6
     cores = len(os.sched_getaffinity(0))
     print(f"\n{args.ranks} ranks, {json_mb:.0f} MB of trace files, {cores} cores")
-    print(f"{'':8} {'wall':>8} {'peak RSS':>10} {'ranks':>6} {'steps':>6}")
+    print(f"{'':8} {'wall':>8} {'peak PSS':>10} {'ranks':>6} {'steps':>6}")
     for label, wall, peak, ranks, steps in rows:
         print(f"{label:8} {wall:7.1f}s {peak / 2**20:8.0f} MiB {ranks:6} {steps:6}")
     cold, cached = rows[0][1], rows[2][1]

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Time the ranks screen over a big synthetic run: first frame, then keys.
 
 Usage::
 
-    bench_ranks_screen.py [--ranks 1024] [--steps 200] [--presses 60] [--size 200x60]
+    python -m benchmarks.bench_ranks_screen [--ranks 1024] [--steps 200] [--presses 60] [--size 200x60]
 
 Builds the summaries of a run in memory (no trace is read: the ranks
 screen draws from summaries only), with random step times and arrivals,

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Time the timeline's response to zoom and pan keys on a big trace, re-render included.
 
 Usage::
 
-    bench_timeline.py [TRACE] [--presses 200] [--size 200x60]
+    python -m benchmarks.bench_timeline [TRACE] [--presses 200] [--size 200x60]
 
 Loads the trace (the 85 MB MTIA trace by default), mounts only the timeline in
 a headless app, presses zoom/pan keys and, after each press, waits for the

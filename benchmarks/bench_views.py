@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Views benchmark: `steptrace kernels` (and copies, memory, ops by shape) from the column cache.
 
 The goal: `steptrace kernels` on the 85 MB shared MTIA trace in under

@@ -5,7 +5,7 @@ the table it printed before (`--before DIR` reads `report --json` files made
 by an older steptrace, named `<trace>.report.json`, and prints their status
 beside).
 
-    .venv/bin/python benchmarks/findings_table.py [--traces ../shared/traces] [--before DIR]
+    .venv/bin/python -m benchmarks.findings_table [--traces ../shared/traces] [--before DIR]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """How the loader fares on the hostile corpus: crashes, hangs, outcomes, recovery, leaks.
 
-Run: .venv/bin/python benchmarks/hostile_report.py [--no-app] [--no-large]
+Run: .venv/bin/python -m benchmarks.hostile_report [--no-app] [--no-large]
 
 Each file is loaded (and analysed) in a forked child with a time and memory
 bound, so a crash or a hang is counted instead of stopping the report. The
@@ -25,16 +25,15 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from tests.builders.hostile import (  # noqa: E402
+from tests.builders.hostile import (
     LEAK_MARKERS,
     HostileCase,
     build_corpus,
     isolated_env,
     missing_messages,
 )
+
+REPO = Path(__file__).resolve().parent.parent
 
 TIMEOUT_S = 30.0
 ADDRESS_SPACE = 4 * 1024**3
@@ -253,7 +252,7 @@ def big_cut_checks(folder: Path) -> list[str]:
 
 def leak_checks(cases: list[HostileCase], with_app: bool) -> dict[str, int]:
     """Payload bytes that reached a real terminal, per trace and command."""
-    from tests.test_terminal_safety import APP_PAYLOADS, run_in_pty
+    from tests.cli.test_terminal_safety import APP_PAYLOADS, run_in_pty
 
     leaks: dict[str, int] = {}
     for case in cases:

@@ -18,6 +18,7 @@ GB = 1_000_000_000
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line's options."""
     p = argparse.ArgumentParser(
+        prog="python -m tests.support.tracegen",
         description="Write a realistic synthetic Kineto trace and its ground truth.",
         epilog="See benchmarks/README.md.",
     )

@@ -115,7 +115,8 @@ def _set_rank_gzip(path: Path, rank: int, world_size: int) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Write the run folder the options ask for."""
     parser = argparse.ArgumentParser(
-        description="Write a run folder: one synthetic Kineto trace per rank."
+        prog="python -m tests.support.tracegen.ranks",
+        description="Write a run folder: one synthetic Kineto trace per rank.",
     )
     parser.add_argument("--ranks", type=int, default=8)
     size = parser.add_mutually_exclusive_group(required=True)
