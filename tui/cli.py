@@ -1,46 +1,21 @@
-"""The `steptrace` command line: each subcommand is a module of tui.commands, or
-a row of the result commands' table (`tui.commands.results`).
+"""The `steptrace` command line: the commands of `tui.commands.registry`, in its
+order, and the one place a command's refusal is printed.
 
 Commands import their heavy dependencies (textual, torch) inside their `run`,
-so headless commands stay fast and never pull in the UI.
+so headless commands stay fast and never pull in the UI. A command that
+refuses raises `CommandError`; `main` prints it and returns its status.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from tui import __version__
-
-# Order is the order shown in --help.
-COMMANDS = (
-    "open",
-    "serve",
-    "demo",
-    "summary",
-    "ops",
-    "kernels",
-    "copies",
-    "syncs",
-    "critical",
-    "queue",
-    "memory",
-    "collectives",
-    "gaps",
-    "zones",
-    "diff",
-    "ranks",
-    "notes",
-    "report",
-    "findings",
-    "scrub",
-    "capture",
-    "bench",
-    "compare",
-)
+from tui.commands.errors import CommandError, print_refusal
+from tui.commands.registry import BY_NAME, COMMANDS, NAMES
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -56,14 +31,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"steptrace {__version__}"
     )
-    from tui.commands import results
-
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS if only is None else (only,):
-        if name in results.TABLE:
-            results.register(subparsers, name)
-        else:
-            importlib.import_module(f"tui.commands.{name}").register(subparsers)
+    for command in COMMANDS if only is None else (BY_NAME[only],):
+        command.register(subparsers)
     return parser
 
 
@@ -88,49 +58,52 @@ def closest_command(word: str) -> str | None:
     """The command a mistyped word most likely meant, if one is close."""
     import difflib  # for a mistyped command only: not at every start
 
-    matches = difflib.get_close_matches(word.lower(), COMMANDS, n=1)
+    matches = difflib.get_close_matches(word.lower(), NAMES, n=1)
     return matches[0] if matches else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the process exit status."""
-    from tui.core.base.errors import TraceLoadError
-    from tui.core.base.textsafe import printable
+    """Run the CLI; returns the process exit status.
 
-    args_list = list(sys.argv[1:] if argv is None else argv)
-    # `steptrace TRACE` is short for `steptrace open TRACE`.
-    first = args_list[0] if args_list else ""
-    if first and not first.startswith("-") and first not in COMMANDS:
-        if not looks_like_a_trace(first):
-            shown = printable(first)
-            meant = closest_command(first)
-            if meant is not None:
-                print(
-                    f"steptrace: unknown command '{shown}' (did you mean {meant}?)",
-                    file=sys.stderr,
-                )
-            else:
-                print(
-                    f"steptrace: {shown}: no such file, and not a command "
-                    "(see steptrace --help)",
-                    file=sys.stderr,
-                )
-            return 2
-        args_list.insert(0, "open")
-    command = args_list[0] if args_list else ""
-    parser = build_parser(command if command in COMMANDS else None)
-    args = parser.parse_args(args_list)
-    if getattr(args, "func", None) is None:
-        parser.print_help()
-        return 2
+    Every refusal ends here: a `CommandError` from anywhere in a command, or the
+    core's `TraceLoadError` for a file that cannot be read, is printed as
+    `steptrace: LINE` on stderr, with nothing on stdout after it.
+    """
+    from tui.core.base.errors import TraceLoadError
+
     try:
-        status: int = args.func(args)
+        return _dispatch(list(sys.argv[1:] if argv is None else argv))
     except TraceLoadError as error:
-        print(f"steptrace: {printable(str(error))}", file=sys.stderr)
+        print_refusal(CommandError(str(error)))
         return 2
+    except CommandError as error:
+        print_refusal(error)
+        return error.status
     except KeyboardInterrupt:
         print("steptrace: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _dispatch(words: list[str]) -> int:
+    """Parse the words and run the command they name."""
+    # `steptrace TRACE` is short for `steptrace open TRACE`.
+    first = words[0] if words else ""
+    if first and not first.startswith("-") and first not in NAMES:
+        if not looks_like_a_trace(first):
+            meant = closest_command(first)
+            if meant is not None:
+                raise CommandError(f"unknown command '{first}' (did you mean {meant}?)")
+            raise CommandError(
+                f"{first}: no such file, and not a command (see steptrace --help)"
+            )
+        words.insert(0, "open")
+    command = words[0] if words else ""
+    parser = build_parser(command if command in NAMES else None)
+    args = parser.parse_args(words)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return 2
+    status: int = args.func(args)
     return status

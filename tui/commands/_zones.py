@@ -1,11 +1,12 @@
 """The `--zone NAME` option shared by the commands that read the data zone, and
-its refusal on stderr."""
+its refusal."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING
+
+from tui.commands.errors import CommandError
 
 if TYPE_CHECKING:
     from tui.core.opening.zones import ZoneRefusal
@@ -23,9 +24,8 @@ def add_zone_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def print_refusal(refusal: ZoneRefusal) -> None:
-    """A refused zone on stderr, one line per name."""
+def zone_refused(refusal: ZoneRefusal) -> CommandError:
+    """The command's refusal of a zone the core refused: one line per name."""
     from tui.report.refusals import zone_refusal_lines
 
-    for line in zone_refusal_lines(refusal):
-        print(f"steptrace: {line}", file=sys.stderr)
+    return CommandError(*zone_refusal_lines(refusal))

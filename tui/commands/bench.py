@@ -11,6 +11,8 @@ import argparse
 import sys
 from typing import Any
 
+from tui.commands.errors import CommandError, warn
+
 EPILOG = """\
 examples:
   steptrace bench demo -o before.json
@@ -74,11 +76,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _error(message: str) -> int:
-    print(f"steptrace: {message}", file=sys.stderr)
-    return 2
-
-
 def _command_line(args: argparse.Namespace) -> list[str]:
     """The bench as a command line, recorded in RESULT.json (rebuilt: main() may not own sys.argv)."""
     words = [
@@ -106,7 +103,7 @@ def _command_line(args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     """Bench the demo and write RESULT.json; returns the exit status."""
     if args.workload != "demo":
-        return _error(
+        raise CommandError(
             f"unknown workload {args.workload!r}: the command line benches `demo`; "
             "for your own step call collector.bench(step, model=..., optimizer=...)"
         )
@@ -115,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
 
     problem = collector.torch_import_error()
     if problem is not None:
-        return _error(problem)
+        raise CommandError(problem)
     from collector.compare import format_value
     from collector.demo import DEFAULT_READ_DELAY_MS, bench_demo
 
@@ -134,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
             command=_command_line(args),
         )
     except CollectorError as error:
-        return _error(str(error))
+        raise CommandError(str(error)) from error
     wall = result.data["summary"]["wall_ms"]
     print(
         f"steptrace: {args.runs} runs × {args.steps} steps: median {format_value(wall['median'])} ms/step, "
@@ -142,6 +139,6 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     for warning in result.warnings:
-        print(f"steptrace: warning: {warning}", file=sys.stderr)
+        warn(warning)
     print(result.path)
     return 0

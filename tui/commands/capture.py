@@ -13,6 +13,8 @@ import argparse
 import sys
 from typing import Any
 
+from tui.commands.errors import CommandError
+
 EPILOG = """\
 examples:
   steptrace capture demo                          the method's four-step example
@@ -112,20 +114,15 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _error(message: str) -> int:
-    print(f"steptrace: {message}", file=sys.stderr)
-    return 2
-
-
 def run(args: argparse.Namespace) -> int:
     """Capture the demo or a script; returns the exit status (the script's, for a script)."""
     target: list[str] = list(args.target)
     if not target:
-        return _error(
+        raise CommandError(
             "say what to capture: `steptrace capture demo` or `steptrace capture -o trace.json -- python train.py`"
         )
     if target[0] == "demo" and len(target) > 1:
-        return _error(
+        raise CommandError(
             "`capture demo` takes options, not arguments; a script goes after --: -- python train.py ARGS"
         )
     from collector.errors import CollectorError
@@ -135,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
             return _run_demo(args)
         return _run_script(args, target)
     except CollectorError as error:
-        return _error(str(error))
+        raise CommandError(str(error)) from error
 
 
 def _demo_command_line(args: argparse.Namespace) -> list[str]:
@@ -166,13 +163,13 @@ def _run_demo(args: argparse.Namespace) -> int:
     from collector.schema import Window
 
     if args.scenario or args.data_zone != "lecture_batch_cpu":
-        return _error(
+        raise CommandError(
             "--scenario and --data-zone apply to a script capture; the demo sets its own"
         )
     window = Window.parse(args.window)
     problem = collector.torch_import_error()
     if problem is not None:
-        return _error(problem)
+        raise CommandError(problem)
     from collector.demo import DEFAULT_READ_DELAY_MS, run_demo
 
     path = run_demo(
@@ -202,7 +199,7 @@ def _run_script(args: argparse.Namespace, command: list[str]) -> int:
     from collector.schema import Window
 
     if args.read_delay_ms is not None or args.preload:
-        return _error("--read-delay-ms and --preload apply to the demo only")
+        raise CommandError("--read-delay-ms and --preload apply to the demo only")
     script, settings = prepare(
         command,
         args.output,
@@ -220,7 +217,7 @@ def _run_script(args: argparse.Namespace, command: list[str]) -> int:
         script.interpreter == sys.executable
         and importlib.util.find_spec("torch") is None
     ):
-        return _error(f"torch is not installed here: {TORCH_MISSING}")
+        raise CommandError(f"torch is not installed here: {TORCH_MISSING}")
     if script.replaced is not None:
         print(
             f"steptrace: the python on PATH ({script.replaced}) cannot import torch; "

@@ -7,36 +7,25 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from tui.commands.results import JSON_HELP, ResultCommand, run
-
-if TYPE_CHECKING:
-    from tui.core.figures.analysis import Analysis
-    from tui.core.results.collectives import CollectivesResult
+from tui.commands.results import JSON_HELP, ResultCommand
 
 HELP = "collectives per kind and message size: count, time, algbw and busbw"
 
-
-def _compute(analysis: Analysis, args: argparse.Namespace) -> CollectivesResult:
-    from tui.core.results.collectives import CollectivesResult
-
-    return CollectivesResult.of(analysis)
-
-
-def _text(result: CollectivesResult, args: argparse.Namespace) -> str:
-    from tui.report.collectives import collectives_text
-
-    return collectives_text(result) + "\n"
-
-
-COMMAND = ResultCommand(HELP, _compute, _text)
+COMMAND = ResultCommand(
+    "collectives",
+    HELP,
+    "tui.core.results.collectives:CollectivesResult",
+    "tui.report.collectives:collectives_text",
+)
+"""A trace's collectives, computed and printed as every result command's."""
 
 
 def register(subparsers: Any) -> None:
     """Add the `collectives` subcommand."""
     parser = subparsers.add_parser(
-        "collectives",
+        COMMAND.name,
         help=HELP,
         description="A trace's collectives per kind and message size (from "
         "record_param_comms / NCCL kernel args): count, time, algorithm and bus "
@@ -52,23 +41,17 @@ def _run(args: argparse.Namespace) -> int:
     """A folder is a run (per rank); anything else a trace."""
     if Path(args.trace).is_dir():
         return _run_folder(args)
-    return run(COMMAND, args)
+    return COMMAND.run(args)
 
 
 def _run_folder(args: argparse.Namespace) -> int:
     """Every rank of the folder, its collectives split into wait and transfer."""
     from tui.commands._common import print_json
-    from tui.core.base.errors import TraceLoadError
-    from tui.core.base.textsafe import printable
     from tui.core.results.collectives import RunCollectivesResult
     from tui.core.runs.collectives_across import read_run_collectives
     from tui.report.collectives import run_collectives_text
 
-    try:
-        result = RunCollectivesResult(read_run_collectives(args.trace))
-    except TraceLoadError as problem:
-        print(f"steptrace: {printable(str(problem))}", file=sys.stderr)
-        return 2
+    result = RunCollectivesResult(read_run_collectives(args.trace))
     if args.json:
         print_json(result.to_json())
     else:

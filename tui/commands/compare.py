@@ -7,8 +7,9 @@ Reads JSON only, so it works without torch: the logic lives in
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
+
+from tui.commands.errors import CommandError
 
 
 def register(subparsers: Any) -> None:
@@ -29,7 +30,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the comparison; exit 2 for a file that is not a bench result."""
+    """Print the comparison; refused for a file that is not a bench result."""
     import orjson
 
     from collector.compare import compare_files, format_comparison
@@ -38,8 +39,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         comparison = compare_files(args.before, args.after)
     except ResultFormatError as error:
-        print(f"steptrace: {error}", file=sys.stderr)
-        return 2
+        raise CommandError(str(error)) from error
     if args.json:
         print(orjson.dumps(comparison.to_dict(), option=orjson.OPT_INDENT_2).decode())
     else:

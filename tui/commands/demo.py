@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tui.commands.errors import CommandError
+
 INSTALL_HINT = "install the collect extra: pip install 'steptrace[collect]'"
 
 
@@ -45,19 +47,15 @@ def run(args: argparse.Namespace) -> int:
     import importlib.util
 
     if importlib.util.find_spec("torch") is None:
-        print(f"steptrace: the demo needs torch: {INSTALL_HINT}", file=sys.stderr)
-        return 2
+        raise CommandError(f"the demo needs torch: {INSTALL_HINT}")
     if not args.no_open:
         # Checked before the capture, which takes a while and is wasted without a screen.
         from tui.commands.open import NO_TERMINAL, has_terminal
 
         if not has_terminal():
-            print(
-                f"steptrace: {NO_TERMINAL}; `steptrace demo --no-open` captures"
-                " without opening",
-                file=sys.stderr,
+            raise CommandError(
+                f"{NO_TERMINAL}; `steptrace demo --no-open` captures without opening"
             )
-            return 2
     argv = [sys.executable, "-m", "tui", "capture", "demo", "-o", args.output]
     argv += ["--device", args.device]
     import subprocess
@@ -74,8 +72,7 @@ def run(args: argparse.Namespace) -> int:
         return status
     path = Path(last)
     if not path.is_file():
-        print("steptrace: the demo ran but wrote no trace file", file=sys.stderr)
-        return 3
+        raise CommandError("the demo ran but wrote no trace file", status=3)
     if args.no_open:
         return 0
     from tui.commands.open import open_in_app

@@ -70,13 +70,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Open the comparison screen on a terminal, else print the diff; exit 2 for an
-    unreadable trace or a zone in neither capture."""
-    import sys
+    """Open the comparison screen on a terminal, else print the diff; refused
+    (CommandError) for a bad flag, an unreadable trace or a zone in neither capture."""
+    from tui.commands.results import limit_checked
 
-    if args.limit is not None and args.limit < 0:
-        print("steptrace: --limit must be 0 or more", file=sys.stderr)
-        return 2
+    limit_checked(args)
     if not args.json and not args.text:
         from tui.commands.open import has_terminal
 
@@ -90,14 +88,10 @@ def _open_comparison(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from tui.commands.open import target_error
-    from tui.core.base.textsafe import printable
+    from tui.commands.open import openable
 
     for given in (args.before, args.after):
-        problem = target_error(Path(given))
-        if problem is not None:
-            print(f"steptrace: {printable(given)}: {problem}", file=sys.stderr)
-            return 2
+        openable(given)
     from tui.app.app import StepTraceApp
     from tui.app.screens.comparison_data import CompareRequest
     from tui.core.base.vocab import SortKey, TimeDevice
@@ -119,7 +113,7 @@ def _open_comparison(args: argparse.Namespace) -> int:
 def _print(args: argparse.Namespace) -> int:
     """The diff as text or JSON on stdout."""
     from tui.commands._common import print_json, progress_on_stderr
-    from tui.commands._zones import print_refusal
+    from tui.commands._zones import zone_refused
     from tui.core.opening.capture import open_pair
     from tui.core.opening.zones import ZoneRefusal
     from tui.core.results.diff import DiffResult
@@ -134,8 +128,7 @@ def _print(args: argparse.Namespace) -> int:
             workers=args.workers,
         )
     if isinstance(pair, ZoneRefusal):
-        print_refusal(pair)
-        return 2
+        raise zone_refused(pair)
     before, after = pair.before, pair.after
     result = DiffResult.of(
         before,

@@ -14,11 +14,12 @@ from typing import Any, NoReturn
 import orjson
 
 from tui.commands._notes_args import USAGE, VERBS, add_format_options
+from tui.commands.errors import CommandError, warn
+from tui.core.base.paths import path_problem
 from tui.core.base.textsafe import printable
 from tui.notes.model import (
     STATUSES,
     Anchor,
-    InvalidNoteError,
     NotesError,
     NotesLockTimeout,
     NotesSaveError,
@@ -33,15 +34,12 @@ HASH_LIMIT_BYTES = 64 * 1024 * 1024
 bigger ones are checked by size only (the app hashes them in the background)."""
 
 
-class _UsageError(Exception):
-    """Bad command-line input; the message is one line."""
-
-
 class _Parser(argparse.ArgumentParser):
-    """An argument parser that raises instead of printing usage and exiting."""
+    """An argument parser that refuses (CommandError) instead of printing usage
+    and exiting."""
 
     def error(self, message: str) -> NoReturn:
-        raise _UsageError(message)
+        raise CommandError(message)
 
 
 def _verb_parser(verb: str) -> _Parser:
@@ -76,7 +74,8 @@ def _verb_parser(verb: str) -> _Parser:
 
 
 def run_notes(args: argparse.Namespace) -> int:
-    """List/export (no verb), or `add`, `set`, `rm` a note."""
+    """List/export (no verb), or `add`, `set`, `rm` a note; the notes' errors
+    are refusals: status 1 when the notes could not be locked or saved, else 2."""
     words = list(args.words)
     verb = words.pop(0) if words and words[0] in VERBS else "list"
     try:
@@ -92,32 +91,18 @@ def run_notes(args: argparse.Namespace) -> int:
         if verb == "set":
             return _set(trace, options)
         return _rm(trace, options)
-    except (_UsageError, InvalidNoteError) as error:
-        return _fail(str(error), 2)
     except (NotesLockTimeout, NotesSaveError) as error:
-        return _fail(str(error), 1)
+        raise CommandError(str(error), status=1) from error
     except NotesError as error:
-        return _fail(str(error), 2)
-
-
-def _fail(message: str, status: int) -> int:
-    print(f"steptrace: {printable(message)}", file=sys.stderr)
-    return status
-
-
-def _warn(message: str) -> None:
-    print(f"steptrace: warning: {printable(message)}", file=sys.stderr)
+        raise CommandError(str(error)) from error
 
 
 def _existing_trace(text: str) -> Path:
     """The trace named on the command line; the loader's words when it is not a file."""
     trace = Path(text)
-    if trace.is_dir():
-        raise _UsageError(f"{text}: is a folder, not a trace file")
-    if not trace.exists():
-        raise _UsageError(f"{text}: no such file")
-    if not trace.is_file():
-        raise _UsageError(f"{text}: not a regular file (a pipe, socket or device)")
+    problem = path_problem(trace)
+    if problem is not None:
+        raise CommandError(f"{printable(text)}: {problem}")
     return trace
 
 
@@ -130,22 +115,22 @@ def _open_store(trace: Path) -> NotesStore:
         try:
             sha256 = sha256_file(trace)
         except OSError as error:
-            _warn(f"cannot hash the trace: {error.strerror or error}")
+            warn(f"cannot hash the trace: {error.strerror or error}")
     store = NotesStore.open(trace, trace_sha256=sha256)
     for problem in store.problems:
-        _warn(problem)
+        warn(problem)
     return store
 
 
 def _report_save(store: NotesStore, result: SaveResult, known: list[str]) -> None:
     for problem in store.problems:
         if problem not in known:
-            _warn(problem)
+            warn(problem)
     for conflict in result.conflicts:
-        _warn(conflict.message)
+        warn(conflict.message)
     if result.merged_from_disk:
         count = result.merged_from_disk
-        _warn(f"{count} note{'s' if count != 1 else ''} from another session merged")
+        warn(f"{count} note{'s' if count != 1 else ''} from another session merged")
 
 
 def _save(store: NotesStore) -> None:
@@ -157,7 +142,7 @@ def _list(trace: Path, options: argparse.Namespace, args: argparse.Namespace) ->
     as_json = bool(args.json or options.json)
     as_md = bool(args.md or options.md)
     if as_json and as_md:
-        raise _UsageError("choose one of --json and --md")
+        raise CommandError("choose one of --json and --md")
     store = _open_store(trace)
     if as_json:
         payload = {
@@ -173,7 +158,7 @@ def _list(trace: Path, options: argparse.Namespace, args: argparse.Namespace) ->
     elif as_md:
         summary, reason = _capture_summary(trace, store.zone)
         if summary is None:
-            _warn(f"capture figures unavailable: {reason}")
+            warn(f"capture figures unavailable: {reason}")
         sys.stdout.write(
             render_markdown(
                 store.notes, summary, trace_name=trace.name, figures_unavailable=reason
@@ -210,7 +195,7 @@ def _capture_summary(trace: Path, zone: Any = None) -> tuple[Any, str | None]:
 
 def _text(value: str | None, what: str) -> str | None:
     if value is not None and not value.strip():
-        raise _UsageError(f"{what} is empty")
+        raise CommandError(f"{what} is empty")
     return value
 
 
@@ -228,11 +213,11 @@ def _checked_anchor(trace: Path, text: str) -> Anchor:
     try:
         analysis = Analysis(load_for_cli(str(trace)))
     except TraceLoadError as error:
-        _warn(f"--anchor {text} kept unchecked: the trace cannot be read ({error})")
+        warn(f"--anchor {text} kept unchecked: the trace cannot be read ({error})")
         return anchor
     miss = anchor_miss(anchor, analysis)
     if miss is not None:
-        raise _UsageError(f"--anchor {text}: {anchor_miss_line(miss)}")
+        raise CommandError(f"--anchor {text}: {anchor_miss_line(miss)}")
     return anchor
 
 
@@ -262,7 +247,7 @@ def _figures(text: str | None, what: str) -> tuple[float, ...] | None:
         try:
             values.append(float(item))
         except ValueError:
-            raise _UsageError(f"bad number {item!r} in {what}") from None
+            raise CommandError(f"bad number {item!r} in {what}") from None
     return tuple(values)
 
 
@@ -289,7 +274,7 @@ def _set(trace: Path, options: argparse.Namespace) -> int:
     if options.tested_by is not None:
         tested_by = _existing_trace(options.tested_by)
     if not changes and tested_by is None:
-        raise _UsageError(
+        raise CommandError(
             "nothing to change: give --status, --result, --before/--after, "
             "--tested-by, --hypothesis, --observation, --next-check, --anchor "
             "or --author"
@@ -333,9 +318,9 @@ def _record_tested_by(store: NotesStore, note_id: str, trace: Path, after: Path)
         try:
             sha256 = sha256_file(after)
         except OSError as error:
-            _warn(f"cannot hash {after}: {error.strerror or error}")
+            warn(f"cannot hash {after}: {error.strerror or error}")
     if not diff.comparable:
-        _warn(
+        warn(
             "the two captures are not comparable: "
             + "; ".join(w.message for w in diff.warnings if w.breaks_comparability)
         )

@@ -9,6 +9,8 @@ from typing import Any
 
 from tui.commands._cluster import add_cluster_option
 from tui.commands._zones import add_zone_option
+from tui.commands.errors import CommandError
+from tui.core.base.paths import path_problem
 
 NO_TERMINAL = (
     "the explorer needs a terminal (its input or output is not one); "
@@ -40,7 +42,7 @@ def register(subparsers: Any) -> None:
 def target_error(path: Path) -> str | None:
     """Why the explorer cannot open `path` (one line), or None when it can.
     `steptrace serve` asks the same question before it starts."""
-    if path.is_dir():
+    if path_problem(path, folder_ok=True) is None and path.is_dir():
         from tui.core.runs.discover import is_trace_name
 
         try:
@@ -53,9 +55,16 @@ def target_error(path: Path) -> str | None:
                 "trace file, or a run folder of per-rank traces"
             )
         return None
-    if not path.exists():
-        return "no such file"
-    return None
+    return path_problem(path)
+
+
+def openable(given: str) -> Path:
+    """The path `given` names, refused (CommandError) when the explorer cannot open it."""
+    path = Path(given)
+    problem = target_error(path)
+    if problem is not None:
+        raise CommandError(f"{given}: {problem}")
+    return path
 
 
 def has_terminal() -> bool:
@@ -72,15 +81,15 @@ def open_in_app(
     cluster: str | None = None,
 ) -> int:
     """Run the explorer on `path`; its exit status: 2 when the file could not be
-    read, a `--zone` name occurs nowhere, or there is no terminal to run in.
+    read or a `--zone` name occurs nowhere. Refused (CommandError) when there
+    is no terminal to run in.
 
     `served`: the app runs for a browser (`steptrace serve`, through pipes):
     it says so, and launching captures is off unless `allow_capture`.
     A folder opens as a run: its ranks screen, each rank's timeline from there;
     `cluster`: a Dask scheduler's address to read its ranks on."""
     if not served and not has_terminal():
-        print(f"steptrace: {NO_TERMINAL}", file=sys.stderr)
-        return 2
+        raise CommandError(NO_TERMINAL)
     from tui.app.app import StepTraceApp
 
     app = StepTraceApp(
@@ -98,13 +107,7 @@ def open_in_app(
 
 def run(args: argparse.Namespace) -> int:
     """Check the file exists, then start the app (which loads it with progress)."""
-    from tui.core.base.textsafe import printable
-
-    path = Path(args.trace)
-    problem = target_error(path)
-    if problem is not None:
-        print(f"steptrace: {printable(args.trace)}: {problem}", file=sys.stderr)
-        return 2
+    path = openable(args.trace)
     zones = tuple(args.zone)
     if args.served:
         return open_in_app(

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from tui.commands._cluster import add_cluster_option
-from tui.commands._zones import add_zone_option
+from tui.commands._zones import add_zone_option, zone_refused
 
 
 def register(subparsers: Any) -> None:
@@ -48,7 +48,6 @@ def _positive(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     """Read the run and print its figures."""
     from tui.commands._common import print_json
-    from tui.commands._zones import print_refusal
     from tui.core.opening.run import open_run
     from tui.core.opening.zones import ZoneRefusal
     from tui.core.results.ranks import RanksResult
@@ -67,8 +66,7 @@ def run(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.clear()
     if isinstance(analysis, ZoneRefusal):
-        print_refusal(analysis)
-        return 2
+        raise zone_refused(analysis)
     result = RanksResult.of(analysis)
     if args.json:
         print_json(ranks_json(result))

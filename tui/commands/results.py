@@ -1,11 +1,13 @@
-"""The result commands as one table: each row a command that opens a capture,
-computes one typed result from it and prints it as text or JSON.
+"""The result commands: each opens a capture, computes one typed result from it
+and prints it as text or JSON.
 
-`steptrace summary|ops|kernels|copies|syncs|critical|queue|memory|gaps|zones|report|findings TRACE`: a row
-says its own options, how it computes its result from the opened capture and,
-when not as every other, how it prints; `run` is the one way they all run
-(open with `tui.core.opening`, words from `tui.report`). Every import that costs
-is inside a function, so `--help` stays fast.
+A `ResultCommand` is declared as data in the command registry
+(`tui.commands.registry`): its result type (whose `of` computes it and whose
+`to_json` is its JSON) and the words that print it (`tui.report`), named as
+`module:name` and imported only when the command runs, so `--help` stays fast;
+the options, checks and computations that are not the result's plain `of` are
+here. `ResultCommand.run` is the one way they all run (open with
+`tui.core.opening`).
 """
 
 from __future__ import annotations
@@ -14,24 +16,20 @@ import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from tui.commands._common import add_workers_option
 from tui.commands._zones import add_zone_option
+from tui.commands.errors import CommandError, warn
 
 if TYPE_CHECKING:
     from tui.core.figures.analysis import Analysis
-    from tui.core.results.copies import CopiesResult
     from tui.core.results.critical import CriticalResult
     from tui.core.results.findings import FindingsResult
     from tui.core.results.gaps import GapsResult
     from tui.core.results.kernels import KernelsResult
     from tui.core.results.memory import MemoryResult
     from tui.core.results.ops import OpsResult
-    from tui.core.results.queue import QueueResult
-    from tui.core.results.summary import SummaryResult
-    from tui.core.results.syncs import SyncsResult
     from tui.core.results.zones import ZonesResult
     from tui.report.report import ReportResult
 
@@ -39,132 +37,134 @@ TRACE_HELP = "a .json or .json.gz Kineto/Chrome trace"
 JSON_HELP = "print JSON (see README)"
 
 
-class Refused(Exception):
-    """The command cannot answer as asked (the line says why; exit status 2)."""
+def imported(reference: str) -> Any:
+    """The object a `module:name` reference names, its module imported now."""
+    import importlib
+
+    module, _, name = reference.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 @dataclass(frozen=True)
 class ResultCommand:
-    """One row: a command computing one result from an opened capture.
+    """A command computing one result from an opened capture.
 
-    `compute` makes the result from the analysis; `text` is what stdout gets
-    without `--json` (the result's words from tui.report, imported when
-    printed), JSON is the result's own; `options` adds the command's own flags
-    (after `--zone`, before `--json`); `output` adds `--json` (and any other
-    output flag); `check` refuses bad flags before the capture is read.
+    `result` names the result type (`module:Class`): `Class.of(analysis)`
+    computes it unless `compute` does (given the type, the analysis and the
+    arguments), and `to_json()` is its JSON unless `json` names a function of
+    the result that is. `words` names the function of the result whose text
+    stdout gets without `--json` (a line end added), unless `text` makes it from
+    the result and the arguments. `options` adds the command's own flags (after
+    `--zone`, before `--json`); `output` adds `--json` and any other output
+    flag; `check` refuses bad flags (raises CommandError) before the capture is
+    read.
     """
 
+    name: str
     help: str
-    compute: Callable[[Analysis, argparse.Namespace], Any]
-    text: Callable[[Any, argparse.Namespace], str]
+    result: str
+    words: str | None = None
     description: str | None = None
     zones: bool = False
     workers: bool = False
     options: Callable[[argparse.ArgumentParser], None] | None = None
     output: Callable[[argparse.ArgumentParser], None] | None = None
-    check: Callable[[argparse.Namespace], str | None] | None = None
-    json: Callable[[Any], Any] | None = None
+    check: Callable[[argparse.Namespace], None] | None = None
+    compute: Callable[[Any, Analysis, argparse.Namespace], Any] | None = None
+    text: Callable[[Any, argparse.Namespace], str] | None = None
+    json: str | None = None
 
+    def __post_init__(self) -> None:
+        if (self.words is None) == (self.text is None):
+            raise ValueError(f"{self.name}: give its words or its text, one of them")
 
-def register(subparsers: Any, name: str) -> None:
-    """Add the subcommand `name` of the table, with its flags in their usual order."""
-    command = TABLE[name]
-    parser = subparsers.add_parser(
-        name, help=command.help, description=command.description
-    )
-    parser.add_argument("trace", help=TRACE_HELP)
-    if command.zones:
-        add_zone_option(parser)
-    if command.options is not None:
-        command.options(parser)
-    if command.output is not None:
-        command.output(parser)
-    else:
-        parser.add_argument("--json", action="store_true", help=JSON_HELP)
-    if command.workers:
-        add_workers_option(parser)
-    parser.set_defaults(func=partial(run, command))
-
-
-def run(command: ResultCommand, args: argparse.Namespace) -> int:
-    """Open the capture, compute the row's result, print it; 2 for a flag, a
-    zone or a step refused (one line each on stderr)."""
-    import gc
-    import importlib
-
-    # Opening a capture imports modules (numpy, the core) whose tens of
-    # thousands of objects live as long as the command: collections walking
-    # them find nothing to free (20-40 ms of a cached summary). None runs while
-    # they are made, and the command's own collections skip them (frozen).
-    gc.disable()
-    importlib.import_module("tui.core.opening.capture")
-    gc.freeze()
-    gc.enable()
-    try:
-        return _run(command, args)
-    finally:
-        gc.unfreeze()
-
-
-def _run(command: ResultCommand, args: argparse.Namespace) -> int:
-    from tui.commands._common import print_json, progress_on_stderr
-    from tui.commands._zones import print_refusal
-    from tui.core.opening.capture import open_capture
-    from tui.core.opening.zones import ZoneRefusal
-
-    problem = command.check(args) if command.check is not None else None
-    if problem is not None:
-        print(f"steptrace: {problem}", file=sys.stderr)
-        return 2
-    with progress_on_stderr() as progress:
-        opened = open_capture(
-            args.trace,
-            asked=args.zone if command.zones else (),
-            progress=progress,
-            workers=args.workers if command.workers else None,
+    def register(self, subparsers: Any) -> None:
+        """Add this command's parser, with its flags in their usual order."""
+        parser = subparsers.add_parser(
+            self.name, help=self.help, description=self.description
         )
-    if isinstance(opened, ZoneRefusal):
-        print_refusal(opened)
-        return 2
-    try:
-        result = command.compute(opened.analysis, args)
-    except Refused as refused:
-        print(f"steptrace: {refused}", file=sys.stderr)
-        return 2
-    if args.json:
-        print_json(result.to_json() if command.json is None else command.json(result))
-    else:
-        sys.stdout.write(command.text(result, args))
-    return 0
+        parser.add_argument("trace", help=TRACE_HELP)
+        if self.zones:
+            add_zone_option(parser)
+        if self.options is not None:
+            self.options(parser)
+        if self.output is not None:
+            self.output(parser)
+        else:
+            parser.add_argument("--json", action="store_true", help=JSON_HELP)
+        if self.workers:
+            add_workers_option(parser)
+        parser.set_defaults(func=self.run)
+
+    def run(self, args: argparse.Namespace) -> int:
+        """Open the capture, compute the result, print it; a flag, a zone or a
+        step refused raises CommandError."""
+        import gc
+        import importlib
+
+        # Opening a capture imports modules (numpy, the core) whose tens of
+        # thousands of objects live as long as the command: collections walking
+        # them find nothing to free (20-40 ms of a cached summary). None runs while
+        # they are made, and the command's own collections skip them (frozen).
+        gc.disable()
+        importlib.import_module("tui.core.opening.capture")
+        gc.freeze()
+        gc.enable()
+        try:
+            return self._run(args)
+        finally:
+            gc.unfreeze()
+
+    def _run(self, args: argparse.Namespace) -> int:
+        from tui.commands._common import print_json, progress_on_stderr
+        from tui.commands._zones import zone_refused
+        from tui.core.opening.capture import open_capture
+        from tui.core.opening.zones import ZoneRefusal
+
+        if self.check is not None:
+            self.check(args)
+        with progress_on_stderr() as progress:
+            opened = open_capture(
+                args.trace,
+                asked=args.zone if self.zones else (),
+                progress=progress,
+                workers=args.workers if self.workers else None,
+            )
+        if isinstance(opened, ZoneRefusal):
+            raise zone_refused(opened)
+        kind = imported(self.result)
+        if self.compute is None:
+            result = kind.of(opened.analysis)
+        else:
+            result = self.compute(kind, opened.analysis, args)
+        if args.json:
+            if self.json is None:
+                print_json(result.to_json())
+            else:
+                print_json(imported(self.json)(result))
+        elif self.text is not None:
+            sys.stdout.write(self.text(result, args))
+        else:
+            sys.stdout.write(imported(str(self.words))(result) + "\n")
+        return 0
 
 
 # -- the rows' own parts ---------------------------------------------------------
 
 
-def _limit_checked(args: argparse.Namespace) -> str | None:
+def limit_checked(args: argparse.Namespace) -> None:
+    """Refuse a negative `--limit`."""
     if args.limit is not None and args.limit < 0:
-        return "--limit must be 0 or more"
-    return None
+        raise CommandError("--limit must be 0 or more")
 
 
-def _no_step(analysis: Analysis, number: int) -> Refused:
+def _no_step(analysis: Analysis, number: int) -> CommandError:
     numbers = ", ".join(str(step.number) for step in analysis.steps) or "none"
-    return Refused(f"no step {number} in this trace (steps: {numbers})")
+    return CommandError(f"no step {number} in this trace (steps: {numbers})")
 
 
-def _summary(analysis: Analysis, args: argparse.Namespace) -> SummaryResult:
-    from tui.core.results.summary import SummaryResult
-
-    return SummaryResult.of(analysis)
-
-
-def _summary_text(result: SummaryResult, args: argparse.Namespace) -> str:
-    from tui.report.summary import summary_text
-
-    return summary_text(result) + "\n"
-
-
-def _ops_options(parser: argparse.ArgumentParser) -> None:
+def ops_options(parser: argparse.ArgumentParser) -> None:
+    """`ops`: sort key and device, limit, one step, rows per name or shape."""
     parser.add_argument(
         "--sort",
         choices=("self", "total", "calls", "name"),
@@ -192,10 +192,10 @@ def _ops_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _ops(analysis: Analysis, args: argparse.Namespace) -> OpsResult:
+def ops_result(
+    kind: type[OpsResult], analysis: Analysis, args: argparse.Namespace
+) -> OpsResult:
     """torch's key_averages() per name (or name and shapes), whole trace or one step."""
-    from tui.core.results.ops import OpsResult
-
     start = end = None
     scope = "whole trace"
     if args.step is not None:
@@ -207,7 +207,7 @@ def _ops(analysis: Analysis, args: argparse.Namespace) -> OpsResult:
     if args.group_by == "shape":
         from tui.core.figures.shapes import shape_op_table, shapes_in_trace
 
-        return OpsResult.of(
+        return kind.of(
             shape_op_table(analysis, start, end),
             sort=args.sort,
             device=args.device,
@@ -215,7 +215,7 @@ def _ops(analysis: Analysis, args: argparse.Namespace) -> OpsResult:
             scope=scope,
             shapes_recorded=shapes_in_trace(analysis.trace),
         )
-    return OpsResult.of(
+    return kind.of(
         analysis.op_table(start, end),
         sort=args.sort,
         device=args.device,
@@ -224,13 +224,8 @@ def _ops(analysis: Analysis, args: argparse.Namespace) -> OpsResult:
     )
 
 
-def _ops_text(result: OpsResult, args: argparse.Namespace) -> str:
-    from tui.report.ops import ops_text
-
-    return ops_text(result) + "\n"
-
-
-def _kernels_options(parser: argparse.ArgumentParser) -> None:
+def kernels_options(parser: argparse.ArgumentParser) -> None:
+    """`kernels`: one step, limit."""
     parser.add_argument(
         "--step",
         type=int,
@@ -243,81 +238,36 @@ def _kernels_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _kernels(analysis: Analysis, args: argparse.Namespace) -> KernelsResult:
-    from tui.core.results.kernels import KernelsResult
-
+def kernels_result(
+    kind: type[KernelsResult], analysis: Analysis, args: argparse.Namespace
+) -> KernelsResult:
+    """The kernels of the trace or of one step, at most `--limit` rows."""
     try:
-        return KernelsResult.of(analysis, step=args.step, limit=args.limit)
+        return kind.of(analysis, step=args.step, limit=args.limit)
     except KeyError:
         raise _no_step(analysis, args.step) from None
 
 
-def _kernels_text(result: KernelsResult, args: argparse.Namespace) -> str:
-    from tui.report.kernels import kernels_text
-
-    return kernels_text(result) + "\n"
-
-
-def _copies(analysis: Analysis, args: argparse.Namespace) -> CopiesResult:
-    from tui.core.results.copies import CopiesResult
-
-    return CopiesResult.of(analysis)
-
-
-def _copies_text(result: CopiesResult, args: argparse.Namespace) -> str:
-    from tui.report.copies import copies_text
-
-    return copies_text(result) + "\n"
-
-
-def _syncs(analysis: Analysis, args: argparse.Namespace) -> SyncsResult:
-    from tui.core.results.syncs import SyncsResult
-
-    return SyncsResult.of(analysis)
-
-
-def _syncs_text(result: SyncsResult, args: argparse.Namespace) -> str:
-    from tui.report.syncs import syncs_text
-
-    return syncs_text(result) + "\n"
-
-
-def _critical_options(parser: argparse.ArgumentParser) -> None:
+def step_option(parser: argparse.ArgumentParser) -> None:
+    """`--step N`: one step only."""
     parser.add_argument(
         "--step", type=int, default=None, metavar="N", help="only ProfilerStep#N"
     )
 
 
-def _critical(analysis: Analysis, args: argparse.Namespace) -> CriticalResult:
+def critical_result(
+    kind: type[CriticalResult], analysis: Analysis, args: argparse.Namespace
+) -> CriticalResult:
     """HTA's critical path over the steps' range and per step (or one step)."""
-    from tui.core.results.critical import CriticalResult
-
     if args.step is not None and all(
         step.number != args.step for step in analysis.steps
     ):
         raise _no_step(analysis, args.step)
-    return CriticalResult.of(analysis, args.step)
+    return kind.of(analysis, args.step)
 
 
-def _critical_text(result: CriticalResult, args: argparse.Namespace) -> str:
-    from tui.report.critical import critical_text
-
-    return critical_text(result) + "\n"
-
-
-def _queue(analysis: Analysis, args: argparse.Namespace) -> QueueResult:
-    from tui.core.results.queue import QueueResult
-
-    return QueueResult.of(analysis)
-
-
-def _queue_text(result: QueueResult, args: argparse.Namespace) -> str:
-    from tui.report.queue import queue_text
-
-    return queue_text(result) + "\n"
-
-
-def _memory_options(parser: argparse.ArgumentParser) -> None:
+def memory_options(parser: argparse.ArgumentParser) -> None:
+    """`memory --timeline`."""
     parser.add_argument(
         "--timeline",
         action="store_true",
@@ -327,19 +277,15 @@ def _memory_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _memory(analysis: Analysis, args: argparse.Namespace) -> MemoryResult:
-    from tui.core.results.memory import MemoryResult
-
-    return MemoryResult.of(analysis, timeline=args.timeline)
-
-
-def _memory_text(result: MemoryResult, args: argparse.Namespace) -> str:
-    from tui.report.memory import memory_text
-
-    return memory_text(result) + "\n"
+def memory_result(
+    kind: type[MemoryResult], analysis: Analysis, args: argparse.Namespace
+) -> MemoryResult:
+    """The memory figures, with each device's timeline when asked."""
+    return kind.of(analysis, timeline=args.timeline)
 
 
-def _gaps_options(parser: argparse.ArgumentParser) -> None:
+def gaps_options(parser: argparse.ArgumentParser) -> None:
+    """`gaps`: the shortest gap listed, at most N gaps."""
     from tui.core.findings.weights import SLIVER_NS
 
     parser.add_argument(
@@ -355,43 +301,36 @@ def _gaps_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _gaps_checked(args: argparse.Namespace) -> str | None:
+def gaps_checked(args: argparse.Namespace) -> None:
+    """Refuse a negative or not finite `--min-us`, a negative `--limit`."""
     import math
 
     if not (math.isfinite(args.min_us) and args.min_us >= 0):
-        return "--min-us must be 0 or more"
-    return _limit_checked(args)
+        raise CommandError("--min-us must be 0 or more")
+    limit_checked(args)
 
 
-def _gaps(analysis: Analysis, args: argparse.Namespace) -> GapsResult:
-    from tui.core.results.gaps import GapsResult
-
-    return GapsResult.of(analysis, round(args.min_us * 1000), args.limit)
-
-
-def _gaps_text(result: GapsResult, args: argparse.Namespace) -> str:
-    from tui.report.gaps import gaps_text
-
-    return gaps_text(result) + "\n"
+def gaps_result(
+    kind: type[GapsResult], analysis: Analysis, args: argparse.Namespace
+) -> GapsResult:
+    """The gaps in the data zones, those of `--min-us` or more listed."""
+    return kind.of(analysis, round(args.min_us * 1000), args.limit)
 
 
-def _zones_options(parser: argparse.ArgumentParser) -> None:
+def zones_options(parser: argparse.ArgumentParser) -> None:
+    """`zones --all`."""
     parser.add_argument("--all", action="store_true", help="list every candidate")
 
 
-def _zones(analysis: Analysis, args: argparse.Namespace) -> ZonesResult:
-    from tui.core.results.zones import ZonesResult
+def zones_text(result: ZonesResult, args: argparse.Namespace) -> str:
+    """The candidate zones, the first 40 unless `--all`."""
+    from tui.report.zones import zones_text as words
 
-    return ZonesResult.of(analysis)
-
-
-def _zones_text(result: ZonesResult, args: argparse.Namespace) -> str:
-    from tui.report.zones import zones_text
-
-    return zones_text(result, None if args.all else 40) + "\n"
+    return words(result, None if args.all else 40) + "\n"
 
 
-def _min_share_option(parser: argparse.ArgumentParser) -> None:
+def min_share_option(parser: argparse.ArgumentParser) -> None:
+    """`--min-share PCT`: the share of the median step under which a finding is minor."""
     from tui.core.findings.weights import DEFAULT_MIN_SHARE
 
     parser.add_argument(
@@ -404,37 +343,23 @@ def _min_share_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _min_share_checked(args: argparse.Namespace) -> str | None:
+def min_share_checked(args: argparse.Namespace) -> None:
+    """Refuse a `--min-share` that is not a percentage."""
     import math
 
     if not (math.isfinite(args.min_share) and 0.0 <= args.min_share <= 100.0):
-        return "--min-share must be a percentage from 0 to 100"
-    return None
+        raise CommandError("--min-share must be a percentage from 0 to 100")
 
 
-def _findings(analysis: Analysis, args: argparse.Namespace) -> FindingsResult:
-    from tui.core.results.findings import FindingsResult
-
-    return FindingsResult.of(analysis, args.min_share / 100.0)
-
-
-def _findings_text(result: FindingsResult, args: argparse.Namespace) -> str:
-    from tui.report.findings import findings_text
-
-    return findings_text(result) + "\n"
+def findings_result(
+    kind: type[FindingsResult], analysis: Analysis, args: argparse.Namespace
+) -> FindingsResult:
+    """The findings weighed, those under `--min-share` minor."""
+    return kind.of(analysis, args.min_share / 100.0)
 
 
-def _findings_json(result: FindingsResult) -> Any:
-    from tui.report.findings import findings_json
-
-    return findings_json(result)
-
-
-def _report_options(parser: argparse.ArgumentParser) -> None:
-    _min_share_option(parser)
-
-
-def _report_output(parser: argparse.ArgumentParser) -> None:
+def report_output(parser: argparse.ArgumentParser) -> None:
+    """`report`: `--md` or `--json`."""
     output = parser.add_mutually_exclusive_group()
     output.add_argument(
         "--md", action="store_true", help="print Markdown (to paste in a ticket)"
@@ -442,22 +367,22 @@ def _report_output(parser: argparse.ArgumentParser) -> None:
     output.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
-def _report(analysis: Analysis, args: argparse.Namespace) -> ReportResult:
+def report_result(
+    kind: type[ReportResult], analysis: Analysis, args: argparse.Namespace
+) -> ReportResult:
     """The report with the capture's notes; notes that cannot be read are warned
     about, never fatal."""
     from pathlib import Path
 
-    from tui.core.base.textsafe import printable
     from tui.notes.store import NotesStore
-    from tui.report.report import ReportResult
 
     store = NotesStore.open(Path(args.trace))
     for problem in store.problems:
-        print(f"steptrace: warning: {printable(problem)}", file=sys.stderr)
-    return ReportResult.of(analysis, store.notes, args.min_share / 100.0)
+        warn(problem)
+    return kind.of(analysis, store.notes, args.min_share / 100.0)
 
 
-def _report_text(result: ReportResult, args: argparse.Namespace) -> str:
+def report_text(result: ReportResult, args: argparse.Namespace) -> str:
     """The report as text, or as Markdown with `--md`."""
     if args.md:
         from pathlib import Path
@@ -465,108 +390,6 @@ def _report_text(result: ReportResult, args: argparse.Namespace) -> str:
         from tui.report.report_markdown import report_markdown
 
         return report_markdown(result, Path(args.trace).name)
-    from tui.report.report_text import report_text
+    from tui.report.report_text import report_text as words
 
-    return report_text(result) + "\n"
-
-
-TABLE: dict[str, ResultCommand] = {
-    "summary": ResultCommand(
-        "steps, zones, device busy and gaps of a capture",
-        _summary,
-        _summary_text,
-        zones=True,
-        workers=True,
-    ),
-    "ops": ResultCommand(
-        "operator table: calls, self/total CPU and GPU time",
-        _ops,
-        _ops_text,
-        workers=True,
-        options=_ops_options,
-        check=_limit_checked,
-    ),
-    "kernels": ResultCommand(
-        "kernels per name: count, min/median/max, busy share, launch figures",
-        _kernels,
-        _kernels_text,
-        options=_kernels_options,
-        check=_limit_checked,
-    ),
-    "copies": ResultCommand(
-        "host↔device copies and sets: count, bytes, time, per step, repeated",
-        _copies,
-        _copies_text,
-    ),
-    "syncs": ResultCommand(
-        "host synchronisations: the causing operator, host time blocked, device idle"
-        " after; per kind, operator and step",
-        _syncs,
-        _syncs_text,
-    ),
-    "critical": ResultCommand(
-        "critical path per step (HTA 0.5.0's): its time split into CPU, kernels, "
-        "gaps between kernels and launch delays",
-        _critical,
-        _critical_text,
-        options=_critical_options,
-    ),
-    "queue": ResultCommand(
-        "launch queue per stream (HTA's queue length): ops launched and not "
-        "started over time, time at a full queue, longest wait",
-        _queue,
-        _queue_text,
-    ),
-    "memory": ResultCommand(
-        "profile_memory captures: peak allocated per step, bytes per operator",
-        _memory,
-        _memory_text,
-        options=_memory_options,
-    ),
-    "gaps": ResultCommand(
-        "device idle time inside data zones (lecture_batch_cpu…)",
-        _gaps,
-        _gaps_text,
-        zones=True,
-        workers=True,
-        options=_gaps_options,
-        check=_gaps_checked,
-    ),
-    "zones": ResultCommand(
-        "ranges that can be the data zone (annotations, DataLoader, operators)",
-        _zones,
-        _zones_text,
-        zones=True,
-        options=_zones_options,
-    ),
-    "report": ResultCommand(
-        "one document in the method's order: question, window, CPU/GPU/waiting, "
-        "findings, notes, instrumentation, resources",
-        _report,
-        _report_text,
-        description="The capture's report, in the method's order: question, "
-        "scenario, unit, window and start-up, CPU time / GPU work / waiting kept "
-        "apart, findings (possible observation → hypothesis → next check), the "
-        "notes with their verdicts, instrumentation and its cost, and what the "
-        "capture can and cannot say about resources.",
-        zones=True,
-        workers=True,
-        options=_report_options,
-        output=_report_output,
-        check=_min_share_checked,
-    ),
-    "findings": ResultCommand(
-        "the method's readings weighed by their cost per step, costliest first",
-        _findings,
-        _findings_text,
-        description="Every reading of the capture with its cost per step (an "
-        "upper bound of what fixing it could save) and its share of the median "
-        "step: likely, possible, minor (under --min-share), not seen, or not "
-        "observed with the reason; costliest first.",
-        zones=True,
-        workers=True,
-        options=_min_share_option,
-        check=_min_share_checked,
-        json=_findings_json,
-    ),
-}
+    return words(result) + "\n"

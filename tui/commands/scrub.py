@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
+from tui.commands.errors import CommandError
 from tui.core.base.errors import TraceLoadError
 
 
@@ -73,8 +73,7 @@ def run(args: argparse.Namespace) -> int:
             return 0 if check.clean else 1
         report = scrub_file(args.trace, args.output, options)
     except (TraceLoadError, ScrubError) as error:
-        print(f"steptrace: {error}", file=sys.stderr)
-        return 2
+        raise CommandError(str(error)) from error
     _emit(report.to_json() if args.json else format_scrub(report), args.json)
     return 0
 

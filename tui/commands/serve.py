@@ -13,11 +13,11 @@ imported inside `run` only.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.commands._cluster import add_cluster_option
+from tui.commands.errors import CommandError, warn
 from tui.serve.hosts import is_loopback, tunnel, url_host
 
 if TYPE_CHECKING:
@@ -106,39 +106,29 @@ def run(args: argparse.Namespace) -> int:
     """Check the trace and the address, then serve until Ctrl+C."""
     import asyncio
 
-    from tui.commands.open import target_error
+    from tui.commands.open import openable
     from tui.core.base.textsafe import printable
 
-    path = Path(args.trace)
-    problem = target_error(path)
-    if problem is not None:
-        print(f"steptrace: {printable(args.trace)}: {problem}", file=sys.stderr)
-        return 2
+    path = openable(args.trace)
     host = str(args.host).strip()
     if not (0 <= args.port <= 65535):
-        print(f"steptrace: --port {args.port}: not a port (0-65535)", file=sys.stderr)
-        return 2
+        raise CommandError(f"--port {args.port}: not a port (0-65535)")
     if not is_loopback(host):
         if not args.public:
-            print(
-                f"steptrace: --host {printable(host)} is not loopback: anyone who "
-                "can reach it could connect; add --public to mean it, or use the "
-                "SSH tunnel the default prints",
-                file=sys.stderr,
+            raise CommandError(
+                f"--host {host} is not loopback: anyone who can reach it could "
+                "connect; add --public to mean it, or use the SSH tunnel the "
+                "default prints"
             )
-            return 2
         if args.certfile is None:
-            print(
-                f"steptrace: warning: listening on {printable(host)}, not loopback, "
-                "over plain HTTP: the token is the only protection and travels "
-                "unencrypted (--certfile/--keyfile serve HTTPS)",
-                file=sys.stderr,
+            warn(
+                f"listening on {host}, not loopback, over plain HTTP: the token "
+                "is the only protection and travels unencrypted "
+                "(--certfile/--keyfile serve HTTPS)"
             )
     ssl_context = None
     if args.certfile is not None or args.keyfile is not None:
         ssl_context = tls_context(args.certfile, args.keyfile)
-        if ssl_context is None:
-            return 2
 
     from tui.serve.auth import new_token
     from tui.serve.server import TraceServer, app_argv, listen
@@ -147,12 +137,10 @@ def run(args: argparse.Namespace) -> int:
         listening = listen(host, args.port)
     except OSError as error:
         reason = error.strerror or str(error)
-        print(
-            f"steptrace: cannot listen on {printable(host)}:{args.port}: "
-            f"{printable(reason)} (--port 0 takes any free port)",
-            file=sys.stderr,
-        )
-        return 2
+        raise CommandError(
+            f"cannot listen on {host}:{args.port}: {reason} "
+            "(--port 0 takes any free port)"
+        ) from error
     port = int(listening.getsockname()[1])
     token = new_token()
     trace = path.resolve()
@@ -174,27 +162,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def tls_context(certfile: str | None, keyfile: str | None) -> ssl.SSLContext | None:
-    """The server's TLS context from --certfile/--keyfile; None after one line
-    on stderr when they cannot be used."""
+def tls_context(certfile: str | None, keyfile: str | None) -> ssl.SSLContext:
+    """The server's TLS context from --certfile/--keyfile; refused (CommandError)
+    when they cannot be used."""
     import ssl
 
-    from tui.core.base.textsafe import printable
-
     if certfile is None:
-        print("steptrace: --keyfile needs --certfile", file=sys.stderr)
-        return None
+        raise CommandError("--keyfile needs --certfile")
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     try:
         context.load_cert_chain(certfile, keyfile)
     except (OSError, ssl.SSLError) as error:
         reason = getattr(error, "strerror", None) or getattr(error, "reason", None)
-        print(
-            f"steptrace: --certfile {printable(certfile)}: cannot load the "
-            f"certificate and its key ({printable(str(reason or error))})",
-            file=sys.stderr,
-        )
-        return None
+        raise CommandError(
+            f"--certfile {certfile}: cannot load the certificate and its key "
+            f"({reason or error})"
+        ) from error
     return context
 
 
