@@ -84,22 +84,73 @@ def load_trace(
     key_before: dict[str, Any] | None = None
     damage: str | None = None
     if use_cache:
-        from tui.core.ingest import cache as column_cache
+        key_before, damage, cached = _cache_entry(trace_path)
+        if cached is not None:
+            if progress is not None:
+                progress(
+                    LoadProgress(LoadPhase.CACHED, cached.file_size, cached.file_size)
+                )
+            return cached
+    trace, raw_size, cut_off = _parse(trace_path, progress, cancel, max_bytes, workers)
+    if (
+        key_before is not None
+        and not cut_off
+        and (cache is CacheUse.ON or raw_size >= CACHE_MIN_BYTES)
+    ):
+        _save_if_unchanged(trace, trace_path, key_before)
+    if damage is not None:
+        trace.warnings.append(
+            f"the column cache entry of this trace was damaged ({printable(damage)}); "
+            "the trace was read again"
+        )
+    return trace
 
-        with contextlib.suppress(OSError, ValueError):
-            key_before = column_cache.file_key(trace_path)
-        if key_before is not None:
-            found = column_cache.lookup(trace_path, key=key_before)
-            damage = found.damage
-            cached = found.trace
-            if cached is not None:
-                if progress is not None:
-                    progress(
-                        LoadProgress(
-                            LoadPhase.CACHED, cached.file_size, cached.file_size
-                        )
-                    )
-                return cached
+
+def _cache_entry(
+    trace_path: Path,
+) -> tuple[dict[str, Any] | None, str | None, Trace | None]:
+    """The file's key now, what damage its cache entry had, and the cached trace if sound.
+
+    A file whose key cannot be read has no entry: (None, None, None).
+    """
+    from tui.core.ingest import cache as column_cache
+
+    key_before: dict[str, Any] | None = None
+    with contextlib.suppress(OSError, ValueError):
+        key_before = column_cache.file_key(trace_path)
+    if key_before is None:
+        return None, None, None
+    found = column_cache.lookup(trace_path, key=key_before)
+    return key_before, found.damage, found.trace
+
+
+def _save_if_unchanged(
+    trace: Trace, trace_path: Path, key_before: dict[str, Any]
+) -> None:
+    """Keep a cache entry of `trace`, unless its file changed while it was read.
+
+    A file still being written (a profiler, rsync) is not kept: its key moved
+    while it was read, or its end was missing.
+    """
+    from tui.core.ingest import cache as column_cache
+
+    with contextlib.suppress(OSError, ValueError):
+        if column_cache.file_key(trace_path) == key_before:
+            column_cache.save(trace, key=key_before)
+
+
+def _parse(
+    trace_path: Path,
+    progress: Callable[[LoadProgress], None] | None,
+    cancel: threading.Event | None,
+    max_bytes: int | None,
+    workers: int | None,
+) -> tuple[Trace, int, bool]:
+    """The trace read and modelled, by worker processes when it is big.
+
+    Also the size of its JSON and whether its end was missing (cut off),
+    which decide whether it is worth a cache entry.
+    """
     # Imported when a trace is parsed: a reopen from the cache never pays for them.
     from tui.core.ingest.assemble.assembler import build_trace
     from tui.core.ingest.decode.document import decode_trace
@@ -156,24 +207,7 @@ def load_trace(
             progress=on_phase,
         )
     cut_off = cut_off or (raw is not None and raw.cut_off)
-    if (
-        key_before is not None
-        and not cut_off
-        and (cache is CacheUse.ON or raw_size >= CACHE_MIN_BYTES)
-    ):
-        from tui.core.ingest import cache as column_cache
-
-        # A file still being written (a profiler, rsync) is not kept: its key
-        # moved while it was read, or its end was missing.
-        with contextlib.suppress(OSError, ValueError):
-            if column_cache.file_key(trace_path) == key_before:
-                column_cache.save(trace, key=key_before)
-    if damage is not None:
-        trace.warnings.append(
-            f"the column cache entry of this trace was damaged ({printable(damage)}); "
-            "the trace was read again"
-        )
-    return trace
+    return trace, raw_size, cut_off
 
 
 def default_workers() -> int:
