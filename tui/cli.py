@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from tui import __version__
-from tui.commands.errors import CommandError, print_refusal
+from tui.commands.errors import CommandError, notice, print_refusal
 from tui.commands.registry import BY_NAME, COMMANDS, NAMES
 
 
@@ -73,14 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return _dispatch(list(sys.argv[1:] if argv is None else argv))
-    except TraceLoadError as error:
-        print_refusal(CommandError(str(error)))
-        return 2
-    except CommandError as error:
-        print_refusal(error)
-        return error.status
+    except (CommandError, TraceLoadError) as error:
+        refusal = error if isinstance(error, CommandError) else CommandError(str(error))
+        print_refusal(refusal)
+        return refusal.status
     except KeyboardInterrupt:
-        print("steptrace: interrupted", file=sys.stderr)
+        notice("interrupted")
         return 130
     except BrokenPipeError:
         return 0

@@ -8,10 +8,9 @@ RESULT.json that `steptrace compare` reads. Torch is imported only in `run`.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from tui.commands.errors import CommandError, warn
+from tui.commands.errors import CommandError, notice, warn
 
 EPILOG = """\
 examples:
@@ -133,10 +132,9 @@ def run(args: argparse.Namespace) -> int:
     except CollectorError as error:
         raise CommandError(str(error)) from error
     wall = result.data["summary"]["wall_ms"]
-    print(
-        f"steptrace: {args.runs} runs × {args.steps} steps: median {format_value(wall['median'])} ms/step, "
-        f"run medians {format_value(wall['min'])}–{format_value(wall['max'])}",
-        file=sys.stderr,
+    notice(
+        f"{args.runs} runs × {args.steps} steps: median {format_value(wall['median'])} ms/step, "
+        f"run medians {format_value(wall['min'])}–{format_value(wall['max'])}"
     )
     for warning in result.warnings:
         warn(warning)

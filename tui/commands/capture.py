@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from tui.commands.errors import CommandError
+from tui.commands.errors import CommandError, notice
 
 EPILOG = """\
 examples:
@@ -219,10 +219,9 @@ def _run_script(args: argparse.Namespace, command: list[str]) -> int:
     ):
         raise CommandError(f"torch is not installed here: {TORCH_MISSING}")
     if script.replaced is not None:
-        print(
-            f"steptrace: the python on PATH ({script.replaced}) cannot import torch; "
-            f"running it with steptrace's own interpreter, {sys.executable}",
-            file=sys.stderr,
+        notice(
+            f"the python on PATH ({script.replaced}) cannot import torch; "
+            f"running it with steptrace's own interpreter, {sys.executable}"
         )
     status = run_zero_code(script, settings)
     written = written_output(settings)

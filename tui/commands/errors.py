@@ -32,6 +32,13 @@ def print_refusal(error: CommandError) -> None:
         print(f"steptrace: {printable(line)}", file=sys.stderr)
 
 
+def notice(message: str) -> None:
+    """A line for the user on stderr, apart from the output: `steptrace: MESSAGE`."""
+    from tui.core.base.textsafe import printable
+
+    print(f"steptrace: {printable(message)}", file=sys.stderr)
+
+
 def warn(message: str) -> None:
     """A warning on stderr (the command goes on): `steptrace: warning: MESSAGE`."""
     from tui.core.base.textsafe import printable
