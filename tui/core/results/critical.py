@@ -9,6 +9,7 @@ from typing import Any
 from tui.core.base.units import us
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.critical import (
+    AdjustedPath,
     BoundBy,
     CriticalPath,
     CriticalPaths,
@@ -32,7 +33,14 @@ class CriticalResult:
         missing = gpu_missing_reason(analysis.trace)
         if missing is not None:
             return cls(None, step, missing)
-        return cls(critical_paths(analysis.trace, analysis.steps, step), step)
+        paths = critical_paths(
+            analysis.trace,
+            analysis.steps,
+            step,
+            busy=analysis.busy_by_device,
+            adjusted=True,
+        )
+        return cls(paths, step)
 
     def to_json(self) -> dict[str, Any]:
         """As documented in docs/device.md (`critical --json`)."""
@@ -49,9 +57,18 @@ class CriticalResult:
             "rules": "hta",
             "gpu_missing_reason": None,
             "whole_capture": paths.whole_capture,
-            "window": path_json(paths.window, paths.window_refused),
+            "window": {
+                **path_json(paths.window, paths.window_refused),
+                "adjusted": adjusted_json(
+                    paths.window_adjusted, paths.window_adjusted_refused
+                ),
+            },
             "steps": [
-                {"step": step.number, **path_json(step.path, step.refused)}
+                {
+                    "step": step.number,
+                    **path_json(step.path, step.refused),
+                    "adjusted": adjusted_json(step.adjusted, step.adjusted_refused),
+                }
                 for step in paths.steps
             ],
         }
@@ -72,4 +89,31 @@ def path_json(path: CriticalPath | None, refused: str | None) -> dict[str, Any]:
             {"name": part.name, "kind": part.bound_by.value, "us": us(part.ns)}
             for part in path.top
         ],
+    }
+
+
+def adjusted_json(
+    adjusted: AdjustedPath | None, refused: str | None
+) -> dict[str, Any] | None:
+    """The adjusted reading beside HTA's (None where HTA's has no path): the
+    same figures as `path_json`, what was corrected and how much path time
+    moved, the path's coverage of the window and the flags of both readings."""
+    if adjusted is None:
+        return None if refused is None else {"path_us": None, "refused": refused}
+    return {
+        **path_json(adjusted.path, None),
+        "corrected": [
+            {
+                "what": item.correction.value,
+                "count": item.count,
+                "moved_us": us(item.moved_ns),
+                "change_us": {kind.value: us(ns) for kind, ns in item.change_ns},
+            }
+            for item in adjusted.corrected
+        ],
+        "coverage": adjusted.coverage,
+        "device_busy_share": adjusted.device_busy_share,
+        "flags": [flag.value for flag in adjusted.flags],
+        "hta_coverage": adjusted.hta_coverage,
+        "hta_flags": [flag.value for flag in adjusted.hta_flags],
     }

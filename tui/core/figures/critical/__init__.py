@@ -2,7 +2,10 @@
 the longest chain of dependent CPU and device work and what bounds its time.
 
 `frame` reads the trace as HTA does, `graph` builds the dependency graph of a
-window, `path` finds the longest path and splits it (DEFINITIONS.md §13).
+window, `path` finds the longest path and splits it (DEFINITIONS.md §13);
+`adjusted` reads the same window again where HTA's rules mislead (step and
+user annotations as CPU work, the autograd thread left unjoined, gaps other
+streams fill), beside HTA's reading, never in its place.
 """
 
 from __future__ import annotations
@@ -10,7 +13,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tui.core.figures.critical.frame import HtaFrame
+from tui.core.figures.critical.adjusted import (
+    AdjustedPath,
+    Busy,
+    Corrected,
+    Correction,
+    PathFlag,
+    adjusted_path,
+    annotation_rows,
+    device_busy,
+)
+from tui.core.figures.critical.frame import BoolArray, HtaFrame
 from tui.core.figures.critical.graph import FrameWide, build_graph
 from tui.core.figures.critical.path import (
     BoundBy,
@@ -23,9 +36,13 @@ from tui.core.model.steps import Step
 from tui.core.model.trace import Trace
 
 __all__ = [
+    "AdjustedPath",
     "BoundBy",
+    "Corrected",
+    "Correction",
     "CriticalPath",
     "CriticalPaths",
+    "PathFlag",
     "PathPart",
     "StepPath",
     "critical_paths",
@@ -39,6 +56,8 @@ class StepPath:
     number: int
     path: CriticalPath | None
     refused: str | None = None
+    adjusted: AdjustedPath | None = None
+    adjusted_refused: str | None = None  # why the corrected graph has no path
 
 
 @dataclass(frozen=True)
@@ -50,15 +69,37 @@ class CriticalPaths:
     window_refused: str | None
     steps: tuple[StepPath, ...]
     whole_capture: bool  # no step: the window is the whole capture
+    window_adjusted: AdjustedPath | None = None
+    window_adjusted_refused: str | None = None
 
 
-def _path(
-    frame: HtaFrame, window: tuple[int, int], wide: FrameWide
-) -> tuple[CriticalPath | None, str | None]:
-    try:
-        return summarise(frame, build_graph(frame, window, wide), window), None
-    except PathRefused as refused:
-        return None, str(refused)
+@dataclass(frozen=True)
+class _Reader:
+    """What every window of one trace reads: HTA's frame and its wide figures;
+    for the adjusted reading (None: none), the annotations it leaves out and
+    each device's busy time."""
+
+    frame: HtaFrame
+    wide: FrameWide
+    adjusting: tuple[BoolArray, Busy] | None
+
+    def read(
+        self, window: tuple[int, int]
+    ) -> tuple[CriticalPath | None, str | None, AdjustedPath | None, str | None]:
+        """HTA's path of the window and the adjusted one, or why there is none."""
+        frame = self.frame
+        try:
+            path = summarise(frame, build_graph(frame, window, self.wide), window)
+        except PathRefused as refused:
+            return None, str(refused), None, None
+        if self.adjusting is None:
+            return path, None, None, None
+        annotations, busy = self.adjusting
+        try:
+            adjusted = adjusted_path(frame, self.wide, window, path, busy, annotations)
+        except PathRefused as refused:
+            return path, None, None, str(refused)
+        return path, None, adjusted, None
 
 
 def critical_paths(
@@ -66,11 +107,20 @@ def critical_paths(
     steps: Sequence[Step],
     only: int | None = None,
     window: bool = True,
+    busy: Busy | None = None,
+    adjusted: bool = False,
 ) -> CriticalPaths:
     """The critical path over the steps' range (not computed without `window`)
-    and per step (`only`: that step alone)."""
+    and per step (`only`: that step alone); with `adjusted`, each with its
+    adjusted reading, `busy` giving each device's busy time
+    (`Analysis.busy_by_device`; read from the trace when not given)."""
     frame = HtaFrame.of(trace)
-    wide = FrameWide.of(frame)
+    adjusting = (
+        (annotation_rows(frame), device_busy(trace) if busy is None else busy)
+        if adjusted
+        else None
+    )
+    reader = _Reader(frame, FrameWide.of(frame), adjusting)
     if not steps:
         kept = frame.kept.nonzero()[0]
         capture = (
@@ -78,18 +128,19 @@ def critical_paths(
             if kept.size
             else (0, 0)
         )
-        path, refused = _path(frame, capture, wide)
-        return CriticalPaths(path, refused, (), True)
+        path, refused, corrected, why = reader.read(capture)
+        return CriticalPaths(path, refused, (), True, corrected, why)
     windows = [
         (int(frame.start_ns[step.event]), int(frame.end_ns[step.event]))
         for step in steps
     ]
     span = (min(w[0] for w in windows), max(w[1] for w in windows))
-    whole, refused = _path(frame, span, wide) if window else (None, None)
+    whole, refused, corrected, why = (
+        reader.read(span) if window else (None, None, None, None)
+    )
     per_step = []
     for step, bounds in zip(steps, windows, strict=True):
         if only is not None and step.number != only:
             continue
-        path, why = _path(frame, bounds, wide)
-        per_step.append(StepPath(step.number, path, why))
-    return CriticalPaths(whole, refused, tuple(per_step), False)
+        per_step.append(StepPath(step.number, *reader.read(bounds)))
+    return CriticalPaths(whole, refused, tuple(per_step), False, corrected, why)

@@ -17,7 +17,7 @@ import numpy as np
 
 from tui.core.base.distinct import distinct
 from tui.core.figures.critical.cuda_events import EventWaits, event_waits
-from tui.core.figures.critical.frame import HtaFrame, Int64Array
+from tui.core.figures.critical.frame import BoolArray, HtaFrame, Int64Array
 
 ROOT = -1  # the call stack's root: no event
 NO_EVENT = -2  # an edge attributed to no event (order only, or a launch delay)
@@ -111,11 +111,17 @@ class FrameWide:
 
 
 def build_graph(
-    frame: HtaFrame, window: tuple[int, int], wide: FrameWide | None = None
+    frame: HtaFrame,
+    window: tuple[int, int],
+    wide: FrameWide | None = None,
+    leave_out: BoolArray | None = None,
 ) -> Graph:
-    """The graph of the events in `window` (HTA's clipping of an annotation's range)."""
+    """The graph of the events in `window` (HTA's clipping of an annotation's
+    range), without the events `leave_out` marks (HTA leaves none out)."""
     wide = wide or FrameWide.of(frame)
     events = _clipped(frame, window, wide)
+    if leave_out is not None:
+        events = events[~leave_out[events]]
     graph = _nodes(frame, events)
     _call_stacks(frame, events, graph)
     _device_ops(frame, events, graph, wide)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -122,9 +123,25 @@ def _bound_by(frame: HtaFrame, kind: int, event: int) -> BoundBy | None:
     return BoundBy.GPU_COMPUTE
 
 
+# The part of a kernel-kernel gap (from its earlier op's end node to its later
+# op's start node) during which other device work ran.
+GapFill = Callable[[int, int], int]
+
+
 def summarise(frame: HtaFrame, graph: Graph, window: tuple[int, int]) -> CriticalPath:
     """The path's time, split by what bounds it, and the events holding most of it."""
-    nodes = longest_path(graph)
+    return split_path(frame, graph, longest_path(graph), window)
+
+
+def split_path(
+    frame: HtaFrame,
+    graph: Graph,
+    nodes: list[int],
+    window: tuple[int, int],
+    fill: GapFill | None = None,
+) -> CriticalPath:
+    """The split of the path through `nodes`; with `fill`, the part of each
+    kernel-kernel gap that other device work filled is compute time, not a gap."""
     totals = dict.fromkeys(BoundBy, 0)
     parts: dict[tuple[str, BoundBy], int] = {}
     path_ns = 0
@@ -134,6 +151,10 @@ def summarise(frame: HtaFrame, graph: Graph, window: tuple[int, int]) -> Critica
         path_ns += weight
         if bound is None:
             continue
+        if fill is not None and bound is BoundBy.KERNEL_KERNEL:
+            filled = min(max(fill(src, dst), 0), weight)
+            totals[BoundBy.GPU_COMPUTE] += filled
+            weight -= filled
         totals[bound] += weight
         named = graph.node_event[dst] if kind == EdgeKind.LAUNCH_DELAY else event
         if named >= 0:
