@@ -276,36 +276,84 @@ def _check_str_list(problems: list[str], where: str, value: Any) -> None:
         problems.append(f"{where}: expected a list of strings")
 
 
+_DESCRIPTION_TYPES: dict[str, tuple[type, ...]] = {
+    "schema": (int,),
+    "created_utc": (str,),
+    "question": (str,),
+    "kind": (str,),
+    "step_contents": (list,),
+    "scenario": (dict,),
+    "window": (dict,),
+    "active_steps": (list,),
+    "options": (dict,),
+    "unit": (dict,),
+    "zones": (dict,),
+    "activities": (dict,),
+    "environment": (dict,),
+    "startup": (dict,),
+    "command": (list,),
+    "warnings": (list,),
+}
+_WINDOW_TYPES: dict[str, tuple[type, ...]] = {
+    name: (int,) for name in Window().to_dict()
+}
+_OPTIONS_TYPES: dict[str, tuple[type, ...]] = {
+    "record_shapes": (bool,),
+    "with_stack": (bool,),
+    "profile_memory": (bool,),
+}
+_UNIT_TYPES: dict[str, tuple[type, ...]] = {
+    "name": (str,),
+    "samples_per_step": (int, type(None)),
+}
+_ZONES_TYPES: dict[str, tuple[type, ...]] = {"data": (str,), "declared": (list,)}
+_ACTIVITIES_TYPES: dict[str, tuple[type, ...]] = {
+    "requested": (list,),
+    "observed": (list,),
+    "gpu_missing_reason": (str, type(None)),
+}
+_STARTUP_TYPES: dict[str, tuple[type, ...]] = {
+    "before_first_step_ms": (float, type(None)),
+    "steps": (list,),
+}
+_STARTUP_STEP_TYPES: dict[str, tuple[type, ...]] = {
+    "step": (int,),
+    "phase": (str,),
+    "ms": (float,),
+}
+
+
 def validate_description(description: Any) -> list[str]:
-    """Every way a description departs from schema 1; empty when it conforms."""
+    """Every way a description departs from schema 1; empty when it conforms.
+
+    The top-level fields are checked first; only when all are there, of the
+    right type, is each section checked in turn.
+    """
     problems: list[str] = []
     if not isinstance(description, dict):
         return ["description: expected an object"]
-    _check_fields(
-        problems,
-        "steptrace",
-        description,
-        {
-            "schema": (int,),
-            "created_utc": (str,),
-            "question": (str,),
-            "kind": (str,),
-            "step_contents": (list,),
-            "scenario": (dict,),
-            "window": (dict,),
-            "active_steps": (list,),
-            "options": (dict,),
-            "unit": (dict,),
-            "zones": (dict,),
-            "activities": (dict,),
-            "environment": (dict,),
-            "startup": (dict,),
-            "command": (list,),
-            "warnings": (list,),
-        },
-    )
+    _check_fields(problems, "steptrace", description, _DESCRIPTION_TYPES)
     if problems:
         return problems
+    _check_question(problems, description)
+    _check_window(problems, description)
+    _check_settings(problems, description)
+    _check_activities(problems, description["activities"])
+    _check_fields(
+        problems, "environment", description["environment"], _ENVIRONMENT_TYPES
+    )
+    _check_startup(problems, description["startup"])
+    _check_str_list(problems, "command", description["command"])
+    _check_str_list(problems, "warnings", description["warnings"])
+    # Absent in captures made before distributed runs were described; null for one process.
+    run = description.get("distributed")
+    if run is not None:
+        _check_fields(problems, "distributed", run, _DISTRIBUTED_TYPES)
+    return problems
+
+
+def _check_question(problems: list[str], description: dict[str, Any]) -> None:
+    """The schema version, and what was asked of what: kind, step contents, scenario."""
     if description["schema"] != SCHEMA_VERSION:
         problems.append(
             f"schema: expected {SCHEMA_VERSION}, got {description['schema']}"
@@ -317,78 +365,47 @@ def validate_description(description: Any) -> list[str]:
     mode = description["scenario"].get("mode")
     if mode is not None and mode not in MODES:
         problems.append(f"scenario.mode: expected one of {MODES} or null")
-    _check_fields(
-        problems,
-        "window",
-        description["window"],
-        {name: (int,) for name in Window().to_dict()},
-    )
+
+
+def _check_window(problems: list[str], description: dict[str, Any]) -> None:
+    """The schedule, and the steps it made active."""
+    _check_fields(problems, "window", description["window"], _WINDOW_TYPES)
     active_steps = description["active_steps"]
     if not all(
         isinstance(step, int) and not isinstance(step, bool) for step in active_steps
     ):
         problems.append("active_steps: expected a list of integers")
-    _check_fields(
-        problems,
-        "options",
-        description["options"],
-        {"record_shapes": (bool,), "with_stack": (bool,), "profile_memory": (bool,)},
-    )
-    _check_fields(
-        problems,
-        "unit",
-        description["unit"],
-        {"name": (str,), "samples_per_step": (int, type(None))},
-    )
+
+
+def _check_settings(problems: list[str], description: dict[str, Any]) -> None:
+    """The profiler options, the unit figures are told in, and the zones."""
+    _check_fields(problems, "options", description["options"], _OPTIONS_TYPES)
+    _check_fields(problems, "unit", description["unit"], _UNIT_TYPES)
     if description["unit"].get("name") not in UNITS:
         problems.append(f"unit.name: expected one of {UNITS}")
-    _check_fields(
-        problems, "zones", description["zones"], {"data": (str,), "declared": (list,)}
-    )
-    if isinstance(description["zones"].get("declared"), list):
-        _check_str_list(problems, "zones.declared", description["zones"]["declared"])
-    activities = description["activities"]
-    _check_fields(
-        problems,
-        "activities",
-        activities,
-        {
-            "requested": (list,),
-            "observed": (list,),
-            "gpu_missing_reason": (str, type(None)),
-        },
-    )
+    zones = description["zones"]
+    _check_fields(problems, "zones", zones, _ZONES_TYPES)
+    if isinstance(zones.get("declared"), list):
+        _check_str_list(problems, "zones.declared", zones["declared"])
+
+
+def _check_activities(problems: list[str], activities: dict[str, Any]) -> None:
+    """What was asked of the profiler, what the trace holds, and why GPU is missing."""
+    _check_fields(problems, "activities", activities, _ACTIVITIES_TYPES)
     for key in ("requested", "observed"):
         if isinstance(activities.get(key), list):
             _check_str_list(problems, f"activities.{key}", activities[key])
-    _check_fields(
-        problems, "environment", description["environment"], _ENVIRONMENT_TYPES
-    )
-    startup = description["startup"]
-    _check_fields(
-        problems,
-        "startup",
-        startup,
-        {"before_first_step_ms": (float, type(None)), "steps": (list,)},
-    )
+
+
+def _check_startup(problems: list[str], startup: dict[str, Any]) -> None:
+    """The time before the first step, and each wait or warmup step's."""
+    _check_fields(problems, "startup", startup, _STARTUP_TYPES)
     for index, entry in enumerate(startup.get("steps") or []):
-        _check_fields(
-            problems,
-            f"startup.steps[{index}]",
-            entry,
-            {"step": (int,), "phase": (str,), "ms": (float,)},
-        )
+        _check_fields(problems, f"startup.steps[{index}]", entry, _STARTUP_STEP_TYPES)
         if isinstance(entry, dict) and entry.get("phase") not in ("wait", "warmup"):
             problems.append(
                 f"startup.steps[{index}].phase: expected 'wait' or 'warmup'"
             )
-    _check_str_list(problems, "command", description["command"])
-    _check_str_list(problems, "warnings", description["warnings"])
-    # Absent in captures made before distributed runs were described; null for one process.
-    run = description.get("distributed")
-    if run is not None:
-        _check_fields(problems, "distributed", run, _DISTRIBUTED_TYPES)
-    return problems
 
 
 def scenario_or_default(scenario: Scenario | None) -> Scenario:
