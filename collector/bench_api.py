@@ -168,65 +168,22 @@ def bench(
     if samples_per_step is not None:
         _check_count("samples_per_step", samples_per_step, 1)
     resolved = resolve_device(device, model)
-    on_cuda = resolved.type == "cuda"
-    if on_cuda and not torch.cuda.is_available():
+    if resolved.type == "cuda" and not torch.cuda.is_available():
         raise InvalidSettingError("the work runs on cuda but torch sees no GPU here")
     target = (
         paths.resolve_output(output, "steptrace-bench") if output is not None else None
     )
-    stream_out = stream or sys.stderr
-
-    def synchronize() -> None:
-        if on_cuda:
-            torch.cuda.synchronize(resolved)
-
-    starting_state = StartingState.take(model, optimizer)
-    run_records: list[dict[str, Any]] = []
-    try:
-        for run in range(runs):
-            starting_state.restore(model, optimizer)
-            if reset is not None:
-                reset()
-            for index in range(warmup):
-                step(index)
-            synchronize()
-            wall_ms: list[float] = []
-            gpu_ms: list[float] = []
-            losses: list[float | None] = []
-            for offset in range(steps):
-                synchronize()
-                start_event = end_event = None
-                if on_cuda:
-                    start_event = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
-                    end_event = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
-                began = time.perf_counter()
-                if start_event is not None:
-                    start_event.record()
-                loss = step(warmup + offset)
-                if end_event is not None:
-                    end_event.record()
-                synchronize()
-                wall_ms.append((time.perf_counter() - began) * 1000.0)
-                if start_event is not None and end_event is not None:
-                    gpu_ms.append(float(start_event.elapsed_time(end_event)))
-                losses.append(_loss_value(loss))
-            run_records.append(
-                {
-                    "run": run + 1,
-                    "wall_ms": wall_ms,
-                    "gpu_ms": gpu_ms if on_cuda else None,
-                    "loss": losses,
-                }
-            )
-            if progress:
-                print(
-                    f"steptrace: bench run {run + 1}/{runs}: median {statistics.median(wall_ms):.3f} ms/step",
-                    file=stream_out,
-                    flush=True,
-                )
-    finally:
-        starting_state.restore(model, optimizer)
-
+    run_records = _timed_runs(
+        step,
+        model,
+        optimizer,
+        reset,
+        runs=runs,
+        warmup=warmup,
+        steps=steps,
+        device=resolved,
+        stream=(stream or sys.stderr) if progress else None,
+    )
     data = _result_data(
         run_records,
         runs=runs,
@@ -243,6 +200,82 @@ def bench(
     if target is not None:
         result.write(target)
     return result
+
+
+def _timed_runs(
+    step: Callable[[int], Any],
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer | None,
+    reset: Callable[[], None] | None,
+    *,
+    runs: int,
+    warmup: int,
+    steps: int,
+    device: torch.device,
+    stream: TextIO | None,
+) -> list[dict[str, Any]]:
+    """Each run's raw values, every run from the same starting state (restored after the last).
+
+    With a `stream`, each run's median is told there as it ends.
+    """
+    starting_state = StartingState.take(model, optimizer)
+    run_records: list[dict[str, Any]] = []
+    try:
+        for run in range(runs):
+            starting_state.restore(model, optimizer)
+            if reset is not None:
+                reset()
+            record = _timed_run(step, warmup=warmup, steps=steps, device=device)
+            run_records.append({"run": run + 1, **record})
+            if stream is not None:
+                print(
+                    f"steptrace: bench run {run + 1}/{runs}: median {statistics.median(record['wall_ms']):.3f} ms/step",
+                    file=stream,
+                    flush=True,
+                )
+    finally:
+        starting_state.restore(model, optimizer)
+    return run_records
+
+
+def _timed_run(
+    step: Callable[[int], Any], *, warmup: int, steps: int, device: torch.device
+) -> dict[str, Any]:
+    """One run after its warm-up: each step's wall time, GPU time (on CUDA) and loss."""
+    on_cuda = device.type == "cuda"
+
+    def synchronize() -> None:
+        if on_cuda:
+            torch.cuda.synchronize(device)
+
+    for index in range(warmup):
+        step(index)
+    synchronize()
+    wall_ms: list[float] = []
+    gpu_ms: list[float] = []
+    losses: list[float | None] = []
+    for offset in range(steps):
+        synchronize()
+        start_event = end_event = None
+        if on_cuda:
+            start_event = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+            end_event = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+        began = time.perf_counter()
+        if start_event is not None:
+            start_event.record()
+        loss = step(warmup + offset)
+        if end_event is not None:
+            end_event.record()
+        synchronize()
+        wall_ms.append((time.perf_counter() - began) * 1000.0)
+        if start_event is not None and end_event is not None:
+            gpu_ms.append(float(start_event.elapsed_time(end_event)))
+        losses.append(_loss_value(loss))
+    return {
+        "wall_ms": wall_ms,
+        "gpu_ms": gpu_ms if on_cuda else None,
+        "loss": losses,
+    }
 
 
 def _result_data(
@@ -271,31 +304,6 @@ def _result_data(
     has_loss = all(value is not None for losses in loss_lists for value in losses)
     identical = has_loss and all(losses == loss_lists[0] for losses in loss_lists)
     wall_summary = {"run_medians": wall_medians, **spread_of(wall_medians)}
-    warnings: list[str] = []
-    if runs < FEW_RUNS:
-        warnings.append(f"only {runs} run(s): the range says little about the spread")
-    spread_pct = wall_summary["spread_pct"]
-    if isinstance(spread_pct, float) and spread_pct > WIDE_SPREAD_PCT:
-        warnings.append(
-            f"run medians spread by {spread_pct:.1f}%: the machine may be busy or the work variable; "
-            "the median is fragile"
-        )
-    if has_loss and not identical:
-        warnings.append(
-            "losses differ between runs although every run started from the same state: something outside "
-            "the model, optimizer and RNG states changes (data order, non-deterministic kernels)"
-        )
-    if not has_loss:
-        warnings.append("the step returned no loss for some steps: no quality signal")
-    samples_summary = None
-    if samples_per_step is not None:
-        per_second = [
-            samples_per_step / (median / 1000.0)
-            for median in wall_medians
-            if median > 0
-        ]
-        if per_second:
-            samples_summary = {"run_medians": per_second, **spread_of(per_second)}
     return {
         BENCH_FORMAT_KEY: BENCH_FORMAT,
         "created_utc": datetime.datetime.now(datetime.timezone.utc).strftime(
@@ -319,10 +327,48 @@ def _result_data(
             if gpu_medians
             else None,
             "wall_ms_all_steps": spread_of(all_steps),
-            "samples_per_s": samples_summary,
+            "samples_per_s": _samples_summary(samples_per_step, wall_medians),
             "loss": {"final": final_losses, "identical_across_runs": identical},
         },
         "environment": environment,
         "command": command,
-        "warnings": warnings,
+        "warnings": _fragility_warnings(
+            runs, wall_summary["spread_pct"], has_loss=has_loss, identical=identical
+        ),
     }
+
+
+def _samples_summary(
+    samples_per_step: int | None, wall_medians: list[float]
+) -> dict[str, Any] | None:
+    """Samples per second of each run (from its median step), with their spread; None without a sample count."""
+    if samples_per_step is None:
+        return None
+    per_second = [
+        samples_per_step / (median / 1000.0) for median in wall_medians if median > 0
+    ]
+    if not per_second:
+        return None
+    return {"run_medians": per_second, **spread_of(per_second)}
+
+
+def _fragility_warnings(
+    runs: int, spread_pct: Any, *, has_loss: bool, identical: bool
+) -> list[str]:
+    """What makes the figures fragile: few runs, a wide spread, losses that differ or are missing."""
+    warnings: list[str] = []
+    if runs < FEW_RUNS:
+        warnings.append(f"only {runs} run(s): the range says little about the spread")
+    if isinstance(spread_pct, float) and spread_pct > WIDE_SPREAD_PCT:
+        warnings.append(
+            f"run medians spread by {spread_pct:.1f}%: the machine may be busy or the work variable; "
+            "the median is fragile"
+        )
+    if has_loss and not identical:
+        warnings.append(
+            "losses differ between runs although every run started from the same state: something outside "
+            "the model, optimizer and RNG states changes (data order, non-deterministic kernels)"
+        )
+    if not has_loss:
+        warnings.append("the step returned no loss for some steps: no quality signal")
+    return warnings
