@@ -152,75 +152,14 @@ class CaptureDescription:
         """Read a description dict; anything malformed reads as unknown."""
         if not isinstance(raw, Mapping):
             return cls()
-        scenario_raw = _object(raw.get("scenario"))
-        batch_size = _whole(scenario_raw.get("batch_size"))
-        scenario = Scenario(
-            shapes=_text(scenario_raw.get("shapes")),
-            batch_size=batch_size if batch_size and batch_size > 0 else None,
-            precision=_text(scenario_raw.get("precision")),
-            mode=_text(scenario_raw.get("mode")),
-            compiled=_flag(scenario_raw.get("compiled")),
-            data_source=_text(scenario_raw.get("data_source")),
-            inputs_simplified=scenario_raw.get("inputs_simplified") is True,
-            simplified_note=_text(scenario_raw.get("simplified_note")),
-        )
-        window_raw = raw.get("window")
-        window = (
-            Window(
-                *(
-                    _whole(window_raw.get(name))
-                    for name in ("wait", "warmup", "active", "repeat", "skip_first")
-                )
-            )
-            if isinstance(window_raw, Mapping) and window_raw
-            else None
-        )
-        active_raw = raw.get("active_steps")
-        active_steps = (
-            frozenset(value for value in active_raw if type(value) is int)
-            if isinstance(active_raw, list)
-            else None
-        )
-        options_raw = _object(raw.get("options"))
+        scenario = _scenario_of(_object(raw.get("scenario")))
         unit_raw = _object(raw.get("unit"))
         samples = _whole(unit_raw.get("samples_per_step"))
         if not (samples and samples > 0):
             samples = scenario.batch_size
+        options_raw = _object(raw.get("options"))
         zones_raw = _object(raw.get("zones"))
         activities_raw = _object(raw.get("activities"))
-        environment_raw = _object(raw.get("environment"))
-        environment = {
-            str(key): value
-            for key, value in environment_raw.items()
-            if value is None or isinstance(value, str) or type(value) is int
-        }
-        startup_raw = _object(raw.get("startup"))
-        startup_steps = []
-        for entry in startup_raw.get("steps") or ():
-            if not isinstance(entry, Mapping):
-                continue
-            milliseconds = _number(entry.get("ms"))
-            step = _whole(entry.get("step"))
-            if milliseconds is None:
-                continue
-            startup_steps.append(
-                StartupStep(
-                    -1 if step is None else step,
-                    _text(entry.get("phase")) or "?",
-                    milliseconds,
-                )
-            )
-        distributed_raw = raw.get("distributed")
-        distributed = (
-            Distributed(
-                _whole(distributed_raw.get("world_size")),
-                _whole(distributed_raw.get("rank")),
-                _text(distributed_raw.get("backend")),
-                _text(distributed_raw.get("launcher")),
-            )
-            if isinstance(distributed_raw, Mapping)
-            else None
-        )
         return cls(
             present=True,
             raw=raw,
@@ -228,8 +167,8 @@ class CaptureDescription:
             kind=_text(raw.get("kind")),
             step_contents=_texts(raw.get("step_contents")) or (),
             scenario=scenario,
-            window=window,
-            active_steps=active_steps,
+            window=_window_of(raw.get("window")),
+            active_steps=_active_steps_of(raw.get("active_steps")),
             options=Options(
                 _flag(options_raw.get("record_shapes")),
                 _flag(options_raw.get("with_stack")),
@@ -244,12 +183,88 @@ class CaptureDescription:
                 _texts(activities_raw.get("observed")),
                 _text(activities_raw.get("gpu_missing_reason")),
             ),
-            environment=environment,
-            startup=Startup(
-                _number(startup_raw.get("before_first_step_ms")),
-                tuple(startup_steps),
-            ),
+            environment=_environment_of(_object(raw.get("environment"))),
+            startup=_startup_of(_object(raw.get("startup"))),
             command=_texts(raw.get("command")) or (),
             warnings=_texts(raw.get("warnings")) or (),
-            distributed=distributed,
+            distributed=_distributed_of(raw.get("distributed")),
         )
+
+
+def _scenario_of(scenario_raw: Mapping[str, Any]) -> Scenario:
+    """The scenario; a batch size that is not a positive whole number is unknown."""
+    batch_size = _whole(scenario_raw.get("batch_size"))
+    return Scenario(
+        shapes=_text(scenario_raw.get("shapes")),
+        batch_size=batch_size if batch_size and batch_size > 0 else None,
+        precision=_text(scenario_raw.get("precision")),
+        mode=_text(scenario_raw.get("mode")),
+        compiled=_flag(scenario_raw.get("compiled")),
+        data_source=_text(scenario_raw.get("data_source")),
+        inputs_simplified=scenario_raw.get("inputs_simplified") is True,
+        simplified_note=_text(scenario_raw.get("simplified_note")),
+    )
+
+
+def _window_of(window_raw: Any) -> Window | None:
+    """The schedule; None when the description has no (or an empty) window."""
+    if not (isinstance(window_raw, Mapping) and window_raw):
+        return None
+    return Window(
+        *(
+            _whole(window_raw.get(name))
+            for name in ("wait", "warmup", "active", "repeat", "skip_first")
+        )
+    )
+
+
+def _active_steps_of(active_raw: Any) -> frozenset[int] | None:
+    """The steps the profiler recorded, whole numbers only; None when not a list."""
+    if not isinstance(active_raw, list):
+        return None
+    return frozenset(value for value in active_raw if type(value) is int)
+
+
+def _environment_of(
+    environment_raw: Mapping[str, Any],
+) -> dict[str, str | int | None]:
+    """The environment's texts, whole numbers and nulls, by name; other values left out."""
+    return {
+        str(key): value
+        for key, value in environment_raw.items()
+        if value is None or isinstance(value, str) or type(value) is int
+    }
+
+
+def _startup_of(startup_raw: Mapping[str, Any]) -> Startup:
+    """Start-up time, and each timed step before the window (those without a time left out)."""
+    startup_steps = []
+    for entry in startup_raw.get("steps") or ():
+        if not isinstance(entry, Mapping):
+            continue
+        milliseconds = _number(entry.get("ms"))
+        step = _whole(entry.get("step"))
+        if milliseconds is None:
+            continue
+        startup_steps.append(
+            StartupStep(
+                -1 if step is None else step,
+                _text(entry.get("phase")) or "?",
+                milliseconds,
+            )
+        )
+    return Startup(
+        _number(startup_raw.get("before_first_step_ms")), tuple(startup_steps)
+    )
+
+
+def _distributed_of(distributed_raw: Any) -> Distributed | None:
+    """Where the rank sits in its job; None for a single process (or no such key)."""
+    if not isinstance(distributed_raw, Mapping):
+        return None
+    return Distributed(
+        _whole(distributed_raw.get("world_size")),
+        _whole(distributed_raw.get("rank")),
+        _text(distributed_raw.get("backend")),
+        _text(distributed_raw.get("launcher")),
+    )
