@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -221,8 +222,9 @@ WORK_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
 
 def raw_syncs(path: Path) -> tuple[int, float, float, int]:
     """Count, blocked µs and idle-after µs of the blocking runtime calls (and of the
-    cudaMemcpyAsync calls whose copy goes into pageable host memory), and the
-    cuda_sync events of queries, computed from the JSON alone (one device)."""
+    cudaMemcpyAsync calls whose copy goes into pageable host memory, or comes
+    from it and ends before its call does), and the cuda_sync events of
+    queries, computed from the JSON alone (one device)."""
     events = json.loads(gzip.decompress(path.read_bytes()))["traceEvents"]
     pageable = {
         e["args"]["correlation"]
@@ -230,14 +232,35 @@ def raw_syncs(path: Path) -> tuple[int, float, float, int]:
         if e.get("cat") == "gpu_memcpy"
         and e["name"] == "Memcpy DtoH (Device -> Pageable)"
     }
+    uploads = {
+        e["args"]["correlation"]: float(e["ts"]) + float(e["dur"])
+        for e in events
+        if e.get("cat") == "gpu_memcpy"
+        and e["name"] == "Memcpy HtoD (Pageable -> Device)"
+    }
+
+    def drained(call: dict[str, Any]) -> bool:
+        copy_end = uploads.get(call["args"]["correlation"])
+        return (
+            copy_end is not None and float(call["ts"]) + float(call["dur"]) >= copy_end
+        )
+
     calls = [
         e
         for e in events
         if e.get("cat") == "cuda_runtime"
         and (
             e["name"] in BLOCKING
-            or (e["name"] == "cudaMemcpyAsync" and e["args"]["correlation"] in pageable)
+            or (
+                e["name"] == "cudaMemcpyAsync"
+                and (e["args"]["correlation"] in pageable or drained(e))
+            )
         )
+    ]
+    steps = [
+        (float(e["ts"]), float(e["ts"]) + float(e["dur"]))
+        for e in events
+        if e.get("ph") == "X" and str(e.get("name", "")).startswith("ProfilerStep#")
     ]
     calls.sort(key=lambda e: (e["pid"], e["tid"], float(e["ts"])))
     work = [
@@ -254,6 +277,9 @@ def raw_syncs(path: Path) -> tuple[int, float, float, int]:
         if not following:
             continue
         until = min(following)
+        for low, high in steps:
+            if low <= float(call["ts"]) < high:
+                until = min(until, high)
         later = calls[index + 1] if index + 1 < len(calls) else None
         if later is not None and (later["pid"], later["tid"]) == (
             call["pid"],

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import SyncKind
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.syncs import (
@@ -107,6 +108,28 @@ class SyncReading:
         """The syncs of an analysed trace, read once per analysis (`Analysis.memo`)."""
         return analysis.memo(sync_reading)
 
+    def device_idle_after_by_step(self) -> list[int]:
+        """Per step of `steps`, what its syncs cost the device: per device, the
+        union of each sync's `[end, end + idle after)` (syncs of several
+        threads idling the device at once count it once), over the devices."""
+        return _idle_union(self.columns, self.columns.step, len(self.steps))
+
+    @property
+    def device_idle_after_ns_per_step(self) -> float:
+        """The device idle after the window's syncs, per window step (the whole
+        capture as one step without steps)."""
+        if not self.window:
+            whole = np.zeros(len(self.columns), dtype=np.int64)
+            return float(_idle_union(self.columns, whole, 1)[0])
+        by_step = self.device_idle_after_by_step()
+        kept = {step.event for step in self.window}
+        chosen = [
+            idle
+            for idle, step in zip(by_step, self.steps, strict=True)
+            if step.event in kept
+        ]
+        return sum(chosen) / len(self.window)
+
 
 def sync_reading(analysis: Analysis) -> SyncReading:
     """Read the syncs of an analysed trace."""
@@ -141,6 +164,25 @@ def sync_reading(analysis: Analysis) -> SyncReading:
         top=np.lexsort((columns.start_ns, -cost)).astype(np.int64),
         reads=_value_reads(analysis, columns),
     )
+
+
+def _idle_union(columns: SyncColumns, key: Int64Array, keys: int) -> list[int]:
+    """Per key in `[0, keys)`, the union over each device of its syncs' idle
+    after, summed over the devices (-1 keys: counted in none)."""
+    idle = columns.idle_after_ns
+    counted = (key >= 0) & (idle > 0)
+    totals = [0] * keys
+    pairs = {
+        (int(k), int(d))
+        for k, d in zip(
+            key[counted].tolist(), columns.device[counted].tolist(), strict=True
+        )
+    }
+    for index, device in sorted(pairs):
+        mine = counted & (key == index) & (columns.device == device)
+        ends = columns.end_ns[mine]
+        totals[index] += Intervals.union_of(ends, ends + idle[mine]).total_ns
+    return totals
 
 
 def _by_cause(trace: Trace, columns: SyncColumns) -> list[CauseTotals]:

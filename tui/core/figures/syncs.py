@@ -12,8 +12,14 @@ A **sync** is a host call that returns only when device work is done:
   returns from it only once the copy is done, so the host waits for the
   stream's earlier work (`.item()`, `.cpu()` spend most of their wait there,
   the `cudaStreamSynchronize` after it finds the stream drained). Copies into
-  pinned memory and from pageable memory to the device are not counted (the
-  pageable-copy reading weighs the latter);
+  pinned memory are not counted;
+- an asynchronous copy call from pageable host memory to the device
+  (`Memcpy HtoD (Pageable -> Device)`) that returns only once its copy is
+  done on the device (the call ends at or after the copy's end): the copy
+  ran in the stream's order, so the host waited for the stream to drain up
+  to and through it (CUDA stages a pageable copy through a bounce buffer; a
+  call that returns before its copy ends did not wait, and is not counted;
+  the pageable-copy reading weighs the copy itself);
 - Kineto's `cuda_sync` device events (`Stream Sync`, `Event Sync`,
   `Context Sync`) are the device's side of those calls, joined to them by
   correlation id: they say the device and stream. A `cuda_sync` event whose
@@ -30,10 +36,11 @@ For each sync:
   only device when the trace has one; else every device together), from the
   sync's end to the start of the next device work (kernel, copy or set, on
   any stream), cut at the next sync on the same thread (that one counts the
-  rest: no idle counts twice); 0 when device work runs across the sync's
-  end (the device did not wait), -1 when no device work follows. A sync
-  drains the device's queue, so the device idles until the host issues work
-  again;
+  rest: no idle counts twice) and at the end of the sync's step (the next
+  step's start is its own); 0 when device work runs across the sync's end
+  (the device did not wait), -1 when no device work follows. A sync drains
+  the device's queue, so the device idles until the host issues work again:
+  this is what the sync costs the device, beside the host's blocked time;
 - **cause**: the outermost operator (`cpu_op`) enclosing the call on its
   thread: the one the program called (`aten::item` over
   `aten::_local_scalar_dense`, `aten::to` over `aten::copy_`); **reading**:
@@ -234,6 +241,10 @@ def sync_columns(analysis: Analysis) -> SyncColumns:
     blocked = trace.duration_ns[events]
     end = start + blocked
     device = _devices(analysis, device_event)
+    step = _step_of(analysis, start)
+    cut = np.minimum(
+        _next_on_track(trace.track[events], start), _step_ends(analysis, step)
+    )
     ancestors = ancestors_of(analysis.parent, events)
     cause, reading = _causes(trace, ancestors)
     path, paths = _chains(trace, ancestors, _path_member(trace))
@@ -247,10 +258,8 @@ def sync_columns(analysis: Analysis) -> SyncColumns:
         blocked_ns=blocked.astype(np.int64),
         device_event=device_event.astype(np.int64),
         device=device,
-        idle_after_ns=_idle_after(
-            analysis, end, device, _next_on_track(trace.track[events], start)
-        ),
-        step=_step_of(analysis, start),
+        idle_after_ns=_idle_after(analysis, end, device, cut),
+        step=step,
         cause=cause,
         reading=reading,
         path=path,
@@ -338,6 +347,15 @@ def _step_of(analysis: Analysis, start: Int64Array) -> Int64Array:
     )
 
 
+def _step_ends(analysis: Analysis, step: Int64Array) -> Int64Array:
+    """Per sync, the end of its step (int64 max outside every step)."""
+    ends = np.array(
+        [item.end_ns for item in analysis.steps] + [np.iinfo(np.int64).max],
+        dtype=np.int64,
+    )
+    return ends[np.where(step >= 0, step, ends.size - 1)]
+
+
 def _devices(analysis: Analysis, device_event: Int64Array) -> Int64Array:
     """Each sync's device: its `cuda_sync` event's track's, else the only one, else -1."""
     trace = analysis.trace
@@ -355,20 +373,33 @@ def _devices(analysis: Analysis, device_event: Int64Array) -> Int64Array:
 
 
 def _waiting_copy_calls(analysis: Analysis) -> Int64Array:
-    """The launch calls of copies from the device into pageable host memory: an
-    asynchronous call (`cudaMemcpyAsync`) returns only once such a copy is done
-    (CUDA's API sync behaviour), so the host waits for the stream's work."""
+    """The launch calls of asynchronous copies the host waited for: copies from
+    the device into pageable host memory (CUDA's API sync behaviour: the call
+    returns only once such a copy is done, so the host waits for the stream's
+    work), and copies from pageable memory to the device whose call ended at
+    or after the copy's end (it drained the stream)."""
     trace = analysis.trace
     copies = np.flatnonzero(trace.kind == Kind.MEMCPY)
     names = distinct(trace.name_id[copies])
-    waiting = [
+    kinds = {name: parse_copy_name(trace.names[name]) for name in names.tolist()}
+    into_pageable = [
         name
-        for name in names.tolist()
-        if parse_copy_name(trace.names[name])
-        == (CopyDirection.DEVICE_TO_HOST, HostMemory.PAGEABLE)
+        for name, kind in kinds.items()
+        if kind == (CopyDirection.DEVICE_TO_HOST, HostMemory.PAGEABLE)
     ]
-    calls = analysis.launch_call[copies[names_in(trace, waiting)[copies]]]
-    return distinct(calls[calls >= 0]).astype(np.int64)
+    from_pageable = [
+        name
+        for name, kind in kinds.items()
+        if kind == (CopyDirection.HOST_TO_DEVICE, HostMemory.PAGEABLE)
+    ]
+    calls = analysis.launch_call[copies[names_in(trace, into_pageable)[copies]]]
+    uploads = copies[names_in(trace, from_pageable)[copies]]
+    upload_calls = analysis.launch_call[uploads]
+    drained = (upload_calls >= 0) & (
+        trace.end_ns[np.maximum(upload_calls, 0)] >= trace.end_ns[uploads]
+    )
+    waited = np.concatenate([calls[calls >= 0], upload_calls[drained]])
+    return distinct(waited).astype(np.int64)
 
 
 def _next_on_track(track: npt.NDArray[np.int32], start: Int64Array) -> Int64Array:
