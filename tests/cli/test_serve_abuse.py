@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import pytest
 from aiohttp import WSMsgType
 
 from tests.builders.app_traces import write_training_trace
-from tests.cli.test_serve import Served, serving
+from tests.cli.test_serve import Served, app_processes, get, serving
 from tui.serve.protocol import MAX_CELLS, Malformed, Ping, Resize, Stdin, parse_message
 from tui.serve.server import TraceServer
 
@@ -67,19 +68,31 @@ class _Message:
         self.data = data
 
 
-class _Socket:
-    """What `_process_messages` reads from and answers on."""
+class _Closed:
+    type = WSMsgType.CLOSED
+    data = None
 
-    def __init__(self, texts: list[str]) -> None:
+
+class _Socket:
+    """What `_process_messages` reads from and answers on: `texts`, each after
+    `gap_s`; then closed, or silent for ever with `then_silent`."""
+
+    def __init__(
+        self, texts: list[str], *, gap_s: float = 0.0, then_silent: bool = False
+    ) -> None:
         self.texts = texts
+        self.gap_s = gap_s
+        self.then_silent = then_silent
         self.sent: list[Any] = []
 
-    def __aiter__(self) -> _Socket:
-        return self
-
-    async def __anext__(self) -> _Message:
+    async def receive(self, timeout: float | None = None) -> _Message | _Closed:
+        wait = self.gap_s if self.texts else (3600.0 if self.then_silent else 0.0)
+        if timeout is not None and wait > timeout:
+            await asyncio.sleep(timeout)
+            raise asyncio.TimeoutError
+        await asyncio.sleep(wait)
         if not self.texts:
-            raise StopAsyncIteration
+            return _Closed()
         return _Message(self.texts.pop(0))
 
     async def send_json(self, data: Any) -> None:
@@ -111,6 +124,35 @@ def test_the_relay_caps_sizes_and_drops_what_is_malformed() -> None:
     assert service.sizes == [(MAX_CELLS, MAX_CELLS)]
     assert service.typed == [b"q"]
     assert websocket.sent == [["pong", "p"]]
+
+
+def test_a_session_without_input_ends_and_pings_do_not_keep_it() -> None:
+    server = TraceServer(
+        ["true"], host="127.0.0.1", port=0, token="t", title="x", idle_timeout_s=0.3
+    )
+    pings = ['["ping","p"]'] * 40  # one every 0.05 s: 2 s of a tab left open
+    websocket, service = _Socket(['["stdin","q"]', *pings], gap_s=0.05), _Service()
+    started = time.monotonic()
+    asyncio.run(server._process_messages(websocket, service))  # type: ignore[arg-type]
+    assert 0.3 <= time.monotonic() - started < 1.0
+    assert service.typed == [b"q"]
+
+
+def test_input_keeps_a_session_going() -> None:
+    server = TraceServer(
+        ["true"], host="127.0.0.1", port=0, token="t", title="x", idle_timeout_s=0.3
+    )
+    keys = ['["stdin","j"]'] * 12  # one every 0.1 s: 1.2 s of typing
+    websocket, service = _Socket(keys, gap_s=0.1, then_silent=True), _Service()
+    started = time.monotonic()
+    asyncio.run(server._process_messages(websocket, service))  # type: ignore[arg-type]
+    assert time.monotonic() - started >= 1.2 + 0.3
+    assert len(service.typed) == 12
+
+
+def test_sessions_are_capped_at_eight_by_default() -> None:
+    server = TraceServer(["true"], host="127.0.0.1", port=0, token="t", title="x")
+    assert server.max_sessions == 8 and not server.full
 
 
 # -- a real server --------------------------------------------------------------
@@ -164,3 +206,51 @@ def test_abuse_gets_one_line_each_and_the_session_goes_on(trace: Path) -> None:
     assert len(lines) == 2 + len(MALFORMED), lines
     assert all(line.startswith("steptrace serve: ") for line in lines), lines
     assert sum("malformed message" in line for line in lines) == len(MALFORMED)
+
+
+async def _crowd(served: Served, count: int) -> tuple[int, list[int], int]:
+    """Open `count` sessions at once: how many got an app, the statuses of the
+    refused ones, and the index page's status while they are open."""
+    url = served.ws_url(f"&token={served.token}")
+    async with aiohttp.ClientSession() as client:
+
+        async def connect() -> Any:
+            try:
+                return await client.ws_connect(url)
+            except aiohttp.WSServerHandshakeError as error:
+                return error.status
+
+        outcomes = await asyncio.gather(*(connect() for _ in range(count)))
+        sockets = [item for item in outcomes if not isinstance(item, int)]
+        for socket in sockets:
+            await socket.receive(timeout=60)  # the app's first frame
+        apps = len(app_processes(served.process.pid))
+        loop = asyncio.get_running_loop()
+        status, _, page = await loop.run_in_executor(
+            None, get, served, "/", {"Cookie": served.cookie}
+        )
+        assert b"sessions of this steptrace server are in use" in page
+        for socket in sockets:
+            await socket.close()
+        return apps, [item for item in outcomes if isinstance(item, int)], status
+
+
+@pytest.mark.slow
+def test_connections_past_the_cap_get_a_busy_page_and_no_app(trace: Path) -> None:
+    with serving(trace, "--max-sessions", "2") as served:
+        apps, refused, index = asyncio.run(_crowd(served, 6))
+        assert apps == 2
+        assert refused == [503] * 4
+        assert index == 503
+
+
+def test_max_sessions_and_idle_timeout_are_checked(
+    trace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui.cli import main
+
+    for option, value in (("--max-sessions", "0"), ("--idle-timeout", "-3")):
+        with pytest.raises(SystemExit) as stopped:
+            main(["serve", str(trace), option, value])
+        assert stopped.value.code == 2
+        assert option in capsys.readouterr().err

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from tui.commands._cluster import add_cluster_option
 from tui.commands.errors import CommandError, warn
 from tui.serve.hosts import is_loopback, tunnel, url_host
+from tui.serve.limits import DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_SESSIONS
 
 if TYPE_CHECKING:
     import ssl
@@ -78,8 +79,48 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="let the served app launch captures (key c): off by default",
     )
+    parser.add_argument(
+        "--max-sessions",
+        type=_at_least_one,
+        default=DEFAULT_MAX_SESSIONS,
+        metavar="N",
+        help=(
+            f"app processes at most, one per browser tab (default {DEFAULT_MAX_SESSIONS});"
+            " further connections get a page saying the server is busy"
+        ),
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=_positive_seconds,
+        default=DEFAULT_IDLE_TIMEOUT_S,
+        metavar="SECONDS",
+        help=(
+            "end a session after this long without a key, resize or focus from its"
+            f" page (default {DEFAULT_IDLE_TIMEOUT_S:.0f})"
+        ),
+    )
     add_cluster_option(parser)
     parser.set_defaults(func=run)
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return value
 
 
 def ready_line(
@@ -152,6 +193,8 @@ def run(args: argparse.Namespace) -> int:
         title=f"steptrace — {printable(trace.name)}",
         public=bool(args.public),
         ssl_context=ssl_context,
+        max_sessions=args.max_sessions,
+        idle_timeout_s=args.idle_timeout,
     )
 
     def ready() -> None:

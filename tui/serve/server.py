@@ -41,6 +41,7 @@ from textual_serve.server import Server, to_int
 from tui.serve import logs
 from tui.serve.auth import cookie_name, harden_headers, token_guard
 from tui.serve.hosts import host_allowed
+from tui.serve.limits import DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_SESSIONS
 from tui.serve.protocol import (
     Focus,
     Malformed,
@@ -164,14 +165,19 @@ class TraceServer(Server):
         title: str,
         public: bool = False,
         ssl_context: ssl.SSLContext | None = None,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+        idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S,
     ) -> None:
         """`public`: --public was given (more Host names answered, see
-        `tui.serve.hosts`); `ssl_context`: serve HTTPS."""
+        `tui.serve.hosts`); `ssl_context`: serve HTTPS; `max_sessions` app
+        processes at most; a session idle `idle_timeout_s` ends."""
         super().__init__(" ".join(app_argv), host=host, port=port, title=title)
         self.app_argv = list(app_argv)
         self.token = token
         self.public = public
         self.ssl_context = ssl_context
+        self.max_sessions = max_sessions
+        self.idle_timeout_s = idle_timeout_s
         self.sessions: set[Session] = set()
         self.started: set[Process] = set()
 
@@ -198,18 +204,47 @@ class TraceServer(Server):
         app.on_shutdown.append(self.on_shutdown)
         return app
 
-    @aiohttp_jinja2.template("index.html")
-    async def handle_index(self, request: web.Request) -> dict[str, Any]:
-        """The page: textual-serve's terminal, with paths relative to this origin."""
+    @property
+    def full(self) -> bool:
+        """Whether every session allowed is in use."""
+        return len(self.sessions) >= self.max_sessions
+
+    def refusal(self) -> web.HTTPServiceUnavailable:
+        """The polite page a connection gets when every session is in use (raised)."""
+        logs.logger().warning(
+            "connection refused: all %d sessions in use", self.max_sessions
+        )
+        return web.HTTPServiceUnavailable(
+            headers={"Retry-After": "60"},
+            content_type="text/html",
+            text=(
+                "<!doctype html><title>steptrace: busy</title>"
+                f"<p>All {self.max_sessions} sessions of this steptrace server are"
+                " in use. Close another tab of it and reload this page, or ask"
+                " whoever runs it to start it with a larger --max-sessions.</p>"
+            ),
+        )
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        """The page: textual-serve's terminal, with paths relative to this origin;
+        the refusal page when every session is in use."""
+        if self.full:
+            raise self.refusal()
         font_size = min(max(to_int(request.query.get("fontsize", "16"), 16), 6), 64)
-        return {"title": self.title, "font_size": font_size, "static_url": "/static/"}
+        return aiohttp_jinja2.render_template(
+            "index.html",
+            request,
+            {"title": self.title, "font_size": font_size, "static_url": "/static/"},
+        )
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        """Start an app process for this connection and relay it until either ends."""
+        """Start an app process for this connection and relay it until either
+        ends; refused (503) when every session is in use."""
+        if self.full:
+            raise self.refusal()
         websocket = web.WebSocketResponse(heartbeat=15)
         width = cells(request.query.get("width"), 80)
         height = cells(request.query.get("height"), 24)
-        await websocket.prepare(request)
         service = AppProcess(
             self.app_argv,
             self.started,
@@ -218,9 +253,12 @@ class TraceServer(Server):
             close=websocket.close,
             download_manager=self.download_manager,
         )
+        # Counted before the first await, so connections arriving together
+        # cannot pass the cap between the check and the count.
         session = Session(service, websocket)
         self.sessions.add(session)
         try:
+            await websocket.prepare(request)
             await service.start(width, height)
             await self._process_messages(websocket, service)
         except (ValueError, AssertionError, TypeError, KeyError):
@@ -233,8 +271,24 @@ class TraceServer(Server):
         self, websocket: web.WebSocketResponse, app_service: AppService
     ) -> None:
         """Relay the page's messages to its app, each parsed first: a size is
-        capped, a malformed message is dropped with one log line."""
-        async for message in websocket:
+        capped, a malformed message is dropped with one log line. Without a
+        key, resize or focus for `idle_timeout_s` (pings do not count), the
+        session ends."""
+        loop = asyncio.get_running_loop()
+        last_input = loop.time()
+        while True:
+            left = last_input + self.idle_timeout_s - loop.time()
+            try:
+                message = await websocket.receive(timeout=max(left, 0.0))
+            except asyncio.TimeoutError:
+                logs.logger().warning(
+                    "session idle for %.0f s: ended", self.idle_timeout_s
+                )
+                return
+            if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
+                return
+            if message.type == WSMsgType.ERROR:
+                return
             if message.type != WSMsgType.TEXT:
                 continue
             try:
@@ -242,6 +296,8 @@ class TraceServer(Server):
             except Malformed as reason:
                 logs.logger().warning("malformed message dropped: %s", reason)
                 continue
+            if not isinstance(parsed, Ping):
+                last_input = loop.time()
             if isinstance(parsed, Stdin):
                 await app_service.send_bytes(parsed.text.encode("utf-8"))
             elif isinstance(parsed, Resize):
