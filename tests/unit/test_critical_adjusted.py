@@ -304,3 +304,39 @@ def test_text_says_what_was_corrected(tmp_path: Path) -> None:
     assert "840" in line and "compute" in line
     assert "annotations" in line and "990" in line
     assert "cpu-bound on a busy device" in text
+
+
+@pytest.mark.parametrize(
+    ("name", "corrections"),
+    [
+        (
+            "timeline_analysis-sampled_rank-0.json.gz",
+            {Correction.AUTOGRAD_THREAD, Correction.OTHER_STREAMS},
+        ),
+        (
+            "amd_trace-mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+            {Correction.AUTOGRAD_THREAD},
+        ),
+        (
+            "critical_path-alexnet-benchmark_result_2869224_1695835535_trace.json.gz",
+            set(),
+        ),
+    ],
+)
+def test_real_traces_corrections_add_up(
+    shared_traces: Path, name: str, corrections: set[Correction]
+) -> None:
+    """Each class of the adjusted path is HTA's plus what the corrections moved
+    into or out of it; the corrections that fire are those the trace calls for
+    (a backward thread, sibling streams), none on a single-threaded one."""
+    paths = _paths(shared_traces / name)
+    assert paths.window is not None and paths.window_adjusted is not None
+    adjusted = paths.window_adjusted
+    assert {item.correction for item in adjusted.corrected} == corrections
+    hta = dict(paths.window.bound_ns)
+    for kind, ns in adjusted.path.bound_ns:
+        moved = sum(dict(item.change_ns).get(kind, 0) for item in adjusted.corrected)
+        assert ns == hta[kind] + moved, kind
+    for item in adjusted.corrected:
+        assert item.moved_ns > 0 and item.count > 0
+    assert all(not part.name.startswith("ProfilerStep") for part in adjusted.path.top)

@@ -34,7 +34,8 @@ and the path time that entered, left or changed class):
    only the rest stays a gap (`Analysis.busy_by_device`: the union of the
    device's work over all its streams).
 
-Beside both readings: **coverage**, the path's share of the window, and
+Beside both readings: **coverage**, the path's share of the window (above 1
+when device work launched in the window runs past its end), and
 flags (`PathFlag`): the path covers less than `LOW_COVERAGE` of the window
 (most of the step's time lies off any chain the graph sees), or it reads
 `cpu_bound` while the device is busy more than `BUSY_DEVICE` of the window
