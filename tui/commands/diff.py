@@ -58,7 +58,9 @@ def register(subparsers: Any) -> None:
         "both captures recorded them",
     )
     output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print JSON (see README)")
+    output.add_argument(
+        "--json", action="store_true", help="print JSON (see docs/diff.md)"
+    )
     output.add_argument(
         "--text",
         action="store_true",

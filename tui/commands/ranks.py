@@ -31,7 +31,9 @@ def register(subparsers: Any) -> None:
     )
     add_cluster_option(parser)
     add_zone_option(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    parser.add_argument(
+        "--json", action="store_true", help="print JSON (see docs/ranks.md)"
+    )
     parser.set_defaults(func=run)
 
 

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from tui.report.report import ReportResult
 
 TRACE_HELP = "a .json or .json.gz Kineto/Chrome trace"
-JSON_HELP = "print JSON (see README)"
+JSON_HELP = "print JSON (see docs/commands.md)"
 
 
 def imported(reference: str) -> Any:

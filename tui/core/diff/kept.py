@@ -1,6 +1,6 @@
 """Which steps represent the code, and the rank test a verdict may rest on.
 
-The rule that sets steps aside (documented in the README, `steptrace diff`):
+The rule that sets steps aside (documented in docs/diff.md, `steptrace diff`):
 
 1. **Warm-up**: with at least 3 window steps, the first one is set aside when
    it lasts more than 1.5 times the median of the others (caches, allocator,

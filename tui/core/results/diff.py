@@ -109,7 +109,7 @@ class DiffResult:
     # -- JSON ------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        """What `steptrace diff --json` prints (documented in the README)."""
+        """What `steptrace diff --json` prints (documented in docs/diff.md)."""
         diff = self.diff
         steps = diff.steps
         return {
