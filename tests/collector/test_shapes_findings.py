@@ -10,8 +10,7 @@ import pytest
 
 from tests.builders.torch_captures import capture_training
 from tui.core.figures.analysis import Analysis
-from tui.core.findings.finding import DominantFigures
-from tui.core.findings.readings import dominant_operator
+from tui.core.findings.dominant import DominantFigures, dominant_operator
 from tui.core.ingest.load import load_trace
 from tui.report.findings import words
 

@@ -16,8 +16,8 @@ import pytest
 from tests import shared_traces as shared
 from tests.builders.app_traces import write_training_trace
 from tui.core.figures.analysis import Analysis
-from tui.core.findings.device import many_small_launches
-from tui.core.findings.finding import LaunchFigures, ShowKernel
+from tui.core.findings.finding import ShowKernel
+from tui.core.findings.small_launches import LaunchFigures, many_small_launches
 from tui.core.ingest.load import load_trace
 from tui.report.findings import words
 

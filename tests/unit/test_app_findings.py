@@ -11,18 +11,18 @@ import pytest
 from tests.builders.app_traces import write_training_trace
 from tui.core.base.vocab import FindingId, FindingStatus, GapKind
 from tui.core.figures.analysis import Analysis
+from tui.core.findings.copies import CopyFigures
+from tui.core.findings.data_zone import IdleFigures
+from tui.core.findings.dominant import DominantFigures
 from tui.core.findings.finding import (
-    CopyFigures,
-    DominantFigures,
     Finding,
-    IdleFigures,
-    LaunchFigures,
     MissingReason,
     ShowEvents,
     ShowGap,
     ShowOperator,
 )
 from tui.core.findings.readings import compute_findings
+from tui.core.findings.small_launches import LaunchFigures
 from tui.core.ingest.load import load_trace
 from tui.report.findings import words
 

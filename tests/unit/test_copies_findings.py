@@ -26,8 +26,13 @@ from tests.builders.raw_copies import (
 )
 from tui.core.base.vocab import FindingStatus
 from tui.core.figures.analysis import Analysis
-from tui.core.findings.copies import pageable_copy, repeated_copy
-from tui.core.findings.finding import CopyFigures, PageableFigures, ShowEvents
+from tui.core.findings.copies import (
+    CopyFigures,
+    PageableFigures,
+    pageable_copy,
+    repeated_copy,
+)
+from tui.core.findings.finding import ShowEvents
 from tui.core.findings.weights import DEFAULT_MIN_SHARE
 from tui.core.ingest.load import load_trace
 from tui.report.findings import words

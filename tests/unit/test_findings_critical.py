@@ -17,8 +17,8 @@ from tests.unit.test_critical_path import _events
 from tui.core.base.vocab import FindingId, FindingStatus
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.critical import BoundBy
-from tui.core.findings.critical import critical_path
-from tui.core.findings.finding import CriticalPathFigures, ShowEvents
+from tui.core.findings.critical import CriticalPathFigures, critical_path
+from tui.core.findings.finding import ShowEvents
 from tui.core.findings.readings import compute_findings
 from tui.core.ingest.load import load_trace
 from tui.report.findings import words

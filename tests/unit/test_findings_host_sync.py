@@ -9,9 +9,9 @@ from tests.builders.syncs import STEP_US, runtime, sync_trace
 from tests.builders.traces import cpu, gpu, metadata, write_trace
 from tui.core.base.vocab import FindingId, FindingStatus
 from tui.core.figures.analysis import Analysis
-from tui.core.findings.finding import MissingReason, SyncFigures
+from tui.core.findings.finding import MissingReason
 from tui.core.findings.readings import compute_findings
-from tui.core.findings.syncs import host_sync
+from tui.core.findings.syncs import SyncFigures, host_sync
 from tui.core.ingest.load import load_trace
 from tui.report.findings import words
 

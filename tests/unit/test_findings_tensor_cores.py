@@ -21,10 +21,9 @@ from tui.core.findings.finding import (
     Finding,
     MissingReason,
     ShowOperator,
-    TensorCoreFigures,
 )
 from tui.core.findings.readings import compute_findings
-from tui.core.findings.tensor_cores import tensor_cores
+from tui.core.findings.tensor_cores import TensorCoreFigures, tensor_cores
 from tui.core.ingest.load import load_trace
 from tui.report.findings import words
 

@@ -15,9 +15,11 @@ from tui.cli import main
 from tui.core.base.vocab import DataLoading, FindingId, FindingStatus
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.data_zone import idle_in_data_zone
-from tui.core.findings.device import host_bound, many_small_launches
+from tui.core.findings.dominant import dominant_operator
 from tui.core.findings.finding import by_cost
-from tui.core.findings.readings import compute_findings, dominant_operator
+from tui.core.findings.host_bound import host_bound
+from tui.core.findings.readings import compute_findings
+from tui.core.findings.small_launches import many_small_launches
 from tui.core.findings.weights import DEFAULT_MIN_SHARE, LIKELY_SHARE, Scale
 from tui.core.ingest.load import load_trace
 from tui.report.findings import words

@@ -13,6 +13,8 @@ pinned memory and `non_blocking` are the next check.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
@@ -28,16 +30,73 @@ from tui.core.figures.copies import (
 from tui.core.figures.kernels import kernel_events
 from tui.core.figures.launches import issued_at
 from tui.core.findings.finding import (
-    CopyFigures,
+    Figures,
     Finding,
     Missing,
     MissingReason,
-    PageableFigures,
-    RepeatedCopy,
     ShowEvents,
     gpu_not_observed,
 )
+from tui.core.findings.rule import FindingRule
 from tui.core.findings.weights import Scale, scale_of
+
+
+@dataclass(frozen=True)
+class RepeatedCopy:
+    """One host-to-device copy issued in every window step, with its cost per step."""
+
+    name: str
+    bytes: int | None
+    host_memory: HostMemory | None
+    path: tuple[str, ...]
+    count_per_step: float
+    ns_per_step: float
+    event: int  # its first occurrence in the window
+
+
+@dataclass(frozen=True)
+class CopyFigures(Figures):
+    """Host-to-device copies of the same size from the same operator path in every step.
+
+    `name`, `bytes` and `per_step` (copies per step) describe the costliest
+    one, `copies` lists them all, costliest per step first.
+    """
+
+    steps: int
+    distinct_copies: int
+    repeated_copies: int
+    input_copies: int = 0
+    """Groups left out because they move the batch (input copies)."""
+    name: str | None = None
+    bytes: int | None = None
+    per_step: int | None = None
+    copies: tuple[RepeatedCopy, ...] = ()
+
+    @property
+    def ns_per_step(self) -> float | None:
+        """Time per step of all repeated copies together (sum of their per-step medians)."""
+        return sum(copy.ns_per_step for copy in self.copies) if self.copies else None
+
+
+@dataclass(frozen=True)
+class PageableFigures(Figures):
+    """Host-to-device copies from pageable memory in the window, per step (medians).
+
+    `input_share` is the share of their time held by input copies (issued in
+    a data zone, or after it before any other device work of the step: the
+    batch); `name`, `event`, `bytes` describe the costliest group.
+    """
+
+    steps: int
+    count_per_step: float
+    bytes_per_step: int | None
+    ns_per_step: float
+    bytes_per_s: float | None
+    input_share: float
+    name: str
+    event: int
+    path: tuple[str, ...] = ()
+
 
 BoolArray = npt.NDArray[np.bool_]
 
@@ -204,3 +263,11 @@ def pageable_copy(analysis: Analysis, scale: Scale | None = None) -> Finding:
         ShowEvents(costliest.name, select=figures.event),
         weight=weight,
     )
+
+
+REPEATED_RULE = FindingRule(
+    FindingId.REPEATED_COPY, CopyFigures, (ShowEvents,), repeated_copy
+)
+PAGEABLE_RULE = FindingRule(
+    FindingId.PAGEABLE_COPY, PageableFigures, (ShowEvents,), pageable_copy
+)

@@ -13,16 +13,39 @@ then become the longest).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tui.core.base.vocab import FindingId, FindingStatus
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.critical import BoundBy, CriticalPath, critical_paths
 from tui.core.findings.finding import (
-    CriticalPathFigures,
+    Figures,
     Finding,
     ShowEvents,
     gpu_not_observed,
 )
+from tui.core.findings.rule import FindingRule
 from tui.core.findings.weights import Scale, scale_of
+
+
+@dataclass(frozen=True)
+class CriticalPathFigures(Figures):
+    """The window steps' critical paths (HTA's, `figures/critical`), per step.
+
+    `bound_by` is the class holding most of the paths, `overhead` the largest
+    class that is not the device's own work (operators, gaps between kernels,
+    launch delays), `top` the event holding most of that overhead; `shares`
+    each class's percentage of the paths' time.
+    """
+
+    steps: int
+    path_ns_per_step: float
+    bound_by: BoundBy
+    overhead: BoundBy
+    overhead_ns_per_step: float
+    shares: tuple[tuple[BoundBy, float], ...]
+    top: str | None = None
+
 
 # The classes that are the device's own work, not overhead on the chain.
 DEVICE_WORK = (BoundBy.GPU_COMPUTE, BoundBy.GPU_COMMUNICATION)
@@ -78,3 +101,8 @@ def critical_path(analysis: Analysis, scale: Scale | None = None) -> Finding:
     seen = status is not FindingStatus.NOT_SEEN
     anchor = ShowEvents(top) if seen and top is not None else None
     return Finding(FindingId.CRITICAL_PATH, status, figures, anchor, weight=weight)
+
+
+RULE = FindingRule(
+    FindingId.CRITICAL_PATH, CriticalPathFigures, (ShowEvents,), critical_path
+)

@@ -11,17 +11,40 @@ names: `_SingleProcessDataLoaderIter` loads on the main thread
 
 from __future__ import annotations
 
-from tui.core.base.vocab import DataLoading, FindingId, FindingStatus
+from dataclasses import dataclass, field
+
+from tui.core.base.vocab import DataLoading, FindingId, FindingStatus, GapKind
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.finding import (
+    Figures,
     Finding,
-    IdleFigures,
     Missing,
     MissingReason,
     ShowGap,
 )
+from tui.core.findings.rule import FindingRule
 from tui.core.findings.weights import SLIVER_NS, Scale, scale_of
 from tui.core.model.trace import Trace
+
+
+@dataclass(frozen=True)
+class IdleFigures(Figures):
+    """Device idle (or untraced time) inside the data zone."""
+
+    kind: GapKind
+    zones: tuple[str, ...]
+    zone_ns: int
+    idle_ns: int
+    share: float
+    gaps: int
+    idle_ns_per_step: dict[str, int] = field(default_factory=dict)
+    sizeable_gaps: int = 0
+    """Gaps of at least `SLIVER_NS`: the ones worth listing."""
+    sizeable_share: float = 0.0
+    """Their share of the idle time; the slivers hold the rest."""
+    loading: DataLoading | None = None
+    """How the DataLoader ranges say the data is loaded (None: no such range)."""
+
 
 _LOADER_ITERATORS = (
     ("_SingleProcessDataLoaderIter", DataLoading.MAIN_THREAD),
@@ -92,3 +115,8 @@ def idle_in_data_zone(analysis: Analysis, scale: Scale | None = None) -> Finding
         ShowGap(biggest) if biggest is not None else None,
         weight=weight,
     )
+
+
+RULE = FindingRule(
+    FindingId.GPU_IDLE_DATA_ZONE, IdleFigures, (ShowGap,), idle_in_data_zone
+)

@@ -11,22 +11,46 @@ could save.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from tui.core.base.vocab import FindingId, FindingStatus
+from tui.core.base.vocab import FindingId, FindingStatus, SyncKind
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.sync_reading import SyncReading
 from tui.core.figures.syncs import SYNC_KINDS
 from tui.core.findings.finding import (
+    Figures,
     Finding,
     Missing,
     MissingReason,
     ShowSyncs,
-    SyncFigures,
     gpu_not_observed,
 )
+from tui.core.findings.rule import FindingRule
 from tui.core.findings.weights import Scale, scale_of
 from tui.core.model.trace import Kind
+
+
+@dataclass(frozen=True)
+class SyncFigures(Figures):
+    """The host's synchronisations in the window, per step (`figures/syncs.py`).
+
+    `name`, `event` and `kind` describe the costliest sync (blocked + idle
+    after); `operator` the causing operator holding the most of that cost
+    (None when none encloses a sync), `operator_ns_per_step` its cost.
+    """
+
+    steps: int
+    syncs: int
+    syncs_per_step: float
+    blocked_ns_per_step: float
+    idle_after_ns_per_step: float
+    name: str
+    event: int
+    kind: SyncKind
+    operator: str | None = None
+    operator_ns_per_step: float = 0.0
 
 
 def host_sync(analysis: Analysis, scale: Scale | None = None) -> Finding:
@@ -104,3 +128,6 @@ def _runtime_recorded(analysis: Analysis) -> bool:
     trace = analysis.trace
     calls = (trace.kind == Kind.RUNTIME) | (trace.kind == Kind.DRIVER)
     return bool((calls & analysis.on_cpu).any())
+
+
+RULE = FindingRule(FindingId.HOST_SYNC, SyncFigures, (ShowSyncs,), host_sync)

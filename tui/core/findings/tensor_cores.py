@@ -9,6 +9,8 @@ could save, since a Tensor-Core kernel still takes time.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tui.core.base.vocab import FindingId, FindingStatus
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.kernels import kernel_events
@@ -18,16 +20,38 @@ from tui.core.figures.tensor_cores import (
     tensor_core_use,
     without_tensor_cores,
 )
-from tui.core.findings.device import step_windows
+from tui.core.findings.device_waits import step_windows
 from tui.core.findings.finding import (
+    Figures,
     Finding,
     Missing,
     MissingReason,
     ShowOperator,
-    TensorCoreFigures,
     gpu_not_observed,
 )
+from tui.core.findings.rule import FindingRule
 from tui.core.findings.weights import Scale, scale_of
+
+
+@dataclass(frozen=True)
+class TensorCoreFigures(Figures):
+    """The window's kernel time launched by operators and its use of Tensor Cores
+    (torch-tb-profiler's rules: `figures/tensor_cores.py`).
+
+    `eligible_share` is the share of that time launched by Tensor-Core-eligible
+    operators, `tensor_core_share` the share that ran on Tensor Cores; per step,
+    the eligible operators' kernel time that did not, and the operator holding
+    the most of it.
+    """
+
+    steps: int
+    kernels: int
+    kernel_ns: int
+    eligible_share: float
+    tensor_core_share: float
+    eligible_off_tc_ns_per_step: float
+    operator: str | None = None
+    operator_ns_per_step: float = 0.0
 
 
 def tensor_cores(analysis: Analysis, scale: Scale | None = None) -> Finding:
@@ -87,3 +111,8 @@ def _missing(reason: MissingReason, detail: str = "") -> Finding:
         FindingStatus.NOT_OBSERVED,
         missing=Missing(reason, detail),
     )
+
+
+RULE = FindingRule(
+    FindingId.TENSOR_CORES, TensorCoreFigures, (ShowOperator,), tensor_cores
+)

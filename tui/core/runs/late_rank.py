@@ -13,11 +13,11 @@ from collections import Counter
 from tui.core.base.vocab import CollectiveSide, FindingId, FindingStatus
 from tui.core.findings.finding import (
     Finding,
-    LateRankFigures,
     Missing,
     MissingReason,
     ShowStep,
 )
+from tui.core.findings.late_rank import LateRankFigures
 from tui.core.findings.weights import DEFAULT_MIN_SHARE, LATE_STEP_SHARE, Scale
 from tui.core.runs.across import RunAnalysis
 

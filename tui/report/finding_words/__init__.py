@@ -1,0 +1,1 @@
+"""Each finding's words, one module per finding, registered once (`registry`)."""
