@@ -1,8 +1,12 @@
 """What a note on the main screen is anchored to, and where an anchor (a note's
 or a finding's) points: a `Target` the screen shows.
 
-Reading an anchor needs only the capture and what is selected; showing the
-target is the screen's (it owns the timeline, the tabs and the marks).
+A finding's anchor kinds are the core's (`Show*`, `core/findings/finding.py`):
+a step, a gap or an operator is shown as it is, and a kind that marks events
+becomes a `Visit`. The types here are what only the app has: a range, one
+event, a note's finding, a visit. Reading an anchor needs only the capture
+and what is selected; showing the target is the screen's (it owns the
+timeline, the tabs and the marks).
 """
 
 from __future__ import annotations
@@ -42,13 +46,6 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class AtStep:
-    """Select and fit a step (index into the analysis's steps)."""
-
-    index: int
-
-
-@dataclass(frozen=True)
 class AtRange:
     """Select and fit a time range."""
 
@@ -57,25 +54,10 @@ class AtRange:
 
 
 @dataclass(frozen=True)
-class AtOperator:
-    """Select an operator in the table (`focus`: and focus the table)."""
-
-    name: str
-    focus: bool = False
-
-
-@dataclass(frozen=True)
 class AtEvent:
     """Select one event on the timeline."""
 
     event: int
-
-
-@dataclass(frozen=True)
-class AtGap:
-    """Select a gap of the data zone (index into the analysis's gaps)."""
-
-    index: int
 
 
 @dataclass(frozen=True)
@@ -99,7 +81,7 @@ class Visit:
     kernel: str | None = None
 
 
-Target = AtStep | AtRange | AtOperator | AtEvent | AtGap | AtFinding | Visit
+Target = ShowStep | ShowGap | ShowOperator | AtRange | AtEvent | AtFinding | Visit
 
 
 def current_anchor(
@@ -166,13 +148,13 @@ def note_target(
 
     start_ns = anchor.start_ns or 0
     if anchor.kind is AnchorKind.STEP:
-        for index, step in enumerate(analysis.steps):
-            if step.number == anchor.step:
-                return AtStep(index)
+        number = anchor.step
+        if number is not None and step_index(analysis, number) is not None:
+            return ShowStep(number)
     elif anchor.kind is AnchorKind.RANGE:
         return AtRange(start_ns, anchor.end_ns or 0)
     elif anchor.kind is AnchorKind.OP:
-        return AtOperator(anchor.name or "")
+        return ShowOperator(anchor.name or "")
     elif anchor.kind is AnchorKind.EVENT:
         ids = [i for i, name in enumerate(trace.names) if name == anchor.name]
         events = events_named(trace, ids)
@@ -195,12 +177,13 @@ def note_target(
 
 def finding_target(finding: Finding, trace: Trace, analysis: Analysis) -> Target | None:
     """Where a finding rests: the gap, the operator in the table, the copy or
-    the kernel selected among its own kind marked (n/N visit them), the step."""
+    the kernel selected among its own kind marked (n/N visit them), the step
+    (the first one when it points at nothing here)."""
     anchor = finding.anchor
     if isinstance(anchor, ShowGap) and anchor.index < len(analysis.gaps):
-        return AtGap(anchor.index)
+        return anchor
     if isinstance(anchor, ShowOperator):
-        return AtOperator(anchor.name, focus=True)
+        return anchor
     if isinstance(anchor, ShowEvents):
         events = _named(trace, anchor.name)
         return Visit(events, f"{printable(anchor.name)}:", anchor.select, anchor.select)
@@ -218,11 +201,14 @@ def finding_target(finding: Finding, trace: Trace, analysis: Analysis) -> Target
         label = f"kernel {kernel_label(anchor.name, 24)}:"
         return Visit(events, label, first, kernel=anchor.name)
     if isinstance(anchor, ShowStep):
-        for index, step in enumerate(analysis.steps):
-            if step.number == anchor.number:
-                return AtStep(index)
-        return None
-    return AtStep(0) if analysis.steps else None
+        return anchor if step_index(analysis, anchor.number) is not None else None
+    return ShowStep(analysis.steps[0].number) if analysis.steps else None
+
+
+def step_index(analysis: Analysis, number: int) -> int | None:
+    """The index in the analysis's steps of the step with this number (None: none)."""
+    found = (i for i, step in enumerate(analysis.steps) if step.number == number)
+    return next(found, None)
 
 
 def _named(trace: Trace, name: str) -> npt.NDArray[np.int64]:

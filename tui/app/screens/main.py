@@ -75,7 +75,7 @@ from tui.app.widgets.timeline import RowsCounted, Timeline
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import SortKey, ZoneSource
 from tui.core.figures.analysis import Analysis, OpTable, Step
-from tui.core.findings.finding import Finding
+from tui.core.findings.finding import Finding, ShowGap, ShowOperator, ShowStep
 from tui.core.results.summary import capture_warnings
 from tui.view import status
 from tui.view.status import StatusLine
@@ -505,7 +505,8 @@ class MainScreen(Screen[None]):
 
     def on_findings_panel_chosen(self, event: FindingsPanel.Chosen) -> None:
         """Show on the timeline (or in the table) what a finding rests on."""
-        self.show(anchors.finding_target(event.finding, self.trace, self.analysis))
+        target = anchors.finding_target(event.finding, self.trace, self.analysis)
+        self.show(target, focus=True)
 
     # -- tabs, help, capture, share ------------------------------------------
 
@@ -624,20 +625,24 @@ class MainScreen(Screen[None]):
         if not self.show(target):
             self.notify("The note's anchor is not in this capture.", severity="warning")
 
-    def show(self, target: anchors.Target | None) -> bool:
-        """Show where an anchor points; False when it points at nothing here."""
+    def show(self, target: anchors.Target | None, *, focus: bool = False) -> bool:
+        """Show where an anchor points; False when it points at nothing here.
+        `focus`: an operator shown takes the focus (a finding chosen hands it on)."""
         timeline = self.timeline
-        if isinstance(target, anchors.AtStep):
-            self.go_to_step(target.index)
+        if isinstance(target, ShowStep):
+            index = anchors.step_index(self.analysis, target.number)
+            if index is None:
+                return False
+            self.go_to_step(index)
         elif isinstance(target, anchors.AtRange):
             timeline.select_range(target.start_ns, target.end_ns)
             timeline.fit(target.start_ns, max(target.end_ns, target.start_ns + 1))
-        elif isinstance(target, anchors.AtOperator):
-            self.tabs.select_operator(target.name, focus=target.focus)
+        elif isinstance(target, ShowOperator):
+            self.tabs.select_operator(target.name, focus=focus)
         elif isinstance(target, anchors.AtEvent):
             timeline.select_event(target.event)
             timeline.focus()
-        elif isinstance(target, anchors.AtGap):
+        elif isinstance(target, ShowGap):
             self.select_gap(target.index)
         elif isinstance(target, anchors.AtFinding):
             self.tabs.show("tab-findings")
