@@ -237,75 +237,17 @@ class ReportResult:
         """What `steptrace report --json` prints (documented in docs/commands.md)."""
         summary = self.summary
         capture = self.capture
-        scenario = capture.scenario
         split = self.split
-        startup = capture.startup
-
-        def column(values: Any) -> list[float] | None:
-            return None if values is None else [us(int(v)) for v in values.tolist()]
-
         return {
             "trace": summary.trace_path,
             "question": capture.question,
-            "scenario": None
-            if not capture.present
-            else {
-                "shapes": scenario.shapes,
-                "batch_size": scenario.batch_size,
-                "precision": scenario.precision,
-                "mode": scenario.mode,
-                "compiled": scenario.compiled,
-                "data_source": scenario.data_source,
-                "inputs_simplified": scenario.inputs_simplified,
-                "simplified_note": scenario.simplified_note,
-                "step_contents": list(capture.step_contents),
-            },
+            "scenario": _scenario_json(capture),
             "unit": {
                 "name": capture.unit_name,
                 "samples_per_step": capture.samples_per_step,
             },
-            "window": {
-                "schedule": None
-                if capture.window is None
-                else {
-                    "wait": capture.window.wait,
-                    "warmup": capture.window.warmup,
-                    "active": capture.window.active,
-                },
-                "steps": [
-                    {
-                        "step": row.number,
-                        "phase": row.phase.value,
-                        "duration_ms": ms(row.duration_ns),
-                    }
-                    for row in summary.steps
-                ],
-                "step_stats": None
-                if summary.stats is None
-                else {
-                    "count": summary.stats.count,
-                    "median_ms": ms(summary.stats.median_ns),
-                    "min_ms": ms(summary.stats.min_ns),
-                    "max_ms": ms(summary.stats.max_ns),
-                },
-                "startup": {
-                    "before_first_step_ms": startup.before_first_step_ms,
-                    "steps": [
-                        {"step": entry.step, "phase": entry.phase, "ms": entry.ms}
-                        for entry in startup.steps
-                    ],
-                },
-            },
-            "time": {
-                "steps": list(split.step_numbers),
-                "step_us": column(split.step_ns),
-                "cpu_us": column(split.cpu_ns),
-                "gpu_us": column(split.gpu_ns),
-                "zone_us": column(split.zone_ns),
-                "wait_us": column(split.wait_ns),
-                "wait_kind": split.wait_kind.value,
-                "zones": list(summary.zone.names),
-            },
+            "window": _window_json(capture, summary),
+            "time": _time_json(split, summary),
             "gpu_observed": summary.gpu_observed,
             "gpu_missing_reason": summary.gpu_missing_reason,
             "step_breakdown": step_breakdown_json(summary.step_breakdown),
@@ -315,19 +257,7 @@ class ReportResult:
             "findings": findings_json(self.weighed)["findings"],
             "findings_median_step_us": us(self.weighed.median_step_ns),
             "notes": [note.to_dict() for note in self.notes],
-            "instrumentation": None
-            if not capture.present
-            else {
-                "record_shapes": capture.options.record_shapes,
-                "with_stack": capture.options.with_stack,
-                "profile_memory": capture.options.profile_memory,
-                "activities_requested": None
-                if capture.activities.requested is None
-                else list(capture.activities.requested),
-                "activities_observed": None
-                if capture.activities.observed is None
-                else list(capture.activities.observed),
-            },
+            "instrumentation": _instrumentation_json(capture),
             "resources": {
                 "device_busy_share": split.share(split.gpu_ns),
                 "data_zone_share": split.share(split.zone_ns),
@@ -337,3 +267,92 @@ class ReportResult:
             },
             "warnings": list(summary.warnings),
         }
+
+
+def _scenario_json(capture: CaptureDescription) -> dict[str, Any] | None:
+    """The report's `scenario`: what the step ran on; None without a description."""
+    if not capture.present:
+        return None
+    scenario = capture.scenario
+    return {
+        "shapes": scenario.shapes,
+        "batch_size": scenario.batch_size,
+        "precision": scenario.precision,
+        "mode": scenario.mode,
+        "compiled": scenario.compiled,
+        "data_source": scenario.data_source,
+        "inputs_simplified": scenario.inputs_simplified,
+        "simplified_note": scenario.simplified_note,
+        "step_contents": list(capture.step_contents),
+    }
+
+
+def _window_json(capture: CaptureDescription, summary: SummaryResult) -> dict[str, Any]:
+    """The report's `window`: the schedule, each step's time, their statistics, start-up."""
+    window = capture.window
+    stats = summary.stats
+    startup = capture.startup
+    return {
+        "schedule": None
+        if window is None
+        else {"wait": window.wait, "warmup": window.warmup, "active": window.active},
+        "steps": [
+            {
+                "step": row.number,
+                "phase": row.phase.value,
+                "duration_ms": ms(row.duration_ns),
+            }
+            for row in summary.steps
+        ],
+        "step_stats": None
+        if stats is None
+        else {
+            "count": stats.count,
+            "median_ms": ms(stats.median_ns),
+            "min_ms": ms(stats.min_ns),
+            "max_ms": ms(stats.max_ns),
+        },
+        "startup": {
+            "before_first_step_ms": startup.before_first_step_ms,
+            "steps": [
+                {"step": entry.step, "phase": entry.phase, "ms": entry.ms}
+                for entry in startup.steps
+            ],
+        },
+    }
+
+
+def _time_json(split: TimeSplit, summary: SummaryResult) -> dict[str, Any]:
+    """The report's `time`: per step, CPU time, GPU work, zone and waiting, in µs."""
+
+    def column(values: Any) -> list[float] | None:
+        return None if values is None else [us(int(v)) for v in values.tolist()]
+
+    return {
+        "steps": list(split.step_numbers),
+        "step_us": column(split.step_ns),
+        "cpu_us": column(split.cpu_ns),
+        "gpu_us": column(split.gpu_ns),
+        "zone_us": column(split.zone_ns),
+        "wait_us": column(split.wait_ns),
+        "wait_kind": split.wait_kind.value,
+        "zones": list(summary.zone.names),
+    }
+
+
+def _instrumentation_json(capture: CaptureDescription) -> dict[str, Any] | None:
+    """The report's `instrumentation`: options used and activities; None without a description."""
+    if not capture.present:
+        return None
+    activities = capture.activities
+    return {
+        "record_shapes": capture.options.record_shapes,
+        "with_stack": capture.options.with_stack,
+        "profile_memory": capture.options.profile_memory,
+        "activities_requested": None
+        if activities.requested is None
+        else list(activities.requested),
+        "activities_observed": None
+        if activities.observed is None
+        else list(activities.observed),
+    }
