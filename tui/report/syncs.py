@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text, plural
-from tui.core.figures.sync_reading import SyncTotals
+from tui.core.figures.sync_reading import SyncReading, SyncTotals
 from tui.core.results.copies import PATH_SEPARATOR
 from tui.core.results.syncs import SyncsResult
 from tui.report.text import TEXT_WIDTH, cut_middle, fill
@@ -47,9 +47,19 @@ def syncs_text(result: SyncsResult) -> str:
         return "\n".join(
             fill("no host synchronisation in this capture" + queries, "", "  ")
         )
+    lines = _kind_lines(reading, queries)
+    lines += _cause_lines(reading)
+    lines += _step_lines(reading)
+    lines += _costliest_lines(reading)
+    lines += _read_lines(reading)
+    return "\n".join(lines)
+
+
+def _kind_lines(reading: SyncReading, queries: str) -> list[str]:
+    """The totals, what the figures mean, and the table by kind of sync."""
     header = f"{'kind':<40} {'count':>6} {'blocked':>11} {'idle after':>11}"
     lines = fill(
-        f"{plural(len(columns), 'host synchronisation')}: the host waited"
+        f"{plural(len(reading.columns), 'host synchronisation')}: the host waited"
         f" {duration_text(reading.total.blocked_ns)}, the device then idled"
         f" {duration_text(reading.total.idle_after_ns)}{queries}",
         "",
@@ -59,7 +69,12 @@ def syncs_text(result: SyncsResult) -> str:
     lines += ["", header, "-" * len(header)]
     for kind, totals in reading.by_kind.items():
         lines.append(f"{kind.value:<40} {_figures(totals)}")
-    lines += ["", "by causing operator (the outermost enclosing operator)"]
+    return lines
+
+
+def _cause_lines(reading: SyncReading) -> list[str]:
+    """The table by causing operator, with each one's path, the first TEXT_CAUSES rows."""
+    lines = ["", "by causing operator (the outermost enclosing operator)"]
     header = f"{'operator':<40} {'count':>6} {'blocked':>11} {'idle after':>11}"
     lines += [header, "-" * len(header)]
     for row in reading.by_cause[:TEXT_CAUSES]:
@@ -70,12 +85,24 @@ def syncs_text(result: SyncsResult) -> str:
             lines.append("    " + cut_middle(path, TEXT_WIDTH - 4))
     if len(reading.by_cause) > TEXT_CAUSES:
         lines.append(f"… {len(reading.by_cause) - TEXT_CAUSES} more (--json)")
-    if reading.steps:
-        lines += ["", "per step (syncs called in the step)"]
-        for step, totals in zip(reading.steps, reading.step_totals, strict=True):
-            label = f"{step.number:>8} {step.phase.value:<8}"
-            lines.append(f"{label:<40} {_figures(totals)}")
-    lines += ["", "the costliest (blocked + idle after)"]
+    return lines
+
+
+def _step_lines(reading: SyncReading) -> list[str]:
+    """The totals of each step's syncs; nothing when the capture has no steps."""
+    if not reading.steps:
+        return []
+    lines = ["", "per step (syncs called in the step)"]
+    for step, totals in zip(reading.steps, reading.step_totals, strict=True):
+        label = f"{step.number:>8} {step.phase.value:<8}"
+        lines.append(f"{label:<40} {_figures(totals)}")
+    return lines
+
+
+def _costliest_lines(reading: SyncReading) -> list[str]:
+    """The TEXT_TOP costliest syncs, each with its cause and the code that called it."""
+    columns = reading.columns
+    lines = ["", "the costliest (blocked + idle after)"]
     for position in reading.top[:TEXT_TOP].tolist():
         idle = int(columns.idle_after_ns[position])
         step_at = int(columns.step[position])
@@ -106,15 +133,20 @@ def syncs_text(result: SyncsResult) -> str:
             lines.append(
                 "    " + cut_middle("at " + printable(frames[-1]), TEXT_WIDTH - 4)
             )
+    return lines
+
+
+def _read_lines(reading: SyncReading) -> list[str]:
+    """The operators that read device values, with how many of their calls waited."""
     waited = [row for row in reading.reads if row.calls]
-    if waited:
-        lines += ["", "operators that read device values: calls (calls that waited)"]
-        lines += fill(
-            ", ".join(
-                f"{printable(row.name)} {row.calls:,} ({row.waited:,})"
-                for row in waited
-            ),
-            "  ",
-            "  ",
-        )
-    return "\n".join(lines)
+    if not waited:
+        return []
+    lines = ["", "operators that read device values: calls (calls that waited)"]
+    lines += fill(
+        ", ".join(
+            f"{printable(row.name)} {row.calls:,} ({row.waited:,})" for row in waited
+        ),
+        "  ",
+        "  ",
+    )
+    return lines
