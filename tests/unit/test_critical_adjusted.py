@@ -13,9 +13,11 @@ import io
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 import pytest
 
+import tui.core.figures.critical as critical_module
 from tests.builders.traces import cpu, gpu, metadata, write_trace
 from tests.unit.test_critical_path import _events as hta_step_events
 from tui.cli import main
@@ -340,3 +342,29 @@ def test_real_traces_corrections_add_up(
     for item in adjusted.corrected:
         assert item.moved_ns > 0 and item.count > 0
     assert all(not part.name.startswith("ProfilerStep") for part in adjusted.path.top)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "timeline_analysis-sampled_rank-0.json.gz",
+        "amd_trace-mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+        "critical_path-cuda_event_sync_multi_stream-event_sync_trace.json.gz",
+    ],
+)
+def test_reading_hta_graph_again_changes_nothing(
+    shared_traces: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A window where no annotation parents or crosses an operator reuses HTA's
+    graph; building it again without the annotations gives the same reading."""
+    reused = _paths(shared_traces / name)
+    monkeypatch.setattr(
+        critical_module,
+        "disturbing",
+        lambda frame, _annotations: np.sort(frame.start_ns).astype(np.int64),
+    )
+    rebuilt = _paths(shared_traces / name)
+    assert reused.window_adjusted == rebuilt.window_adjusted
+    assert [step.adjusted for step in reused.steps] == [
+        step.adjusted for step in rebuilt.steps
+    ]

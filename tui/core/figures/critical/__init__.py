@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from tui.core.figures.critical.adjusted import (
     AdjustedPath,
     Busy,
@@ -22,15 +24,17 @@ from tui.core.figures.critical.adjusted import (
     adjusted_path,
     annotation_rows,
     device_busy,
+    disturbing,
 )
-from tui.core.figures.critical.frame import BoolArray, HtaFrame
+from tui.core.figures.critical.frame import BoolArray, HtaFrame, Int64Array
 from tui.core.figures.critical.graph import FrameWide, build_graph
 from tui.core.figures.critical.path import (
     BoundBy,
     CriticalPath,
     PathPart,
     PathRefused,
-    summarise,
+    longest_path,
+    split_path,
 )
 from tui.core.model.steps import Step
 from tui.core.model.trace import Trace
@@ -76,27 +80,39 @@ class CriticalPaths:
 @dataclass(frozen=True)
 class _Reader:
     """What every window of one trace reads: HTA's frame and its wide figures;
-    for the adjusted reading (None: none), the annotations it leaves out and
-    each device's busy time."""
+    for the adjusted reading (None: none), the annotations it leaves out, each
+    device's busy time and the starts of the annotations that change a graph."""
 
     frame: HtaFrame
     wide: FrameWide
-    adjusting: tuple[BoolArray, Busy] | None
+    adjusting: tuple[BoolArray, Busy, Int64Array] | None
 
     def read(
         self, window: tuple[int, int]
     ) -> tuple[CriticalPath | None, str | None, AdjustedPath | None, str | None]:
         """HTA's path of the window and the adjusted one, or why there is none."""
         frame = self.frame
+        graph = build_graph(frame, window, self.wide)
         try:
-            path = summarise(frame, build_graph(frame, window, self.wide), window)
+            nodes = longest_path(graph)
         except PathRefused as refused:
             return None, str(refused), None, None
+        path = split_path(frame, graph, nodes, window)
         if self.adjusting is None:
             return path, None, None, None
-        annotations, busy = self.adjusting
+        annotations, busy, moving = self.adjusting
+        first = int(np.searchsorted(moving, window[0], side="left"))
+        changes = first < moving.size and moving[first] <= window[1]
         try:
-            adjusted = adjusted_path(frame, self.wide, window, path, busy, annotations)
+            adjusted = adjusted_path(
+                frame,
+                self.wide,
+                window,
+                path,
+                busy,
+                annotations,
+                None if changes else (graph, nodes),
+            )
         except PathRefused as refused:
             return path, None, None, str(refused)
         return path, None, adjusted, None
@@ -115,11 +131,14 @@ def critical_paths(
     adjusted reading, `busy` giving each device's busy time
     (`Analysis.busy_by_device`; read from the trace when not given)."""
     frame = HtaFrame.of(trace)
-    adjusting = (
-        (annotation_rows(frame), device_busy(trace) if busy is None else busy)
-        if adjusted
-        else None
-    )
+    adjusting = None
+    if adjusted:
+        annotations = annotation_rows(frame)
+        adjusting = (
+            annotations,
+            device_busy(trace) if busy is None else busy,
+            disturbing(frame, annotations),
+        )
     reader = _Reader(frame, FrameWide.of(frame), adjusting)
     if not steps:
         kept = frame.kept.nonzero()[0]

@@ -150,6 +150,30 @@ def annotation_rows(frame: HtaFrame) -> BoolArray:
     return rows & (frame.stream < 0)
 
 
+def disturbing(frame: HtaFrame, annotations: BoolArray) -> Int64Array:
+    """The starts, sorted, of the annotations whose leaving out can change a
+    window's graph: those that are nodes, and those starting or ending inside
+    a node of their thread (they parent its operators, or cross them). The
+    others (a step range, a range around operators) change nothing: a window
+    where none starts reads HTA's graph again."""
+    trace = frame.trace
+    rows = np.flatnonzero(annotations & frame.kept)
+    nodes = np.flatnonzero(
+        frame.kept & frame.node_category & (frame.stream < 0) & (frame.duration_ns > 0)
+    )
+    chosen = rows[frame.node_category[rows]]
+    others = rows[~frame.node_category[rows]]
+    inside: list[Int64Array] = [chosen]
+    for track in distinct(trace.track[others]).tolist():
+        mine = others[trace.track[others] == track]
+        held = nodes[trace.track[nodes] == track]
+        busy = Intervals.union_of(frame.start_ns[held], frame.end_ns[held])
+        last = np.maximum(frame.end_ns[mine] - 1, frame.start_ns[mine])
+        crossing = busy.contains(frame.start_ns[mine]) | busy.contains(last)
+        inside.append(mine[crossing])
+    return np.sort(frame.start_ns[np.concatenate(inside)]).astype(np.int64)
+
+
 def device_busy(trace: Trace) -> dict[int | None, Intervals]:
     """Each device's work over all its streams (as `Analysis.busy_by_device`)."""
     work = np.flatnonzero(trace.device_work_mask)
@@ -172,12 +196,18 @@ def adjusted_path(
     hta: CriticalPath,
     busy: Busy,
     annotations: BoolArray,
+    hta_graph: tuple[Graph, list[int]] | None = None,
 ) -> AdjustedPath:
     """The three corrections of `hta`, the window's HTA path (PathRefused when
-    the corrected graph has a cycle)."""
+    the corrected graph has a cycle). `hta_graph`: HTA's graph of the window
+    and its path's nodes, taken (and changed) in place of a graph without the
+    annotations where leaving them out changes nothing (`disturbing`)."""
     readings: list[tuple[Correction, int, CriticalPath]] = []
-    graph = build_graph(frame, window, wide, annotations)
-    nodes = longest_path(graph)
+    if hta_graph is None:
+        graph = build_graph(frame, window, wide, annotations)
+        nodes = longest_path(graph)
+    else:
+        graph, nodes = hta_graph
     left_out = _annotations_in(frame, annotations, window)
     plain = split_path(frame, graph, nodes, window)
     readings.append((Correction.ANNOTATIONS, left_out, plain))
