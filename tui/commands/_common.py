@@ -44,6 +44,30 @@ def add_workers_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_max_memory_option(parser: argparse.ArgumentParser) -> None:
+    """`--max-memory SIZE`: how much memory reading the trace may plan to use."""
+    parser.add_argument(
+        "--max-memory",
+        type=_memory_size,
+        default=None,
+        metavar="SIZE",
+        help=(
+            "memory a trace's events may need, estimated while it is read, as 8G, "
+            "512M or bytes (default: STEPTRACE_MAX_MEMORY, else a quarter of this "
+            "machine's memory); a trace needing more is refused before it fills memory"
+        ),
+    )
+
+
+def _memory_size(text: str) -> int:
+    from tui.core.base.units import parse_size
+
+    size = parse_size(text)
+    if size is None:
+        raise argparse.ArgumentTypeError(f"not a size such as 8G or 512M: {text!r}")
+    return size
+
+
 def _worker_count(text: str) -> int:
     try:
         count = int(text)

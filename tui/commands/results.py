@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tui.commands._common import add_workers_option
+from tui.commands._common import add_max_memory_option, add_workers_option
 from tui.commands._zones import add_zone_option
 from tui.commands.errors import CommandError, warn
 
@@ -94,6 +94,7 @@ class ResultCommand:
             parser.add_argument("--json", action="store_true", help=JSON_HELP)
         if self.workers:
             add_workers_option(parser)
+        add_max_memory_option(parser)
         parser.set_defaults(func=self.run)
 
     def run(self, args: argparse.Namespace) -> int:
@@ -129,6 +130,7 @@ class ResultCommand:
                 asked=args.zone if self.zones else (),
                 progress=progress,
                 workers=args.workers if self.workers else None,
+                max_memory=args.max_memory,
             )
         if isinstance(opened, ZoneRefusal):
             raise zone_refused(opened)

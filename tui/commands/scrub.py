@@ -11,6 +11,7 @@ import argparse
 import json
 from typing import Any
 
+from tui.commands._common import add_max_memory_option
 from tui.commands.errors import CommandError
 from tui.core.base.errors import TraceLoadError
 
@@ -51,6 +52,7 @@ def register(subparsers: Any) -> None:
         help="also list and drop operator input shapes and concrete input values",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_max_memory_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -65,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
         scrub_file,
     )
 
-    options = ScrubOptions(zones=args.zones, shapes=args.shapes)
+    options = ScrubOptions(
+        zones=args.zones, shapes=args.shapes, max_memory=args.max_memory
+    )
     try:
         if args.check:
             check = check_file(args.trace, options)

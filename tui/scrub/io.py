@@ -23,7 +23,11 @@ from tui.core.base.errors import TraceLoadError
 from tui.core.base.safe_write import remove_abandoned_temporaries, write_fresh
 from tui.core.base.textsafe import printable
 from tui.core.ingest.decode.document import decode_trace
-from tui.core.ingest.source import read_trace_bytes
+from tui.core.ingest.source import (
+    SCRUB_BYTES_PER_EVENT,
+    MemoryBudget,
+    read_trace_bytes,
+)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _DECODER = msgspec.json.Decoder(float_hook=Decimal)
@@ -48,13 +52,15 @@ class RawTrace:
         return printable(str(self.path))
 
 
-def read_raw(path: str | os.PathLike[str]) -> RawTrace:
+def read_raw(path: str | os.PathLike[str], max_memory: int | None = None) -> RawTrace:
     """Read a trace file through the loader's bounded reader (gzip by its bytes, not its name).
 
     The same limits as opening the trace: a decompression bomb stops with the
-    loader's message, and so do folders, pipes and missing files.
+    loader's message, and so do folders, pipes and missing files; a trace whose
+    events the walk could not hold in `max_memory` stops before it is parsed.
     """
-    raw = read_trace_bytes(path)
+    budget = MemoryBudget.of(max_memory, SCRUB_BYTES_PER_EVENT)
+    raw = read_trace_bytes(path, memory=budget)
     return RawTrace(Path(path), raw.data, raw.compressed)
 
 

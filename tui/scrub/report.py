@@ -22,11 +22,13 @@ class ScrubOptions:
 
     `zones`: rename free-form zone names (they are always listed, but renaming
     them changes what the analysis shows). `shapes`: list and drop operator
-    input shapes and concrete input values.
+    input shapes and concrete input values. `max_memory`: the memory the
+    walk of the whole document may need (None: the loader's default).
     """
 
     zones: bool = False
     shapes: bool = False
+    max_memory: int | None = None
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,7 @@ def check_file(
     Raises `TraceLoadError` (one-line message) for a file that is not a trace.
     """
     options = options or ScrubOptions()
-    raw = read_raw(src)
+    raw = read_raw(src, options.max_memory)
     _, walker = _analyse(raw, options, rewrite=False)
     return CheckReport(raw.path, options, walker.summaries())
 
@@ -102,7 +102,7 @@ def scrub_file(
         raise ScrubError(
             f"{printable(str(destination))}: already exists, not overwritten"
         )
-    raw = read_raw(src)
+    raw = read_raw(src, options.max_memory)
     document, walker = _analyse(raw, options, rewrite=True)
     compress = raw.compressed or destination.name.endswith(".gz")
     try:

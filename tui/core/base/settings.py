@@ -10,6 +10,7 @@ list of variables steptrace obeys is this table:
 | `STEPTRACE_NO_CACHE` | `no_cache` | any non-empty value: no column cache and no rank summaries, read or written |
 | `STEPTRACE_SCRATCH_DIR` | `scratch_dir` | where parallel decode workers store their columns (default: shared memory when it has room, else the temporary folder) |
 | `STEPTRACE_MAX_BYTES` | `max_bytes` | the largest decompressed trace accepted (a whole number of bytes, at least 1; default: half of physical memory); when set, a gzip file inflating past 500:1 is read anyway |
+| `STEPTRACE_MAX_MEMORY` | `max_memory` | the memory a load (or a scrub) may plan to use, estimated from the events while reading, as `8G`, `512M` or bytes (default: a quarter of physical memory); `--max-memory` sets it for one command |
 | `STEPTRACE_DATA_DIR` | `data_dir` | the per-user data folder, where notes go when a trace's folder cannot be written (default: `$XDG_DATA_HOME/steptrace`) |
 | `STEPTRACE_CLUSTER` | `cluster` | the Dask scheduler a run's ranks are summarised on (`--cluster`'s default) |
 | `XDG_CACHE_HOME` | `xdg_cache_home` | the user's cache folder (default: `~/.cache`) |
@@ -33,10 +34,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.core.base.units import parse_size
+
 CACHE_DIR = "STEPTRACE_CACHE_DIR"
 NO_CACHE = "STEPTRACE_NO_CACHE"
 SCRATCH_DIR = "STEPTRACE_SCRATCH_DIR"
 MAX_BYTES = "STEPTRACE_MAX_BYTES"
+MAX_MEMORY = "STEPTRACE_MAX_MEMORY"
 DATA_DIR = "STEPTRACE_DATA_DIR"
 CLUSTER = "STEPTRACE_CLUSTER"
 XDG_CACHE_HOME = "XDG_CACHE_HOME"
@@ -51,6 +55,7 @@ class Settings:
     no_cache: bool = False
     scratch_dir: str | None = None
     max_bytes: int | None = None
+    max_memory: int | None = None
     data_dir: Path | None = None
     cluster: str | None = None
     xdg_cache_home: Path | None = None
@@ -64,6 +69,7 @@ class Settings:
             no_cache=bool(environment.get(NO_CACHE)),
             scratch_dir=environment.get(SCRATCH_DIR) or None,
             max_bytes=_whole_number(environment.get(MAX_BYTES)),
+            max_memory=parse_size(environment.get(MAX_MEMORY) or ""),
             data_dir=_path(environment.get(DATA_DIR)),
             cluster=environment.get(CLUSTER) or None,
             xdg_cache_home=_absolute_path(environment.get(XDG_CACHE_HOME)),

@@ -58,3 +58,21 @@ def us(nanoseconds: int | float) -> float:
 def ms(nanoseconds: int | float) -> float:
     """Nanoseconds to milliseconds."""
     return float(nanoseconds) / 1e6
+
+
+_SIZE_FACTORS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+
+
+def parse_size(text: str) -> int | None:
+    """A size as people write it (`8G`, `512M`, `1.5GiB`, `4096`) in bytes; None
+    when it is not one, or not positive. Units are powers of 1024."""
+    words = text.strip().lower().removesuffix("b").removesuffix("i")
+    unit = words[-1:] if words[-1:] in _SIZE_FACTORS else ""
+    number = words[: len(words) - len(unit)].strip()
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    if not value > 0 or value == float("inf"):
+        return None
+    return int(value * _SIZE_FACTORS[unit])

@@ -17,8 +17,10 @@ from tui.core.base.textsafe import printable
 from tui.core.base.vocab import CacheUse, LoadPhase
 from tui.core.ingest.source import (
     GZIP_MAGIC,
+    MemoryBudget,
     RawTrace,
     ReadProgress,
+    check_plain_memory,
     default_max_bytes,
     read_trace_bytes,
 )
@@ -66,6 +68,7 @@ def load_trace(
     max_bytes: int | None = None,
     cache: CacheUse = CacheUse.OFF,
     workers: int | None = None,
+    max_memory: int | None = None,
 ) -> Trace:
     """Read, decode and model a trace; raises TraceLoadError with a one-line reason.
 
@@ -75,6 +78,8 @@ def load_trace(
     trace cheap.
     `workers` processes decode a big trace's events in parallel (default: the
     machine's cores); the trace is the same whatever their number.
+    `max_memory`: refuse a trace whose events would need more (default:
+    `default_max_memory`), estimated while its bytes are read.
     """
     trace_path = Path(path)
     cache = CacheUse(cache)
@@ -91,7 +96,10 @@ def load_trace(
                     LoadProgress(LoadPhase.CACHED, cached.file_size, cached.file_size)
                 )
             return cached
-    trace, raw_size, cut_off = _parse(trace_path, progress, cancel, max_bytes, workers)
+    budget = MemoryBudget.of(max_memory)
+    trace, raw_size, cut_off = _parse(
+        trace_path, progress, cancel, max_bytes, workers, budget
+    )
     if (
         key_before is not None
         and not cut_off
@@ -145,6 +153,7 @@ def _parse(
     cancel: threading.Event | None,
     max_bytes: int | None,
     workers: int | None,
+    budget: MemoryBudget,
 ) -> tuple[Trace, int, bool]:
     """The trace read and modelled, by worker processes when it is big.
 
@@ -176,12 +185,17 @@ def _parse(
     cut_off = False
     raw_size = _plain_size(trace_path, limit)
     if raw_size is not None and raw_size >= PARALLEL_MIN_BYTES:
+        check_plain_memory(trace_path, raw_size, budget)
         trace = _load_parallel(
             trace_path, worker_count, None, raw_size, progress, cancel
         )
     elif raw_size is None:
         raw = read_trace_bytes(
-            trace_path, progress=on_read, cancel=cancel, max_bytes=limit
+            trace_path,
+            progress=on_read,
+            cancel=cancel,
+            max_bytes=limit,
+            memory=budget,
         )
         raw_size = len(raw.data)
         if raw.compressed and raw_size >= PARALLEL_MIN_BYTES:
@@ -191,7 +205,11 @@ def _parse(
     if trace is None:
         if raw is None:
             raw = read_trace_bytes(
-                trace_path, progress=on_read, cancel=cancel, max_bytes=limit
+                trace_path,
+                progress=on_read,
+                cancel=cancel,
+                max_bytes=limit,
+                memory=budget,
             )
             raw_size = len(raw.data)
         on_phase(LoadPhase.DECODING)

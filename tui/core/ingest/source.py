@@ -73,14 +73,96 @@ def default_max_bytes() -> int:
     return max(physical // 2, 256 * 1024**2)
 
 
+# What a load holds at its peak per event beyond the JSON's own bytes (columns,
+# tables, the decoder's records), and what scrub's walk of the whole document
+# holds: measured as peak RSS over 3 million small events (0.9 and 1.8 GB for
+# 276 MB of JSON), rounded up. Memory follows the events, not the bytes: a
+# gzip of tiny events passes any ratio guard and still fills the machine.
+LOAD_BYTES_PER_EVENT = 220
+SCRUB_BYTES_PER_EVENT = 520
+# Every event has a phase: counting its key counts the events as bytes arrive.
+_EVENT_KEY = b'"ph"'
+# Past this much JSON, the rest of a gzip file is projected from what came so far.
+_PROJECT_AFTER = 256 * 1024 * 1024
+
+
+def default_max_memory() -> int:
+    """The memory a load may plan to use: STEPTRACE_MAX_MEMORY, else a quarter of
+    physical memory (at least 1 GiB)."""
+    chosen = settings().max_memory
+    if chosen is not None:
+        return chosen
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        physical = 16 * 1024**3
+    return max(physical // 4, 1024**3)
+
+
+@dataclass(frozen=True)
+class MemoryBudget:
+    """How much memory reading may plan for, and what each event costs."""
+
+    limit: int
+    per_event: int = LOAD_BYTES_PER_EVENT
+
+    @classmethod
+    def of(
+        cls, limit: int | None, per_event: int = LOAD_BYTES_PER_EVENT
+    ) -> MemoryBudget:
+        """The budget for `limit` bytes (None: `default_max_memory`)."""
+        return cls(default_max_memory() if limit is None else limit, per_event)
+
+    def needed(self, json_bytes: float, events: float) -> float:
+        """The peak a load of this much JSON and this many events reaches."""
+        return json_bytes + events * self.per_event
+
+    def check(
+        self, trace_path: Path, json_bytes: float, events: float, *, about: bool
+    ) -> None:
+        """Refuse (TraceLoadError) what would need more than the limit."""
+        needed = self.needed(json_bytes, events)
+        if needed <= self.limit:
+            return
+        whole = "about " if about else ""
+        raise TraceLoadError(
+            f"{trace_path}: {whole}{events:,.0f} events ({size_text(int(json_bytes))} "
+            f"of JSON) would need about {size_text(int(needed))} of memory, over the "
+            f"{size_text(self.limit)} limit; stopped before reading on "
+            "(--max-memory SIZE or STEPTRACE_MAX_MEMORY raises it)"
+        )
+
+
+def count_events(data: bytes | bytearray) -> int:
+    """How many events a piece of trace JSON holds (its phase keys)."""
+    return data.count(_EVENT_KEY)
+
+
+def check_plain_memory(trace_path: Path, file_size: int, budget: MemoryBudget) -> None:
+    """Refuse a plain JSON file whose events, projected from its first 32 MB,
+    would need more than the budget; nothing read beyond that sample."""
+    try:
+        with trace_path.open("rb") as handle:
+            sample = handle.read(32 * 1024 * 1024)
+    except OSError:
+        return  # the reader says why, in its own words
+    if not sample:
+        return
+    events = count_events(sample) * file_size / len(sample)
+    budget.check(trace_path, file_size, events, about=len(sample) < file_size)
+
+
 def read_trace_bytes(
     path: str | os.PathLike[str],
     *,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
     max_bytes: int | None = None,
+    memory: MemoryBudget | None = None,
 ) -> RawTrace:
-    """Read `path`, gunzipping when it starts with the gzip magic, whatever its name."""
+    """Read `path`, gunzipping when it starts with the gzip magic, whatever its
+    name; refused when its events would need more than `memory` (default: the
+    load's budget)."""
     trace_path = Path(path)
     # Paths may hold escapes too (a colleague's file name): messages show them escaped.
     shown = Path(printable(str(trace_path)))
@@ -105,7 +187,15 @@ def read_trace_bytes(
         raise TraceLoadError(f"{shown}: not a valid file name") from None
     try:
         with handle:
-            return _read_open(handle, shown, file_size, limit, progress, cancel)
+            return _read_open(
+                handle,
+                shown,
+                file_size,
+                limit,
+                memory or MemoryBudget.of(None),
+                progress,
+                cancel,
+            )
     except OSError as error:
         raise TraceLoadError(
             f"{shown}: cannot read ({error.strerror or error})"
@@ -122,6 +212,7 @@ def _read_open(
     trace_path: Path,
     file_size: int,
     limit: int,
+    budget: MemoryBudget,
     progress: ProgressCallback | None,
     cancel: threading.Event | None,
 ) -> RawTrace:
@@ -129,7 +220,9 @@ def _read_open(
     head = handle.read(2)
     handle.seek(0)
     if head == GZIP_MAGIC:
-        return _read_gzip(handle, trace_path, file_size, limit, progress, cancel)
+        return _read_gzip(
+            handle, trace_path, file_size, limit, budget, progress, cancel
+        )
     if file_size > limit:
         raise _over_limit(trace_path, limit)
     # One buffer of the file's size, filled in place: never two copies of a big file.
@@ -159,6 +252,7 @@ def _read_open(
     view.release()
     if done < len(data):  # the file shrank while we read it
         del data[done:]
+    budget.check(trace_path, len(data), count_events(data), about=False)
     return RawTrace(data=data, compressed=False, file_size=file_size, warnings=[])
 
 
@@ -236,11 +330,14 @@ def _read_gzip(
     trace_path: Path,
     file_size: int,
     limit: int,
+    budget: MemoryBudget,
     progress: ProgressCallback | None,
     cancel: threading.Event | None,
 ) -> RawTrace:
-    """Stream-decompress every gzip member, stopping at `limit` decompressed bytes."""
+    """Stream-decompress every gzip member, stopping at `limit` decompressed bytes
+    or when the events so far, or projected over the file, exceed `budget`."""
     warnings: list[str] = []
+    events = 0
     # Grown in place (large reallocations are remapped, not copied).
     out = bytearray()
     out_size = 0
@@ -281,8 +378,13 @@ def _read_gzip(
             break
         out += piece
         out_size += len(piece)
+        events += count_events(piece)
         consumed = handle.tell() - len(decompressor.unconsumed_tail)
         _check_bomb(trace_path, out_size, limit, consumed)
+        budget.check(trace_path, out_size, events, about=False)
+        if out_size >= _PROJECT_AFTER and 0 < consumed < file_size:
+            whole = out_size * file_size / consumed
+            budget.check(trace_path, whole, events * whole / out_size, about=True)
         if decompressor.unconsumed_tail:
             pending = decompressor.unconsumed_tail
         elif decompressor.eof:

@@ -81,14 +81,16 @@ def open_capture(
     progress: LoadCallback | None = None,
     cancel: threading.Event | None = None,
     workers: int | None = None,
+    max_memory: int | None = None,
 ) -> OpenedCapture | ZoneRefusal:
     """Read a capture (through the column cache) and choose its data zone:
     `asked` (refused when a name occurs nowhere), else `remembered`, else its own.
 
-    TraceLoadError for an unreadable file, core LoadCancelled when `cancel` is
-    set; `progress` hears the loader's phases, then the analysing one.
+    TraceLoadError for an unreadable file or one whose events would need more
+    than `max_memory`, core LoadCancelled when `cancel` is set; `progress`
+    hears the loader's phases, then the analysing one.
     """
-    trace = _read(path, progress, cancel, workers)
+    trace = _read(path, progress, cancel, workers, max_memory)
     resolved = resolve_zones(trace, asked, remembered)
     if isinstance(resolved, ZoneRefusal):
         return resolved
@@ -141,9 +143,15 @@ def _read(
     progress: LoadCallback | None,
     cancel: threading.Event | None,
     workers: int | None,
+    max_memory: int | None = None,
 ) -> Trace:
     trace = load.load_trace(
-        path, progress=progress, cancel=cancel, cache=CacheUse.AUTO, workers=workers
+        path,
+        progress=progress,
+        cancel=cancel,
+        cache=CacheUse.AUTO,
+        workers=workers,
+        max_memory=max_memory,
     )
     if progress is not None:
         size = trace.file_size
