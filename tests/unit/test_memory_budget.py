@@ -121,5 +121,5 @@ def test_a_big_plain_file_is_refused_from_a_sample_before_parallel_decoding(
     count = PARALLEL_MIN_BYTES // len(EVENT) + 10_000
     plain = _trace(tmp_path / "plain.json", EVENT, count, gz=False)
     assert plain.stat().st_size >= PARALLEL_MIN_BYTES
-    with pytest.raises(TraceLoadError, match="about .* events"):
+    with pytest.raises(TraceLoadError, match=r"about .* events"):
         load_trace(plain, max_memory=64 * 1024**2)
