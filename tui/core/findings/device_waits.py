@@ -11,7 +11,6 @@ overhead) or other. Both device readings weigh by it: the host-bound reading
 from __future__ import annotations
 
 import dataclasses
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,10 +48,15 @@ class DeviceWaits:
         return float(values.mean()) if values.size else 0.0
 
 
-_READ: weakref.WeakKeyDictionary[Analysis, DeviceWaits | None] = (
-    weakref.WeakKeyDictionary()
-)
-"""Each analysis's waits, read once (kept while the analysis lives)."""
+@dataclass(frozen=True)
+class _BusiestDevice:
+    """The busiest device's part of `DeviceWaits`, which no data zone changes, and
+    its host-wait gaps (to intersect with a zone)."""
+
+    device: int | str
+    busy_ns: Int64Array
+    idle_ns: dict[IdleCause, Int64Array]
+    host_wait_gaps: tuple[Intervals, ...]
 
 
 def step_windows(analysis: Analysis) -> tuple[Int64Array, Int64Array]:
@@ -72,16 +76,23 @@ def step_windows(analysis: Analysis) -> tuple[Int64Array, Int64Array]:
 
 def device_waits(analysis: Analysis) -> DeviceWaits | None:
     """The busiest device's idle by cause in each window step (steptrace's exact rows,
-    every stream of a device read as one); read once per analysis, since both
-    device readings weigh by it."""
-    if analysis in _READ:
-        return _READ[analysis]
-    waits = _device_waits(analysis)
-    _READ[analysis] = waits
-    return waits
+    every stream of a device read as one). Both device readings weigh by it: the
+    device's part is read once per analysis (`Analysis.memo`, shared by its
+    other zones), the data zone's part for this one."""
+    busiest = analysis.memo(_busiest_device)
+    if busiest is None:
+        return None
+    starts, ends = step_windows(analysis)
+    in_zone = np.zeros(starts.size, dtype=np.int64)
+    if analysis.zone_reading.found:
+        zone = analysis.zone_reading.zone
+        for gaps in busiest.host_wait_gaps:
+            in_zone = in_zone + gaps.intersect(zone).covered_in(starts, ends)
+    return DeviceWaits(busiest.device, busiest.busy_ns, busiest.idle_ns, in_zone)
 
 
-def _device_waits(analysis: Analysis) -> DeviceWaits | None:
+def _busiest_device(analysis: Analysis) -> _BusiestDevice | None:
+    """The device busiest over the window steps: its busy time and idle by cause."""
     trace = analysis.trace
     if not trace.gpu_observed:
         return None
@@ -121,13 +132,11 @@ def _device_waits(analysis: Analysis) -> DeviceWaits | None:
     }
     busiest = max(totals, key=lambda device: (totals[device], str(device)))
     idle = {cause: np.zeros(starts.size, dtype=np.int64) for cause in IdleCause}
-    in_zone = np.zeros(starts.size, dtype=np.int64)
-    zone = analysis.zone_reading.zone if analysis.zone_reading.found else None
+    host_wait: list[Intervals] = []
     for device, cause, gaps in sets.gaps:
         if device == busiest:
             idle[cause] = idle[cause] + gaps.covered_in(starts, ends)
-            if cause is IdleCause.HOST_WAIT and zone is not None:
-                in_zone = in_zone + gaps.intersect(zone).covered_in(starts, ends)
-    return DeviceWaits(
-        busiest, busy_by_device[busiest].covered_in(starts, ends), idle, in_zone
-    )
+            if cause is IdleCause.HOST_WAIT:
+                host_wait.append(gaps)
+    busy = busy_by_device[busiest].covered_in(starts, ends)
+    return _BusiestDevice(busiest, busy, idle, tuple(host_wait))
