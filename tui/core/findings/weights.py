@@ -37,7 +37,7 @@ LIKELY_SHARE = 0.10
 SLIVER_NS = 10_000
 # Launches: a step launching at least this many kernels with a median kernel
 # under SMALL_KERNEL_NS is the pattern; its cost is the host time of the
-# launch calls while the device waits on the host (see readings).
+# launch calls while the device waits on the host (see small_launches).
 MANY_KERNELS_PER_STEP = 50
 SMALL_KERNEL_NS = 20_000
 # An operator holding at least this share of the operators' self time dominates.
