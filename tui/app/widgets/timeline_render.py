@@ -24,7 +24,14 @@ from tui.core.base.vocab import RowRole, StepPhase
 from tui.core.model.trace import Kind, Trace
 from tui.report.fit import fit_end, fit_middle
 from tui.view.axis import ruler
-from tui.view.cells import Drawing, LaneCells, Viewport, covered_cells, row_cells
+from tui.view.cells import (
+    Drawing,
+    FloatArray,
+    LaneCells,
+    Viewport,
+    covered_cells,
+    row_cells,
+)
 from tui.view.lanes import BoolArray, Int64Array, Lane, run_heads
 from tui.view.layout import GAP_GLYPH, Row, TimelineLayout, ZoneView
 from tui.view.memory_lane import MemoryCells
@@ -291,9 +298,8 @@ class Painter:
         """Turn cells into segments, one per run of cells drawn alike.
 
         Cells of short events are drawn one by one (their glyph says how
-        busy), but a run of them in one style is one segment: a busy lane is
-        some hundred cells, and a segment and a style lookup per cell were
-        most of a line's cost.
+        busy), but a run of them in one style is one segment: on a busy lane,
+        a segment and a style lookup per cell are most of a line's cost.
         """
         owner = cells.owner
         width = owner.size
@@ -302,22 +308,10 @@ class Painter:
         )
         short = ~cells.wide & (owner >= 0)
         colours = self.colour_keys(row, owner)
-        change = run_heads(owner)
-        # Short cells in a row stay one run while they look alike.
-        change[1:] &= ~(short[1:] & short[:-1])
-        change[1:] |= (
-            (gap[1:] != gap[:-1])
-            | (marked[1:] != marked[:-1])
-            | (short[1:] != short[:-1])
-            | (colours[1:] != colours[:-1])
-            | (selected_cells[1:] != selected_cells[:-1])
+        run_starts, run_ends = _runs(
+            owner, short, colours, gap, marked, selected_cells, in_range
         )
-        if in_range is not None:
-            change[1:] |= in_range[1:] != in_range[:-1]
-        run_starts = np.flatnonzero(change).tolist()
-        run_ends = [*run_starts[1:], width]
-        levels = np.clip(np.ceil(cells.occupancy * 8).astype(np.int64) - 1, 0, 7)
-        glyphs = _OCCUPANCY_ARRAY[levels].tolist()
+        glyphs = _occupancy_glyphs(cells.occupancy)
         owner_list = owner.tolist()
         gap_list = gap.tolist()
         marked_list = marked.tolist()
@@ -372,6 +366,43 @@ class Painter:
             else:
                 segments.append(Segment(fill * length, bar_style))
         return segments
+
+
+def _runs(
+    owner: Int64Array,
+    short: BoolArray,
+    colours: Int64Array,
+    gap: BoolArray,
+    marked: BoolArray,
+    selected_cells: BoolArray,
+    in_range: BoolArray | None,
+) -> tuple[list[int], list[int]]:
+    """Where each run of cells drawn alike begins, and where it ends (`Painter.row_segments`).
+
+    A run ends where the event, the colour, the gap, the mark, the selection
+    or the range changes; short cells in a row stay one run while they look
+    alike.
+    """
+    change = run_heads(owner)
+    change[1:] &= ~(short[1:] & short[:-1])
+    change[1:] |= (
+        (gap[1:] != gap[:-1])
+        | (marked[1:] != marked[:-1])
+        | (short[1:] != short[:-1])
+        | (colours[1:] != colours[:-1])
+        | (selected_cells[1:] != selected_cells[:-1])
+    )
+    if in_range is not None:
+        change[1:] |= in_range[1:] != in_range[:-1]
+    starts: list[int] = np.flatnonzero(change).tolist()
+    return starts, [*starts[1:], owner.size]
+
+
+def _occupancy_glyphs(occupancy: FloatArray) -> list[str]:
+    """Each cell's glyph for how busy it is, one eighth a step."""
+    levels = np.clip(np.ceil(occupancy * 8).astype(np.int64) - 1, 0, 7)
+    glyphs: list[str] = _OCCUPANCY_ARRAY[levels].tolist()
+    return glyphs
 
 
 def row_label(view: LineView, row: Row, width: int) -> str:
