@@ -34,6 +34,34 @@ def _snapshots_at_top_level(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """With -n, whole modules go to one worker (`--dist loadfile`) unless
+    `--dist` says otherwise: a module's fixtures (torch captures, torchrun
+    jobs, scrubbed real traces) run once, and its tests, snapshots included,
+    run one after the other as they do without -n. Set here, not in addopts,
+    so that `-p no:xdist` still parses. Runs before xdist's own (first too,
+    registered earlier), which turns an unset `--dist` into `load`."""
+    if (
+        config.pluginmanager.hasplugin("xdist")
+        and config.getoption("numprocesses", None)
+        and config.getoption("dist") == "no"
+    ):
+        config.option.dist = "loadfile"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each test process writes pytest's rewritten test modules
+    (`__pycache__/*-pytest-*.pyc`, checked against the source's time and size
+    when read) even where `PYTHONDONTWRITEBYTECODE` is set: pytest reads that
+    cache whatever the setting, but writes it only when `sys.dont_write_bytecode`
+    is false, so every worker of every run parsed, rewrote and compiled all the
+    test modules again, 8 s of its 17 s collection."""
+    import sys
+
+    sys.dont_write_bytecode = False
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Compile the project's own modules once, as pip compiles what it installs.
 
@@ -60,84 +88,15 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     compileall.compile_dir(
         root / "tests", quiet=2, workers=0, rx=re.compile(r"[/\\]test_[^/\\]*\.py$")
     )
-    _rewrite_test_modules_once(session.config, root / "tests")
 
 
-_REWRITING: pytest.Config | None = None
-
-
-def _rewrite_test_modules_once(config: pytest.Config, tests: Path) -> None:
-    """Write pytest's rewritten bytecode of every test module before the
-    workers start, so that each reads it instead of rewriting the suite.
-
-    Pytest reads its cache of rewritten modules (`__pycache__/*-pytest-*.pyc`,
-    checked against the source's time and size) whatever
-    `PYTHONDONTWRITEBYTECODE` says, but writes it only where that is unset:
-    every worker parsed, rewrote and compiled all the test modules itself,
-    8 s of its 17 s collection. This leans on pytest's private rewriting
-    functions; if they move, it does nothing and the workers rewrite as
-    before."""
-    global _REWRITING
-    try:
-        from _pytest.assertion import rewrite
-    except ImportError:
-        return
-    needed = ("_read_pyc", "_rewrite_test", "_write_pyc", "get_cache_dir", "PYC_TAIL")
-    if config.getoption("assertmode") != "rewrite" or not all(
-        hasattr(rewrite, name) for name in needed
-    ):
-        return
-    stale = [
-        path
-        for path in sorted(tests.rglob("*.py"))
-        if (path.name.startswith("test_") or path.name == "conftest.py")
-        and rewrite._read_pyc(path, _rewritten_pyc(path), lambda _message: None) is None
-    ]
-    if not stale:
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    _REWRITING = config
-    try:
-        if "fork" not in multiprocessing.get_all_start_methods():
-            for path in stale:
-                _rewrite_one(str(path))
-            return
-        with ProcessPoolExecutor(
-            _cores(), mp_context=multiprocessing.get_context("fork")
-        ) as pool:
-            list(pool.map(_rewrite_one, map(str, stale), chunksize=4))
-    finally:
-        _REWRITING = None
-
-
-def _rewritten_pyc(path: Path) -> Path:
-    from _pytest.assertion import rewrite
-
-    return rewrite.get_cache_dir(path) / (path.name[:-3] + rewrite.PYC_TAIL)
-
-
-def _rewrite_one(path_text: str) -> None:
-    """In a forked child: rewrite one test module as pytest would and cache it."""
-    import os
-
-    from _pytest.assertion import rewrite
-
-    assert _REWRITING is not None
-    path = Path(path_text)
-    state = _REWRITING.stash[rewrite.assertstate_key]
-    stat, code = rewrite._rewrite_test(path, _REWRITING)
-    pyc = _rewritten_pyc(path)
-    os.makedirs(pyc.parent, exist_ok=True)
-    rewrite._write_pyc(state, code, stat, pyc)
-
-
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: one worker more than the cores. A sixth of the suite's time
     is spent waiting (children starting and ending, a Dask cluster's workers
     coming back, lock and timeout bounds, a browser), so on 2 cores two
-    workers left the CPU idle 17 % of a 409 s run; three took 380 s."""
+    workers left the CPU idle 17 % of a 409 s run; three took 380 s. Optional:
+    without xdist (`-p no:xdist`) nothing calls it."""
     return _cores() + 1
 
 
@@ -150,18 +109,18 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    """At its end, each test process collects its heap once, not five times,
-    before reporting unraisable exceptions: the first collection freed
-    0.5-1.5 million objects in each worker, the four after it none, at
-    0.6-1 s of CPU each, while the last workers were finishing (pytest's
-    own tester sets the same stash item). Unraisables are still reported
-    after each test."""
-    try:
-        from _pytest.unraisableexception import gc_collect_iterations_key
-    except ImportError:
-        return
-    config.stash[gc_collect_iterations_key] = 1
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """At its end, each test process walks its heap once, not five times:
+    pytest then collects five times before reporting unraisable exceptions,
+    and while the first full collection freed 0.5-1.5 million objects in each
+    worker, the four after it freed none, at 0.6-1 s of CPU each, while the
+    last workers were finishing. This collection still reports what it frees
+    (pytest's hook is in place until after this one); freezing what survives
+    leaves pytest's five collections only what came after it."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
