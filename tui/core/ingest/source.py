@@ -325,6 +325,35 @@ def _check_bomb(
         )
 
 
+def _check_growth(
+    trace_path: Path,
+    budget: MemoryBudget,
+    limit: int,
+    file_size: int,
+    out_size: int,
+    events: int,
+    consumed: int,
+) -> None:
+    """Refuse a gzip bomb, or events past `budget`: so far, or projected over the file.
+
+    `consumed` compressed bytes gave `out_size` bytes holding `events` events.
+    """
+    _check_bomb(trace_path, out_size, limit, consumed)
+    budget.check(trace_path, out_size, events, about=False)
+    if out_size >= _PROJECT_AFTER and 0 < consumed < file_size:
+        whole = out_size * file_size / consumed
+        budget.check(trace_path, whole, events * whole / out_size, about=True)
+
+
+def _next_member(rest: bytes, warnings: list[str]) -> bytes:
+    """What follows a gzip member: the next member, else nothing (other bytes told)."""
+    if rest[:2] == GZIP_MAGIC:
+        return rest
+    if rest.strip(b"\x00"):
+        warnings.append("trailing bytes after the gzip data were ignored")
+    return b""
+
+
 def _read_gzip(
     handle: io.BufferedReader,
     trace_path: Path,
@@ -380,21 +409,13 @@ def _read_gzip(
         out_size += len(piece)
         events += count_events(piece)
         consumed = handle.tell() - len(decompressor.unconsumed_tail)
-        _check_bomb(trace_path, out_size, limit, consumed)
-        budget.check(trace_path, out_size, events, about=False)
-        if out_size >= _PROJECT_AFTER and 0 < consumed < file_size:
-            whole = out_size * file_size / consumed
-            budget.check(trace_path, whole, events * whole / out_size, about=True)
+        _check_growth(trace_path, budget, limit, file_size, out_size, events, consumed)
         if decompressor.unconsumed_tail:
             pending = decompressor.unconsumed_tail
         elif decompressor.eof:
-            rest = decompressor.unused_data
+            pending = _next_member(decompressor.unused_data, warnings)
             decompressor = inflate.decompressobj(wbits=31)
             member_open = False
-            if rest[:2] == GZIP_MAGIC:
-                pending = rest
-            elif rest.strip(b"\x00"):
-                warnings.append("trailing bytes after the gzip data were ignored")
         if progress is not None:
             progress(
                 ReadProgress(
