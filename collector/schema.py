@@ -400,7 +400,8 @@ def _check_activities(problems: list[str], activities: dict[str, Any]) -> None:
 def _check_startup(problems: list[str], startup: dict[str, Any]) -> None:
     """The time before the first step, and each wait or warmup step's."""
     _check_fields(problems, "startup", startup, _STARTUP_TYPES)
-    for index, entry in enumerate(startup.get("steps") or []):
+    entries = startup.get("steps")
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
         _check_fields(problems, f"startup.steps[{index}]", entry, _STARTUP_STEP_TYPES)
         if isinstance(entry, dict) and entry.get("phase") not in ("wait", "warmup"):
             problems.append(

@@ -239,7 +239,8 @@ def _environment_of(
 def _startup_of(startup_raw: Mapping[str, Any]) -> Startup:
     """Start-up time, and each timed step before the window (those without a time left out)."""
     startup_steps = []
-    for entry in startup_raw.get("steps") or ():
+    entries = startup_raw.get("steps")
+    for entry in entries if isinstance(entries, list) else ():
         if not isinstance(entry, Mapping):
             continue
         milliseconds = _number(entry.get("ms"))
