@@ -79,7 +79,7 @@ def cuda_graph_step_events(
             cat="cuda_runtime",
             cbid=cbid,
             correlation=correlation,
-            **{"External id": correlation},
+            external_id=correlation,
         )
 
     events = [
@@ -88,29 +88,29 @@ def cuda_graph_step_events(
             at,
             STEP_US,
             cat="user_annotation",
-            **{"External id": ext},
+            external_id=ext,
         ),
-        cpu("aten::mm", at + 10, 70, **{"External id": corr + 1}),
+        cpu("aten::mm", at + 10, 70, external_id=corr + 1),
         launch("cudaLaunchKernel", 20, 10, corr + 1, 211),
         gpu(
             "gemm_kernel",
             at + 40,
             200,
             correlation=corr + 1,
-            **{"External id": corr + 1},
+            external_id=corr + 1,
             **ids(0, 0),
         ),
-        cpu("aten::add", at + 100, 50, **{"External id": corr + 2}),
+        cpu("aten::add", at + 100, 50, external_id=corr + 2),
         launch("cudaLaunchKernel", 110, 8, corr + 2, 211),
         gpu(
             "add_kernel",
             at + 250,
             10,
             correlation=corr + 2,
-            **{"External id": corr + 2},
+            external_id=corr + 2,
             **ids(0, 0),
         ),
-        cpu("CompiledFunction", at + 400, 1500, **{"External id": corr + 3}),
+        cpu("CompiledFunction", at + 400, 1500, external_id=corr + 3),
     ]
     events += [
         _flow("s", corr + 1, at + 20, False),

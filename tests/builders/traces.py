@@ -19,9 +19,11 @@ def cpu(
     dur: float,
     cat: str = "cpu_op",
     tid: int = CPU_TID,
+    external_id: int | None = None,
     **args: Any,
 ) -> dict[str, Any]:
-    """A CPU-side complete event; `ts` is relative µs."""
+    """A CPU-side complete event; `ts` is relative µs; `external_id` is its
+    "External id" argument, which ties an operator to its launches."""
     return {
         "ph": "X",
         "cat": cat,
@@ -30,14 +32,20 @@ def cpu(
         "tid": tid,
         "ts": BASE_US + ts,
         "dur": dur,
-        "args": args,
+        "args": _with_external_id(args, external_id),
     }
 
 
 def gpu(
-    name: str, ts: float, dur: float, cat: str = "kernel", stream: int = 7, **args: Any
+    name: str,
+    ts: float,
+    dur: float,
+    cat: str = "kernel",
+    stream: int = 7,
+    external_id: int | None = None,
+    **args: Any,
 ) -> dict[str, Any]:
-    """A device-side complete event on GPU 0."""
+    """A device-side complete event on GPU 0 (`external_id` as for `cpu`)."""
     return {
         "ph": "X",
         "cat": cat,
@@ -46,8 +54,15 @@ def gpu(
         "tid": stream,
         "ts": BASE_US + ts,
         "dur": dur,
-        "args": {"device": 0, "stream": stream, **args},
+        "args": {"device": 0, "stream": stream, **_with_external_id(args, external_id)},
     }
+
+
+def _with_external_id(args: dict[str, Any], external_id: int | None) -> dict[str, Any]:
+    """The event's arguments, with "External id" when one is given."""
+    if external_id is None:
+        return args
+    return {**args, "External id": external_id}
 
 
 def metadata() -> list[dict[str, Any]]:
@@ -119,27 +134,25 @@ def training_step_events(
             at,
             1000,
             cat="user_annotation",
-            **{"External id": ext},
+            external_id=ext,
         ),
         cpu(
             "lecture_batch_cpu",
             at + 10,
             read_us,
             cat="user_annotation",
-            **{"External id": ext + 1},
+            external_id=ext + 1,
         ),
-        cpu("aten::randn", at + 20, 50, **{"External id": ext + 2}),
-        cpu(
-            "transfert", at + t0, 100, cat="user_annotation", **{"External id": ext + 3}
-        ),
-        cpu("aten::to", at + t0 + 5, 80, **{"External id": ext + 4}),
+        cpu("aten::randn", at + 20, 50, external_id=ext + 2),
+        cpu("transfert", at + t0, 100, cat="user_annotation", external_id=ext + 3),
+        cpu("aten::to", at + t0 + 5, 80, external_id=ext + 4),
         cpu(
             "cudaMemcpyAsync",
             at + t0 + 10,
             20,
             cat="cuda_runtime",
             correlation=corr + 1,
-            **{"External id": ext + 4},
+            external_id=ext + 4,
         ),
         gpu(
             "Memcpy HtoD (Pageable -> Device)",
@@ -147,46 +160,46 @@ def training_step_events(
             40,
             cat="gpu_memcpy",
             correlation=corr + 1,
-            **{"External id": ext + 4},
+            external_id=ext + 4,
         ),
         cpu(
             "entrainement",
             at + t0 + 110,
             990 - (t0 + 110),
             cat="user_annotation",
-            **{"External id": ext + 5},
+            external_id=ext + 5,
         ),
-        cpu("aten::mm", at + t0 + 120, 60, **{"External id": ext + 6}),
+        cpu("aten::mm", at + t0 + 120, 60, external_id=ext + 6),
         cpu(
             "cudaLaunchKernel",
             at + t0 + 130,
             10,
             cat="cuda_runtime",
             correlation=corr + 2,
-            **{"External id": ext + 6},
+            external_id=ext + 6,
         ),
         gpu(
             "gemm_kernel",
             at + t0 + 150,
             200,
             correlation=corr + 2,
-            **{"External id": ext + 6},
+            external_id=ext + 6,
         ),
-        cpu("aten::relu", at + t0 + 200, 30, **{"External id": ext + 7}),
+        cpu("aten::relu", at + t0 + 200, 30, external_id=ext + 7),
         cpu(
             "cudaLaunchKernel",
             at + t0 + 205,
             10,
             cat="cuda_runtime",
             correlation=corr + 3,
-            **{"External id": ext + 7},
+            external_id=ext + 7,
         ),
         gpu(
             "relu_kernel",
             at + t0 + 360,
             50,
             correlation=corr + 3,
-            **{"External id": ext + 7},
+            external_id=ext + 7,
         ),
     ]
 

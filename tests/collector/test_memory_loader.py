@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tests.builders.torch_captures import capture_training
+from tui.core.base.vocab import CacheUse
 from tui.core.ingest import cache as column_cache
 from tui.core.ingest import load as load_module
 from tui.core.ingest.assemble.assembler import build_trace
@@ -111,7 +112,7 @@ def test_the_column_cache_keeps_them(
 ) -> None:
     monkeypatch.setenv("STEPTRACE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("STEPTRACE_NO_CACHE", raising=False)
-    fresh = load_trace(capture, cache="on")
+    fresh = load_trace(capture, cache=CacheUse.ON)
     cached = column_cache.load(capture)
     assert cached is not None
     _same(cached.memory, fresh.memory)

@@ -17,7 +17,7 @@ import orjson
 import pytest
 
 from tests.builders.traces import training_steps, write_trace
-from tui.core.base.vocab import LoadPhase
+from tui.core.base.vocab import CacheUse, LoadPhase
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest import cache, cache_files
 from tui.core.ingest.load import LoadProgress, load_trace
@@ -53,11 +53,11 @@ def test_a_file_rewritten_while_it_is_read_is_not_cached(
             rewritten.append(True)
             path.write_bytes(finished)
 
-    first = load_trace(path, cache="on", progress=rewrite_once)
+    first = load_trace(path, cache=CacheUse.ON, progress=rewrite_once)
     assert rewritten and len(Analysis(first).steps) == 1
     assert cache.load(path) is None
-    assert len(Analysis(load_trace(path, cache="on")).steps) == 3
-    assert len(Analysis(load_trace(path, cache="auto")).steps) == 3
+    assert len(Analysis(load_trace(path, cache=CacheUse.ON)).steps) == 3
+    assert len(Analysis(load_trace(path, cache=CacheUse.AUTO)).steps) == 3
 
 
 @pytest.mark.parametrize("gz", [False, True])
@@ -68,7 +68,7 @@ def test_a_read_that_was_cut_off_is_never_cached(
     cut = whole[: len(whole) * 2 // 3]
     path = tmp_path / "t.json"
     path.write_bytes(gzip.compress(whole)[:-40] if gz else cut)
-    trace = load_trace(path, cache="on")
+    trace = load_trace(path, cache=CacheUse.ON)
     assert any("cut off" in warning for warning in trace.warnings)
     assert cache.load(path) is None
     assert not any(cache_dir.glob("*/tables.json"))
@@ -81,7 +81,7 @@ def test_an_in_place_edit_keeping_size_and_mtime_misses(
     tmp_path: Path, cache_dir: Path
 ) -> None:
     path = write_trace(tmp_path / "t.json", training_steps(2))
-    assert "ProfilerStep#2" in load_trace(path, cache="on").names
+    assert "ProfilerStep#2" in load_trace(path, cache=CacheUse.ON).names
     before = path.stat()
     data = path.read_bytes()
     assert data.count(b"ProfilerStep#2") == 1
@@ -92,7 +92,7 @@ def test_an_in_place_edit_keeping_size_and_mtime_misses(
     assert path.stat().st_size == before.st_size
     assert path.stat().st_mtime_ns == before.st_mtime_ns
     assert cache.load(path) is None
-    assert "ProfilerStep#7" in load_trace(path, cache="auto").names
+    assert "ProfilerStep#7" in load_trace(path, cache=CacheUse.AUTO).names
 
 
 def test_the_sampled_crc_of_a_big_file_reads_only_blocks(tmp_path: Path) -> None:
@@ -179,17 +179,19 @@ def test_a_damaged_entry_is_re_read_and_replaced(
     tmp_path: Path, cache_dir: Path, damage: str
 ) -> None:
     path = write_trace(tmp_path / "t.json", training_steps(3))
-    parsed = load_trace(path, cache="on")
+    parsed = load_trace(path, cache=CacheUse.ON)
     (entry,) = (item for item in cache_dir.iterdir() if not item.name.startswith("."))
     DAMAGES[damage](entry)
 
-    again = load_trace(path, cache="on")  # never a traceback, never wrong numbers
+    again = load_trace(
+        path, cache=CacheUse.ON
+    )  # never a traceback, never wrong numbers
     assert not cache.is_mapped(again.start_ns)
     assert _figures(again) == _figures(parsed)
     assert len(_cache_warnings(again)) == 1
     assert again.warnings[:-1] == parsed.warnings
 
-    replaced = load_trace(path, cache="auto")
+    replaced = load_trace(path, cache=CacheUse.AUTO)
     assert cache.is_mapped(replaced.start_ns)
     assert _figures(replaced) == _figures(parsed)
     assert replaced.warnings == parsed.warnings
@@ -201,16 +203,16 @@ def test_any_file_of_an_entry_emptied_is_re_read_and_replaced(
     """A file of 0 bytes (a full disk, a crash before the data) in place of any
     of an entry's files: one warning, the same figures, the entry rebuilt."""
     path = write_trace(tmp_path / "t.json", training_steps(3))
-    parsed = load_trace(path, cache="on")
+    parsed = load_trace(path, cache=CacheUse.ON)
     (entry,) = (item for item in cache_dir.iterdir() if not item.name.startswith("."))
     names = sorted(item.name for item in entry.iterdir() if item.is_file())
     assert "start_ns.npy" in names and len(names) > 20
     for name in names:
         (entry / name).write_bytes(b"")
-        again = load_trace(path, cache="on")
+        again = load_trace(path, cache=CacheUse.ON)
         assert _figures(again) == _figures(parsed), name
         assert len(_cache_warnings(again)) == 1, name
-        replaced = load_trace(path, cache="auto")
+        replaced = load_trace(path, cache=CacheUse.AUTO)
         assert cache.is_mapped(replaced.start_ns), name
         (entry,) = (
             item for item in cache_dir.iterdir() if not item.name.startswith(".")
@@ -221,7 +223,7 @@ def test_an_emptied_derived_column_is_computed_again(
     tmp_path: Path, cache_dir: Path
 ) -> None:
     path = write_trace(tmp_path / "t.json", training_steps(2))
-    load_trace(path, cache="on")
+    load_trace(path, cache=CacheUse.ON)
     trace = cache.load(path)
     assert trace is not None
     assert cache.save_derived(trace, "probe", np.arange(trace.event_count))
@@ -235,18 +237,18 @@ def test_a_damaged_entry_is_removed_even_when_not_written_again(
     tmp_path: Path, cache_dir: Path
 ) -> None:
     path = write_trace(tmp_path / "t.json", training_steps(2))
-    load_trace(path, cache="on")
+    load_trace(path, cache=CacheUse.ON)
     (entry,) = (item for item in cache_dir.iterdir() if not item.name.startswith("."))
     _overwrite_column_bytes(entry)
-    assert len(_cache_warnings(load_trace(path, cache="auto"))) == 1
-    assert _cache_warnings(load_trace(path, cache="auto")) == []  # said once
+    assert len(_cache_warnings(load_trace(path, cache=CacheUse.AUTO))) == 1
+    assert _cache_warnings(load_trace(path, cache=CacheUse.AUTO)) == []  # said once
 
 
 def test_a_damaged_derived_column_is_computed_again(
     tmp_path: Path, cache_dir: Path
 ) -> None:
     path = write_trace(tmp_path / "t.json", training_steps(2))
-    load_trace(path, cache="on")
+    load_trace(path, cache=CacheUse.ON)
     trace = cache.load(path)
     assert trace is not None
     column = np.arange(trace.event_count, dtype=np.int64)
@@ -291,13 +293,13 @@ def test_a_killed_writers_staging_folder_is_removed_on_the_next_run(
     assert killed.returncode == -9
     left = [item for item in cache_dir.iterdir() if item.name != cache.CODE_MEMO]
     assert [item.name[:9] for item in left] == [".staging-"]
-    load_trace(path, cache="on")
+    load_trace(path, cache=CacheUse.ON)
     assert not [
         item
         for item in cache_dir.iterdir()
         if item.name.startswith(".") and item.name != cache.CODE_MEMO
     ]
-    assert cache.is_mapped(load_trace(path, cache="auto").start_ns)
+    assert cache.is_mapped(load_trace(path, cache=CacheUse.AUTO).start_ns)
 
 
 def test_a_live_writers_staging_folder_is_left_alone(tmp_path: Path) -> None:

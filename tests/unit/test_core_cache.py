@@ -25,7 +25,7 @@ def test_reopened_trace_gives_identical_figures(
         tmp_path / "t.json",
         metadata() + training_step_events(1, 0) + training_step_events(2, 1000),
     )
-    parsed = load_trace(path, cache="on")
+    parsed = load_trace(path, cache=CacheUse.ON)
     reopened = cache.load(path)
     assert reopened is not None
     assert cache.is_mapped(reopened.start_ns)
@@ -67,14 +67,14 @@ def test_a_misspelt_cache_use_is_an_error(tmp_path: Path, cache_dir: Path) -> No
 
 def test_a_changed_file_misses(tmp_path: Path, cache_dir: Path) -> None:
     path = write_trace(tmp_path / "t.json", metadata() + training_step_events(1, 0))
-    load_trace(path, cache="on")
+    load_trace(path, cache=CacheUse.ON)
     write_trace(
         path, metadata() + training_step_events(1, 0) + training_step_events(2, 1000)
     )
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
     assert cache.load(path) is None
-    assert len(Analysis(load_trace(path, cache="auto")).steps) == 2
+    assert len(Analysis(load_trace(path, cache=CacheUse.AUTO)).steps) == 2
 
 
 def test_unwritable_cache_is_not_an_error(
@@ -84,7 +84,7 @@ def test_unwritable_cache_is_not_an_error(
     blocker.write_text("x")
     monkeypatch.setenv("STEPTRACE_CACHE_DIR", str(blocker / "cache"))
     path = write_trace(tmp_path / "t.json", metadata() + training_step_events(1, 0))
-    assert load_trace(path, cache="on").event_count == 14
+    assert load_trace(path, cache=CacheUse.ON).event_count == 14
 
 
 def test_off_by_default_and_by_environment(
@@ -94,7 +94,7 @@ def test_off_by_default_and_by_environment(
     load_trace(path)
     assert not cache_dir.exists()
     monkeypatch.setenv("STEPTRACE_NO_CACHE", "1")
-    load_trace(path, cache="on")
+    load_trace(path, cache=CacheUse.ON)
     assert not cache_dir.exists()
 
 
@@ -240,6 +240,6 @@ def test_an_entry_from_another_loader_is_a_miss_never_its_figures(
     assert cache.load(path) is not None  # the old loader would take it back
     monkeypatch.setattr(cache, "code_version", lambda: "new-loader")
     assert cache.load(path) is None
-    reopened = load_trace(path, cache="auto")
+    reopened = load_trace(path, cache=CacheUse.AUTO)
     assert not cache.is_mapped(reopened.start_ns)
     assert SummaryResult.of(Analysis(reopened)).to_json() == expected

@@ -20,6 +20,7 @@ import pytest
 from tests import shared_traces as shared
 from tests.builders.traces import BASE_US, cpu, gpu, metadata, write_trace
 from tests.support.tracegen import generate
+from tui.core.base.vocab import CacheUse
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest import cache, code_hash
 from tui.core.ingest.load import load_trace
@@ -160,7 +161,7 @@ def test_zones_per_step_match_brute_force(tmp_path: Path, seed: int) -> None:
         if e.get("cat") == "user_annotation"
         and not str(e["name"]).startswith("ProfilerStep#")
     ]
-    busy_points = set()
+    busy_points: set[int] = set()
     for e in events:
         if e.get("cat") == "kernel":
             start = (e["ts"] - BASE_US) * ns
@@ -236,7 +237,7 @@ def test_derived_columns_are_kept_in_the_entry_and_read_back(
 ) -> None:
     generate(tmp_path / "g.json", steps=3, seed=1)
     fresh = _figures(Analysis(load_trace(tmp_path / "g.json")))
-    first = Analysis(load_trace(tmp_path / "g.json", cache="on"))
+    first = Analysis(load_trace(tmp_path / "g.json", cache=CacheUse.ON))
     assert _figures(first) == fresh
     (entry,) = (item for item in cache_dir.iterdir() if item.name != cache.CODE_MEMO)
     kept = {path.name.split(".")[1] for path in entry.glob("derived.*.npy")}
@@ -262,7 +263,7 @@ def test_derived_columns_of_other_code_are_a_miss(
 ) -> None:
     generate(tmp_path / "g.json", steps=2, seed=2)
     monkeypatch.setattr(cache, "derived_version", lambda: "old-nesting")
-    Analysis(load_trace(tmp_path / "g.json", cache="on")).parent  # noqa: B018
+    Analysis(load_trace(tmp_path / "g.json", cache=CacheUse.ON)).parent  # noqa: B018
     (entry,) = (item for item in cache_dir.iterdir() if item.name != cache.CODE_MEMO)
     (old,) = entry.glob("derived.parent.*.npy")
     np.save(old, np.zeros(np.load(old).size, dtype=np.int64))  # wrong figures
@@ -304,13 +305,13 @@ def test_a_replaced_entry_never_takes_the_old_traces_derived_columns(
 ) -> None:
     path = tmp_path / "g.json"
     generate(path, steps=2, seed=4)
-    old = load_trace(path, cache="on")
+    old = load_trace(path, cache=CacheUse.ON)
     Analysis(old).parent  # noqa: B018
     other = tmp_path / "other"
     other.mkdir()
     generate(other / "g.json", steps=3, seed=5)
     (other / "g.json").replace(path)  # another trace at the same path
-    new = load_trace(path, cache="on")
+    new = load_trace(path, cache=CacheUse.ON)
     expected = Analysis(load_trace(path)).parent
     assert np.array_equal(Analysis(new).parent, expected)
     # The old trace, still open, writes nothing its successor would read.

@@ -139,7 +139,7 @@ def test_string_tids_keep_their_operators(tmp_path: Path) -> None:
             cat="Operator",
             pid=13721,
             tid="123",
-            **{"External id": 1},
+            external_id=1,
         ),
         _x(
             "aten::to",
@@ -148,7 +148,7 @@ def test_string_tids_keep_their_operators(tmp_path: Path) -> None:
             cat="Operator",
             pid=13721,
             tid="123",
-            **{"External id": 3},
+            external_id=3,
         ),
         _x(
             "aten::mm",
@@ -157,7 +157,7 @@ def test_string_tids_keep_their_operators(tmp_path: Path) -> None:
             cat="Operator",
             pid=13721,
             tid="123",
-            **{"External id": 4},
+            external_id=4,
         ),
         _x(
             "cudaLaunchKernel",

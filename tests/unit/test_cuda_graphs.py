@@ -27,6 +27,7 @@ from tests.builders.cuda_graphs import (
     write_cuda_graph_trace,
 )
 from tui.cli import main
+from tui.core.base.vocab import CacheUse
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.kernels import kernel_events, kernel_stats
 from tui.core.figures.launches import GraphReplays, Launches, LaunchSummary, graph_work
@@ -228,7 +229,7 @@ def test_graph_work_reads_apart_without_colour(tmp_path: Path) -> None:
     graph = drawn.analysis.graph_work
     kernels = np.flatnonzero(trace.kind == Kind.KERNEL)
 
-    def drawn(event: int) -> str:
+    def lane(event: int) -> str:
         """The stream's line with the view on one kernel (it fills the lane)."""
         start = int(trace.start_ns[event])
         view = LineView(
@@ -253,8 +254,8 @@ def test_graph_work_reads_apart_without_colour(tmp_path: Path) -> None:
         )
         for flag in (False, True)
     )
-    assert BAR_GLYPH in drawn(eager) and GRAPH_GLYPH not in drawn(eager)
-    assert GRAPH_GLYPH in drawn(replayed) and BAR_GLYPH not in drawn(replayed)
+    assert BAR_GLYPH in lane(eager) and GRAPH_GLYPH not in lane(eager)
+    assert GRAPH_GLYPH in lane(replayed) and BAR_GLYPH not in lane(replayed)
 
 
 def test_the_kernels_tab_says_graph_where_only_replays_ran(tmp_path: Path) -> None:
@@ -281,7 +282,7 @@ def test_graph_ids_survive_the_column_cache(
     monkeypatch.setenv("STEPTRACE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("STEPTRACE_NO_CACHE", raising=False)
     path = write_cuda_graph_trace(tmp_path / "g.json")
-    fresh = load_trace(path, cache="on")
+    fresh = load_trace(path, cache=CacheUse.ON)
     cached = column_cache.load(path)
     assert cached is not None
     replays = [

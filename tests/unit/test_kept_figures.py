@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tests.builders.traces import training_steps, write_trace
+from tui.core.base.vocab import CacheUse
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.breakdown.idle import gpu_idle
 from tui.core.figures.step_split import step_breakdown
@@ -39,7 +40,7 @@ def test_a_reopened_trace_reads_its_figures_back(
 ) -> None:
     expected = _computed(trace_path)
     assert expected[0] is not None and expected[1] is not None
-    first = Analysis(load_trace(trace_path, cache="on"))
+    first = Analysis(load_trace(trace_path, cache=CacheUse.ON))
     assert (first.gpu_idle, first.step_breakdown) == expected
     assert _kept_files(cache_dir) == ["gpu_idle", "step_breakdown", "steps"]
 
@@ -48,7 +49,7 @@ def test_a_reopened_trace_reads_its_figures_back(
 
     monkeypatch.setattr("tui.core.figures.breakdown.idle.gpu_idle", never)
     monkeypatch.setattr("tui.core.figures.step_split.step_breakdown", never)
-    again = Analysis(load_trace(trace_path, cache="auto"))
+    again = Analysis(load_trace(trace_path, cache=CacheUse.AUTO))
     assert cache.is_mapped(again.trace.start_ns)
     assert (again.gpu_idle, again.step_breakdown) == expected
 
@@ -57,9 +58,9 @@ def test_another_version_of_the_code_is_a_miss(
     cache_dir: Path, trace_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = _computed(trace_path)
-    _ = Analysis(load_trace(trace_path, cache="on")).gpu_idle
+    _ = Analysis(load_trace(trace_path, cache=CacheUse.ON)).gpu_idle
     monkeypatch.setattr(cache, "figure_version", lambda roots: "another version")
-    again = Analysis(load_trace(trace_path, cache="auto"))
+    again = Analysis(load_trace(trace_path, cache=CacheUse.AUTO))
     calls: list[int] = []
 
     def counted(*args: Any) -> Any:
@@ -77,13 +78,13 @@ def test_a_damaged_kept_figure_is_computed_again(
     cache_dir: Path, trace_path: Path
 ) -> None:
     expected = _computed(trace_path)
-    _ = Analysis(load_trace(trace_path, cache="on")).step_breakdown
+    _ = Analysis(load_trace(trace_path, cache=CacheUse.ON)).step_breakdown
     (kept,) = cache_dir.glob("*/kept.step_breakdown.*.bin")
     written = kept.read_bytes()
     data = bytearray(written)
     data[len(data) // 2] ^= 0x55
     kept.write_bytes(bytes(data))
-    again = Analysis(load_trace(trace_path, cache="auto"))
+    again = Analysis(load_trace(trace_path, cache=CacheUse.AUTO))
     assert again.step_breakdown == expected[1]
     assert kept.read_bytes() == written  # the damaged file replaced
 
@@ -100,13 +101,13 @@ def test_the_operator_table_is_kept_and_read_back(
     cache_dir: Path, trace_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     plain = Analysis(load_trace(trace_path)).op_table()
-    first = Analysis(load_trace(trace_path, cache="on")).op_table()
+    first = Analysis(load_trace(trace_path, cache=CacheUse.ON)).op_table()
 
     def never(*_args: Any) -> Any:
         raise AssertionError("computed again")
 
     monkeypatch.setattr("tui.core.figures.analysis.build_op_table", never)
-    again = Analysis(load_trace(trace_path, cache="auto")).op_table()
+    again = Analysis(load_trace(trace_path, cache=CacheUse.AUTO)).op_table()
     for table in (first, again):
         assert table.names == plain.names
         for column in ("calls", "self_cpu_ns", "total_cpu_ns"):

@@ -15,7 +15,8 @@ import pytest
 
 from tests.builders.traces import training_steps, write_trace
 from tui.core.base.grouped import exact_median
-from tui.core.base.vocab import GapKind
+from tui.core.base.vocab import CacheUse, GapKind
+from tui.core.figures import zones
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.kernels import kernel_stats_bytes, kernel_stats_from
 from tui.core.figures.zone_kept import ZONE_READING_ROOTS, zone_reading_name
@@ -93,10 +94,10 @@ def test_a_reopened_trace_reads_its_zone_figures_back(
 ) -> None:
     expected = _zone_figures(Analysis(load_trace(trace_path)))
     assert expected["reading"]["gaps"]  # the trace has gaps to keep
-    first = Analysis(load_trace(trace_path, cache="on"))
+    first = Analysis(load_trace(trace_path, cache=CacheUse.ON))
     assert _zone_figures(first) == expected
     _forbid_zone_figures(monkeypatch)
-    again = Analysis(load_trace(trace_path, cache="auto"))
+    again = Analysis(load_trace(trace_path, cache=CacheUse.AUTO))
     assert cache.is_mapped(again.trace.start_ns)
     assert _zone_figures(again) == expected
 
@@ -104,8 +105,8 @@ def test_a_reopened_trace_reads_its_zone_figures_back(
 def test_the_gpu_less_reading_is_untraced_time(cache_dir: Path, tmp_path: Path) -> None:
     events = [event for event in training_steps(2) if event.get("pid") != 0]
     path = write_trace(tmp_path / "cpu.json", events)
-    _ = Analysis(load_trace(path, cache="on")).zone_reading
-    reading = Analysis(load_trace(path, cache="auto")).zone_reading
+    _ = Analysis(load_trace(path, cache=CacheUse.ON)).zone_reading
+    reading = Analysis(load_trace(path, cache=CacheUse.AUTO)).zone_reading
     assert reading.kind is GapKind.UNTRACED
     assert list(reading.gap_intervals) == [None]
     assert {gap.device for gap in reading.gaps} == {None}
@@ -118,12 +119,12 @@ def test_each_zone_choice_reads_its_own(
     default = _reading(Analysis(plain).zone_reading)
     other = _reading(Analysis(plain, OTHER_ZONE).zone_reading)
     assert other != default
-    _ = Analysis(load_trace(trace_path, cache="on")).zone_reading
+    _ = Analysis(load_trace(trace_path, cache=CacheUse.ON)).zone_reading
     calls: list[ZoneChoice] = []
-    computed = Analysis(load_trace(trace_path, cache="auto"), OTHER_ZONE)
+    computed = Analysis(load_trace(trace_path, cache=CacheUse.AUTO), OTHER_ZONE)
     from tui.core.figures import analysis as module
 
-    read_zone = module.read_zone
+    read_zone = zones.read_zone
 
     def counted(*args: Any) -> Any:
         calls.append(args[1])
@@ -133,7 +134,7 @@ def test_each_zone_choice_reads_its_own(
     assert _reading(computed.zone_reading) == other
     assert calls == [ZoneChoice(OTHER_ZONE, computed.zone_choice.source)]
     monkeypatch.setattr(module, "read_zone", _never)
-    reopened = load_trace(trace_path, cache="auto")
+    reopened = load_trace(trace_path, cache=CacheUse.AUTO)
     assert _reading(Analysis(reopened, OTHER_ZONE).zone_reading) == other
     assert _reading(Analysis(reopened).zone_reading) == default
     assert len(list(cache_dir.glob("*/kept.zone_reading.*.bin"))) == 2
@@ -145,9 +146,9 @@ def test_a_reading_kept_under_another_choice_is_not_served(
     """Even where its file bears the other choice's name (a collision of names)."""
     plain = Analysis(load_trace(trace_path), OTHER_ZONE)
     expected = _reading(plain.zone_reading)
-    _ = Analysis(load_trace(trace_path, cache="on")).zone_reading
+    _ = Analysis(load_trace(trace_path, cache=CacheUse.ON)).zone_reading
     (kept,) = cache_dir.glob("*/kept.zone_reading.*.bin")
-    trace = load_trace(trace_path, cache="auto")
+    trace = load_trace(trace_path, cache=CacheUse.AUTO)
     analysis = Analysis(trace, OTHER_ZONE)
     name = f"kept.{zone_reading_name(analysis.zone_choice)}"
     place = cache._entry_stem(trace, name, cache.figure_version(ZONE_READING_ROOTS))
@@ -163,7 +164,7 @@ def test_a_damaged_kept_reading_is_computed_again(
     cache_dir: Path, trace_path: Path, damage: str
 ) -> None:
     expected = _reading(Analysis(load_trace(trace_path)).zone_reading)
-    _ = Analysis(load_trace(trace_path, cache="on")).zone_reading
+    _ = Analysis(load_trace(trace_path, cache=CacheUse.ON)).zone_reading
     (kept,) = cache_dir.glob("*/kept.zone_reading.*.bin")
     written = kept.read_bytes()
     if damage == "a byte flipped":
@@ -173,9 +174,9 @@ def test_a_damaged_kept_reading_is_computed_again(
     else:  # a file whose CRC matches: what it holds is checked too
         kept.unlink()
         stem = kept.name.rsplit(".", 2)[0]
-        data = b"\x93\x01\x02\x03"
-        kept.with_name(f"{stem}.{crc32(data):08x}.bin").write_bytes(data)
-    again = Analysis(load_trace(trace_path, cache="auto"))
+        other = b"\x93\x01\x02\x03"
+        kept.with_name(f"{stem}.{crc32(other):08x}.bin").write_bytes(other)
+    again = Analysis(load_trace(trace_path, cache=CacheUse.AUTO))
     assert _reading(again.zone_reading) == expected
     assert kept.read_bytes() == written  # the damaged file replaced
 
@@ -257,11 +258,11 @@ def test_the_whole_trace_kernel_stats_are_kept_and_read_back(
     path = write_trace(tmp_path / "t.json", training_steps(4))
     expected = _kernels(KernelsResult.of(Analysis(load_trace(path))))
     assert expected["names"] == ["gemm_kernel", "relu_kernel"]
-    first = Analysis(load_trace(path, cache="on"))
+    first = Analysis(load_trace(path, cache=CacheUse.ON))
     assert _kernels(KernelsResult.of(first)) == expected
     for name in ("kernel_stats", "set_aside_on_devices"):
         monkeypatch.setattr(f"tui.core.results.kernels.{name}", _never)
-    again = Analysis(load_trace(path, cache="auto"))
+    again = Analysis(load_trace(path, cache=CacheUse.AUTO))
     assert _kernels(KernelsResult.of(again)) == expected
     with pytest.raises(AssertionError, match="computed again"):
         KernelsResult.of(again, step=2)  # a step's is not kept
