@@ -22,6 +22,8 @@ NOT_NEEDED = (
     "tui.scrub",
     "tui.notes",
     "torch",
+    "duckdb",
+    "pyarrow",
 )
 
 
@@ -66,7 +68,8 @@ def test_help_version_and_usage_errors_read_no_numpy(words: list[str]) -> None:
         f"    main({words!r})\n"
         "except SystemExit:\n"
         "    pass\n"
-        "heavy = [m for m in ('numpy', 'textual', 'orjson', 'tui.notes') if m in sys.modules]\n"
+        "heavy = [m for m in ('numpy', 'textual', 'orjson', 'tui.notes', 'duckdb', 'pyarrow')"
+        " if m in sys.modules]\n"
         "print(json.dumps(heavy), file=sys.stderr)\n"
     )
     result = subprocess.run(
@@ -77,3 +80,44 @@ def test_help_version_and_usage_errors_read_no_numpy(words: list[str]) -> None:
         check=True,
     )
     assert json.loads(result.stderr.decode().strip().splitlines()[-1]) == []
+
+
+@pytest.mark.usefixtures("shared_traces")
+def test_a_cached_command_reads_no_query_engine(tmp_path: Path) -> None:
+    """`ops` from a cache entry never imports DuckDB or Arrow; `sql` on the same
+    entry does, and reads the cache rather than the file."""
+    environment = {
+        **os.environ,
+        "STEPTRACE_CACHE_DIR": str(tmp_path),
+        "PYTHONPATH": str(REPO),
+    }
+    environment.pop("STEPTRACE_NO_CACHE", None)
+    fill = (
+        "from tui.core.ingest.load import load_trace\n"
+        f"load_trace({str(TRACE)!r}, cache='on')\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", fill], env=environment, timeout=60, check=True
+    )
+    probe = (
+        "import sys, json\n"
+        "from tui.core.ingest import load\n"
+        "def no_parse(*args, **kwargs):\n"
+        "    raise AssertionError('parsed again')\n"
+        "load._parse = no_parse\n"
+        "from tui.cli import main\n"
+        "status = main(sys.argv[1:])\n"
+        "engines = [m for m in ('duckdb', 'pyarrow') if m in sys.modules]\n"
+        "print(json.dumps([status, engines]), file=sys.stderr)\n"
+    )
+    found = {}
+    for words in (["ops", str(TRACE), "--json"], ["sql", str(TRACE), "select 1"]):
+        result = subprocess.run(
+            [sys.executable, "-c", probe, *words],
+            capture_output=True,
+            env=environment,
+            timeout=60,
+            check=True,
+        )
+        found[words[0]] = json.loads(result.stderr.decode().strip().splitlines()[-1])
+    assert found == {"ops": [0, []], "sql": [0, ["duckdb"]]}

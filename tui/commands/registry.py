@@ -176,6 +176,7 @@ COMMANDS: tuple[Command, ...] = (
         compute=findings_result,
         json="tui.report.findings:findings_json",
     ),
+    ModuleCommand("sql"),
     ModuleCommand("scrub"),
     ModuleCommand("capture"),
     ModuleCommand("bench"),
