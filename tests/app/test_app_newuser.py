@@ -186,7 +186,11 @@ async def test_load_warnings_show_in_the_header_and_behind_w(
         screen = await main_screen(pilot)
         assert screen.trace.warnings
         header = str(screen.query_one("#header-line").render())
-        assert "2 load warnings (W)" in header
+        assert "3 load warnings (W)" in header
+        # The cut is a banner saying what the figures cover, not only a count.
+        banner = " ".join(header.split("CUT OFF", 1)[1].split())
+        assert banner.startswith("the file ends mid-event"), header
+        assert "steps found whole" in banner and "(W: every load warning)" in banner
         assert "W" in shown_keys(screen)
         main_rows = screen.key_sections()[0][1]
         assert any(
@@ -213,7 +217,8 @@ async def test_a_capture_without_warnings_has_no_badge_nor_key(
     app = make_app(cuda_trace)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await main_screen(pilot)
-        assert "load warning" not in str(screen.query_one("#header-line").render())
+        header = str(screen.query_one("#header-line").render())
+        assert "load warning" not in header and "CUT OFF" not in header
         assert "W" not in shown_keys(screen)
 
 

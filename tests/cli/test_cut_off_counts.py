@@ -27,7 +27,8 @@ def test_the_summary_and_the_cut_off_warning_say_what_they_count(
     cut.write_bytes(whole[: len(whole) * 4 // 5])
     trace = load_trace(cut)
     assert main(["summary", str(cut)]) == 0
-    text = " ".join(capsys.readouterr().out.split())
+    captured = capsys.readouterr()
+    text = " ".join((captured.out + captured.err).split())
     timed = re.search(r"events ([\d,]+) with a duration", text)
     kept = re.search(
         r"kept the ([\d,]+) records \(events of every kind, metadata included\)"

@@ -391,7 +391,10 @@ def test_cut_off_file_keeps_complete_events(tmp_path: Path) -> None:
     path.write_bytes(cut)
     trace = load_trace(path)
     assert trace.event_count == 27  # every complete event but the cut-off last kernel
-    assert any("cut off" in warning and "lost" in warning for warning in trace.warnings)
+    assert any(
+        "cut off" in warning and "unknown" in warning for warning in trace.warnings
+    )
+    assert trace.cut_off
 
 
 def test_untraced_time_on_several_threads_never_exceeds_zone_time(

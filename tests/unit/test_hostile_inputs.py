@@ -135,7 +135,7 @@ def check_loaded(case: HostileCase, trace: Trace) -> None:
 
 
 def check_recovered(case: HostileCase, trace: Trace) -> None:
-    """A cut file keeps (nearly) every complete event written before the cut, and says what was lost."""
+    """A cut file keeps (nearly) every complete event written before the cut, and says what came after is unknown."""
     assert case.truncation is not None
     before = case.truncation.complete_before
     assert trace.event_count <= before
@@ -144,7 +144,8 @@ def check_recovered(case: HostileCase, trace: Trace) -> None:
     assert cut, trace.warnings
     kept = re.search(r"kept the ([\d,]+) records .* written before the cut", cut[-1])
     assert kept is not None, cut
-    assert re.search(r"lost \(\d[\d.]* (bytes?|KiB|MiB|GiB), [<\d.]+% ", cut[-1]), cut
+    # What the file would have held is unknown: no share of it is given.
+    assert "what came after" in cut[-1] and "%" not in cut[-1], cut
 
 
 @pytest.mark.parametrize("name", _cases())
@@ -400,7 +401,7 @@ def test_real_traces_cut_anywhere(trace: Path, tmp_path: Path) -> None:
         offset = max(1, int(len(data) * share))
         cut = tmp_path / f"cut-{offset}.json"
         cut.write_bytes(data[:offset])
-        expected = complete_elements_in(data[:offset])
+        expected = complete_elements_in(bytes(data[:offset]))
         if expected == 0:
             with pytest.raises(TraceLoadError):
                 load_trace(cut)

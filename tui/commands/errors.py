@@ -14,6 +14,10 @@ import sys
 REFUSED = 2
 """The exit status of a refusal: the command was asked what it cannot do."""
 
+WARNED = 3
+"""The exit status of a result command under `--strict` when the capture has
+warnings (its output is printed all the same)."""
+
 
 class CommandError(Exception):
     """A command refuses: one line or more saying why, and the exit status."""

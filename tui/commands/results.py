@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.commands._common import add_max_memory_option, add_workers_option
 from tui.commands._zones import add_zone_option
-from tui.commands.errors import CommandError, warn
+from tui.commands.errors import WARNED, CommandError, warn
 
 if TYPE_CHECKING:
     from tui.core.figures.analysis import Analysis
@@ -94,6 +94,7 @@ class ResultCommand:
             parser.add_argument("--json", action="store_true", help=JSON_HELP)
         if self.workers:
             add_workers_option(parser)
+        add_strict_option(parser)
         add_max_memory_option(parser)
         parser.set_defaults(func=self.run)
 
@@ -121,6 +122,7 @@ class ResultCommand:
         from tui.commands._zones import zone_refused
         from tui.core.opening.capture import open_capture
         from tui.core.opening.zones import ZoneRefusal
+        from tui.core.results.summary import capture_warnings
 
         if self.check is not None:
             self.check(args)
@@ -134,6 +136,9 @@ class ResultCommand:
             )
         if isinstance(opened, ZoneRefusal):
             raise zone_refused(opened)
+        warnings = capture_warnings(opened.analysis)
+        for warning in warnings:
+            warn(warning)
         kind = imported(self.result)
         if self.compute is None:
             result = kind.of(opened.analysis)
@@ -148,7 +153,17 @@ class ResultCommand:
             sys.stdout.write(self.text(result, args))
         else:
             sys.stdout.write(imported(str(self.words))(result) + "\n")
-        return 0
+        return WARNED if warnings and args.strict else 0
+
+
+def add_strict_option(parser: argparse.ArgumentParser) -> None:
+    """`--strict`: a capture with warnings is an error once the output is printed."""
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help=f"exit with status {WARNED} when the capture has warnings (a cut-off "
+        "file, steps counted twice…), after printing the output",
+    )
 
 
 # -- the rows' own parts ---------------------------------------------------------
@@ -166,7 +181,8 @@ def _no_step(analysis: Analysis, number: int) -> CommandError:
 
 
 def ops_options(parser: argparse.ArgumentParser) -> None:
-    """`ops`: sort key and device, limit, one step, rows per name or shape."""
+    """`ops`: sort key and device, limit, one step, rows per name or shape,
+    Python frames."""
     parser.add_argument(
         "--sort",
         choices=("self", "total", "calls", "name"),
@@ -192,6 +208,12 @@ def ops_options(parser: argparse.ArgumentParser) -> None:
         help="rows per operator name (default), or per name and input shapes "
         "as key_averages(group_by_input_shape=True)",
     )
+    parser.add_argument(
+        "--python",
+        action="store_true",
+        help="list the Python frames and nn.Module ranges of a with_stack "
+        "capture too (operators only by default)",
+    )
 
 
 def ops_result(
@@ -210,19 +232,21 @@ def ops_result(
         from tui.core.figures.shapes import shape_op_table, shapes_in_trace
 
         return kind.of(
-            shape_op_table(analysis, start, end),
+            shape_op_table(analysis, start, end, python=args.python),
             sort=args.sort,
             device=args.device,
             limit=args.limit,
             scope=scope,
             shapes_recorded=shapes_in_trace(analysis.trace),
+            python=args.python,
         )
     return kind.of(
-        analysis.op_table(start, end),
+        analysis.op_table(start, end, python=args.python),
         sort=args.sort,
         device=args.device,
         limit=args.limit,
         scope=scope,
+        python=args.python,
     )
 
 

@@ -20,7 +20,8 @@ from tui.report.zones import zone_lines
 
 
 def summary_text(result: SummaryResult) -> str:
-    """`steptrace summary` for people, at most 80 columns."""
+    """`steptrace summary` for people, at most 80 columns; the capture's warnings
+    are only counted, as the command prints them on stderr first."""
     lines: list[str] = []
     lines += fill(printable(result.trace_path), "trace     ")
     if result.capture.question:
@@ -77,10 +78,13 @@ def summary_text(result: SummaryResult) -> str:
     if split:
         lines += ["", *split]
     if result.warnings:
+        count = len(result.warnings)
         lines.append("")
-        lines.append("warnings")
-        for warning in result.warnings:
-            lines += fill(printable(warning), "  - ", "    ")
+        lines += fill(
+            f"{count} printed on stderr before this summary "
+            f"(--json lists {'it' if count == 1 else 'them'})",
+            "warnings  ",
+        )
     return "\n".join(lines)
 
 

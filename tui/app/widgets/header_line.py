@@ -1,5 +1,5 @@
 """The header: which capture, which question, unit, window, data zone, what was
-observed, and how many warnings reading it gave."""
+observed, how many warnings reading it gave, and a banner when the file is cut off."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tui.core.base.textsafe import printable
 from tui.core.base.vocab import ZoneSource
 from tui.core.figures.analysis import Analysis
 from tui.core.model.observed import gpu_missing_reason
-from tui.core.results.summary import capture_warnings
+from tui.core.results.summary import capture_warnings, cut_off_coverage
 from tui.report.fit import fit_end, fit_middle
 
 GPU_OBSERVED = " GPU observed "
@@ -117,7 +117,25 @@ def header_lines(
         gpu_line.append(" " + wrapped[0].lstrip(), style="italic")
         lines.append(gpu_line)
         lines += [Text(line, style="italic") for line in wrapped[1:]]
+    if trace.cut_off:
+        lines += cut_off_banner(analysis, width)
     return Text("\n").join(lines)
+
+
+CUT_OFF = " CUT OFF "
+
+
+def cut_off_banner(analysis: Analysis, width: int) -> list[Text]:
+    """A cut-off file's banner, whole and wrapped: what the figures cover (the
+    first load warning, W lists the others)."""
+    words = f"{_text(cut_off_coverage(analysis))} (W: every load warning)"
+    wrapped = textwrap.wrap(
+        words, width=width, initial_indent=" " * (len(CUT_OFF) + 1)
+    ) or [""]
+    first = Text(no_wrap=True)
+    first.append(CUT_OFF, style="bold reverse")
+    first.append(" " + wrapped[0].lstrip(), style="bold")
+    return [first, *(Text(line, style="bold") for line in wrapped[1:])]
 
 
 class HeaderLine(Widget):

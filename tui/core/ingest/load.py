@@ -106,6 +106,7 @@ def load_trace(
         and (cache is CacheUse.ON or raw_size >= CACHE_MIN_BYTES)
     ):
         _save_if_unchanged(trace, trace_path, key_before)
+    trace.cut_off = cut_off
     if damage is not None:
         trace.warnings.append(
             f"the column cache entry of this trace was damaged ({printable(damage)}); "

@@ -165,6 +165,9 @@ class Trace:
     instant_count: int = 0
     counter_count: int = 0
     memory: MemoryColumns = field(default_factory=MemoryColumns.empty)
+    cut_off: bool = field(default=False, init=False)
+    """The file ends mid-event (cut off, or still being written): what came
+    after the last complete event is unknown. Set by the loader."""
 
     @cached_property
     def end_ns(self) -> Int64Array:

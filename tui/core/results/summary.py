@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.core.base.units import ms, us
+from tui.core.base.units import duration_text, ms, us
 from tui.core.base.vocab import StepPhase
 from tui.core.figures.analysis import Analysis, ZoneFigure
 from tui.core.figures.breakdown.idle import GpuIdle
@@ -23,13 +23,54 @@ def capture_warnings(analysis: Analysis) -> list[str]:
     """What reading the capture warns of (a cut-off file, device events tied to
     no operator): the lines `summary` prints and the explorer lists."""
     trace = analysis.trace
-    warnings = [*trace.warnings, *analysis.integrity_warnings]
+    warnings = [cut_off_coverage(analysis)] if trace.cut_off else []
+    warnings += [*trace.warnings, *analysis.integrity_warnings]
     if trace.gpu_observed and analysis.unlinked_device_events:
         warnings.append(
             f"{analysis.unlinked_device_events} device events could not be tied "
             "to a CPU operator"
         )
     return warnings
+
+
+def cut_off_coverage(analysis: Analysis) -> str:
+    """What the figures of a cut-off capture cover: the steps that end before
+    the cut and how far the kept events reach.
+
+    A writer flushes host events and device events apart, so each kind may stop
+    at its own time: a step is whole only where both reach past its end.
+    """
+    trace = analysis.trace
+    ends = trace.end_ns
+    host_end = int(ends[~trace.device_work_mask].max(initial=0))
+    device_end = int(ends[trace.device_work_mask].max(initial=0))
+    reached = min(host_end, device_end) if trace.gpu_observed else host_end
+    reach = f"events reach {duration_text(host_end)} into the capture"
+    if trace.gpu_observed and device_end < host_end:
+        reach += f", device work only {duration_text(device_end)}"
+    steps = analysis.steps
+    said = (
+        "the file ends mid-event (cut off, or still being written): the figures cover"
+    )
+    if not steps:
+        return f"{said} no ProfilerStep#N range; {reach}"
+    whole = [step for step in steps if step.end_ns <= reached]
+    if not whole:
+        return f"{said} none of the {len(steps)} steps found whole; {reach}"
+    numbers = (
+        f"#{whole[0].number}"
+        if len(whole) == 1
+        else f"#{whole[0].number}–#{whole[-1].number}"
+    )
+    covered = (
+        f"{len(whole)} of the {len(steps)} steps found whole ({numbers}, "
+        f"{duration_text(sum(step.duration_ns for step in whole))})"
+    )
+    missing = len(steps) - len(whole)
+    if missing:
+        others = "the other lacks" if missing == 1 else f"the other {missing} lack"
+        covered += f", {others} what came after the cut"
+    return f"{said} {covered}; {reach}"
 
 
 @dataclass(frozen=True)

@@ -7,14 +7,12 @@ import re
 import msgspec
 
 from tui.core.base.errors import TraceLoadError
-from tui.core.base.units import size_text
 from tui.core.ingest.decode.doc_bytes import (
     TraceBytes,
     _broken_in_the_middle,
     _content_end,
     _error_byte,
     _first_significant_byte,
-    _share_text,
 )
 from tui.core.ingest.decode.records import DecodedTrace, _decode_fast
 from tui.core.ingest.decode.tolerant import _decode_tolerant
@@ -82,25 +80,24 @@ def _could_end_element(data: TraceBytes, position: int, end: int) -> bool:
 _RECORDS = "records (events of every kind, metadata included)"
 
 
-def _cut_off_warning(
-    kept: int, lost_bytes: int, total: int, data: TraceBytes, damage: int | None
-) -> str:
-    """What recovery kept and what it lost, and where the damage was if any."""
-    lost = (
-        f"({size_text(lost_bytes)}, {_share_text(lost_bytes, total)} of what was read)"
-    )
+def _cut_off_warning(kept: int, data: TraceBytes, damage: int | None) -> str:
+    """What recovery kept, and where the damage was if any.
+
+    The bytes after the last complete event are only the start of the event
+    being written: how much the file would have held is unknown, so no share
+    of it is given.
+    """
     if damage is None:
         return (
-            f"the file is cut off (its writer was probably killed): kept the {kept:,} "
-            f"{_RECORDS} written before the cut; the incomplete last event and "
-            f"everything after it are lost {lost}"
+            f"the file is cut off: kept the {kept:,} {_RECORDS} written before the "
+            "cut; what came after it is unknown"
         )
     line = data.count(b"\n", 0, damage) + 1
     column = damage - data.rfind(b"\n", 0, damage)
     return (
         f"the file is cut off and damaged before the cut (invalid JSON at line {line}, "
         f"column {column}): kept the {kept:,} {_RECORDS} written before the damage; "
-        f"everything after them is lost {lost}"
+        "what came after them is unknown"
     )
 
 
@@ -168,11 +165,8 @@ def _recover_cut_off(data: TraceBytes, source_name: str) -> DecodedTrace:
             continue
         if decoded is None:
             continue
-        lost_bytes = len(data) - (position + 1)
         decoded.truncated = True
-        decoded.warnings.append(
-            _cut_off_warning(len(decoded.events), lost_bytes, len(data), data, damage)
-        )
+        decoded.warnings.append(_cut_off_warning(len(decoded.events), data, damage))
         return decoded
     raise TraceLoadError(
         f"{source_name}: not a trace (the JSON is cut off before the first complete event)"

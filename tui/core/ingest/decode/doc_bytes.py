@@ -68,14 +68,6 @@ def _error_byte(error: BaseException) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _share_text(part: int, whole: int) -> str:
-    """A percentage that never rounds a real loss to 0%."""
-    share = 100 * part / max(whole, 1)
-    if 0 < share < 0.1:
-        return "<0.1%"
-    return f"{share:.1f}%"
-
-
 _WINDOW = 1 << 16
 
 
