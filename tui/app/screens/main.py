@@ -64,6 +64,7 @@ from tui.app.screens.zone_switch import ZoneApplied, ZoneSwitch
 from tui.app.vocab import OpScope, PromptPurpose
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.header_line import HeaderLine
+from tui.app.widgets.headline import HeadlineLine
 from tui.app.widgets.info_line import InfoLine
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.notes_pane import NoteAction, NoteCommand, NotesPane
@@ -75,8 +76,10 @@ from tui.app.widgets.timeline import RowsCounted, Timeline
 from tui.core.base.textsafe import printable
 from tui.core.base.vocab import SortKey, ZoneSource
 from tui.core.figures.analysis import Analysis, OpTable, Step
+from tui.core.figures.device_load import device_load
 from tui.core.findings.finding import Finding, ShowGap, ShowOperator, ShowStep
 from tui.core.results.summary import capture_warnings
+from tui.report.headline import Headline, capture_headline
 from tui.view import status
 from tui.view.status import StatusLine
 
@@ -155,6 +158,7 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield HeaderLine(self.analysis, id="header-line")
+        yield HeadlineLine(self.headline(), id="headline")
         yield StepsStrip(self.analysis, id="steps")
         yield self.timeline
         yield InfoLine(id="info-line")
@@ -187,6 +191,10 @@ class MainScreen(Screen[None]):
         self.call_after_refresh(heap.settle)
         self.call_after_refresh(self.zone.prefetch, self.analysis)
         self.set_timer(BUILD_AHEAD_AFTER_S, self._build_dialogs)
+
+    def headline(self, problem: str | None = None) -> Headline:
+        """The top finding (or that they are being computed) and the device's state."""
+        return capture_headline(self.findings, device_load(self.analysis), problem)
 
     def _build_dialogs(self) -> None:
         sections, zone = self.key_sections(), self.analysis.zone_choice
@@ -270,6 +278,7 @@ class MainScreen(Screen[None]):
         self.timeline.set_zone(message.analysis, message.zone_view)
         self.query_one(HeaderLine).set_analysis(message.analysis)
         self.tabs.follow_analysis(message.analysis, message.findings)
+        self.query_one(HeadlineLine).show(self.headline())
         self.show_info(status.zone_info(message.analysis))
         self.refresh_bindings()
         remembered = self.zone.applied()
@@ -502,6 +511,9 @@ class MainScreen(Screen[None]):
         findings = findings_later.read(message, self.analysis, panel)
         if findings is not None:
             self.findings = findings
+            self.query_one(HeadlineLine).show(self.headline())
+        elif message.analysis is self.analysis and message.problem is not None:
+            self.query_one(HeadlineLine).show(self.headline(message.problem))
 
     def on_findings_panel_chosen(self, event: FindingsPanel.Chosen) -> None:
         """Show on the timeline (or in the table) what a finding rests on."""

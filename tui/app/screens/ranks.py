@@ -34,6 +34,7 @@ from tui.app.screens.loading import LoadingScreen
 from tui.app.screens.main_keys import MAIN_KEYS, RUN_ACTIONS
 from tui.app.screens.run_loading import RunLoadingScreen
 from tui.app.widgets.findings_panel import finding_text
+from tui.app.widgets.headline import HeadlineLine
 from tui.app.widgets.heat_table import HeatTable, RankCellChosen, RankCellHighlighted
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.rank_bars import RankBars
@@ -41,6 +42,7 @@ from tui.core.base.textsafe import printable
 from tui.core.base.vocab import HeatLevel, HeatValue, RankSort
 from tui.core.findings.finding import ShowStep
 from tui.report.fit import fit_middle
+from tui.report.headline import run_headline
 from tui.report.many_ranks import panel_lines
 from tui.view.run_table import STRAGGLER_MARK, RunTable
 
@@ -134,6 +136,7 @@ class RanksScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="ranks-header", markup=False)
+        yield HeadlineLine(run_headline(self.result.finding), id="ranks-headline")
         yield HeatTable(self.table, id="heat")
         yield Static("", id="ranks-info", markup=False)
         warnings = [*self.run.warnings]
