@@ -108,15 +108,7 @@ def header_lines(
         else:
             lines.append(Text(state, style="bold reverse"))
     else:
-        reason = _text(gpu_missing_reason(trace) or "")
-        wrapped = textwrap.wrap(
-            reason, width=width, initial_indent=" " * (len(state) + 1)
-        ) or [""]
-        gpu_line = Text(no_wrap=True)
-        gpu_line.append(state, style="bold reverse")
-        gpu_line.append(" " + wrapped[0].lstrip(), style="italic")
-        lines.append(gpu_line)
-        lines += [Text(line, style="italic") for line in wrapped[1:]]
+        lines += _banner(state, _text(gpu_missing_reason(trace) or ""), width, "italic")
     if trace.cut_off:
         lines += cut_off_banner(analysis, width)
     return Text("\n").join(lines)
@@ -129,13 +121,18 @@ def cut_off_banner(analysis: Analysis, width: int) -> list[Text]:
     """A cut-off file's banner, whole and wrapped: what the figures cover (the
     first load warning, W lists the others)."""
     words = f"{_text(cut_off_coverage(analysis))} (W: every load warning)"
+    return _banner(CUT_OFF, words, width, "bold")
+
+
+def _banner(mark: str, words: str, width: int, style: str) -> list[Text]:
+    """`mark` in reverse, then `words` wrapped to `width`, never cut."""
     wrapped = textwrap.wrap(
-        words, width=width, initial_indent=" " * (len(CUT_OFF) + 1)
+        words, width=width, initial_indent=" " * (len(mark) + 1)
     ) or [""]
     first = Text(no_wrap=True)
-    first.append(CUT_OFF, style="bold reverse")
-    first.append(" " + wrapped[0].lstrip(), style="bold")
-    return [first, *(Text(line, style="bold") for line in wrapped[1:])]
+    first.append(mark, style="bold reverse")
+    first.append(" " + wrapped[0].lstrip(), style=style)
+    return [first, *(Text(line, style=style) for line in wrapped[1:])]
 
 
 class HeaderLine(Widget):
