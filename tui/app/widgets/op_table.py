@@ -3,7 +3,9 @@
 Only visible rows are rendered, from the arrays, so drawing costs the same for
 ten rows or a hundred thousand. Sorting and filtering rebuild one index array.
 `i` groups the rows by input shape as `steptrace ops --group-by shape` does
-(built in a worker); a capture without shapes says so instead.
+(built in a worker); a capture without shapes says so instead. `p` brings
+back the Python frames and module ranges of a `with_stack` capture, as
+`steptrace ops --python` does (operators only by default).
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ class OperatorTable(SortableRows[str]):
         Binding("enter", "activate", "Mark on timeline"),
         *SORT_BINDINGS,
         Binding("i", "shapes", "Rows by input shape"),
+        Binding("p", "python", "Python frames shown/hidden"),
     ]
 
     # Why shapes are not recorded reads as plain text, not as a (italic) notice.
@@ -104,6 +107,9 @@ class OperatorTable(SortableRows[str]):
         """While grouping by shape: "reading", "off" (not recorded) or "" (shown)."""
         self.scope_span: tuple[int, int] | None = None
         """The scope's time range (None: the whole window)."""
+        self.python = False
+        """Python frames and module ranges are rows too (`p`)."""
+        self._window_table = table
         self.name_table = table
         self.scope_label = "whole window"
         self._set_table(table)
@@ -142,25 +148,48 @@ class OperatorTable(SortableRows[str]):
             self._show_keeping_cursor(table)
 
     def scope_window(self, table: OpTable) -> None:
-        """Cover the whole window, whose table is `table`."""
+        """Cover the whole window, whose table (operators only) is `table`."""
         self.scope_span = None
-        self.set_table(table, "whole window")
+        self._window_table = table
+        if self.python and self.analysis is not None:
+            self._read_scope(self.analysis, None, "whole window")
+        else:
+            self.set_table(table, "whole window")
 
     def scope_step(self, analysis: Analysis, step: Step) -> None:
         """Cover one step; its table is a pass over its events, made off the UI."""
         self.scope_span = (step.start_ns, step.end_ns)
+        self._read_scope(analysis, self.scope_span, f"step {step.number}")
 
-        def step_table() -> None:
-            table = analysis.op_table(step.start_ns, step.end_ns)
-            self.post_message(ScopeTable(table, f"step {step.number}"))
+    def _read_scope(
+        self, analysis: Analysis, span: tuple[int, int] | None, label: str
+    ) -> None:
+        """The table of `span` (None: the window), with Python frames if shown,
+        made in a worker."""
+        python = self.python
+
+        def scope_table() -> None:
+            table = analysis.op_table(*(span or (None, None)), python=python)
+            self.post_message(ScopeTable(table, label))
 
         self.run_worker(
-            step_table, thread=True, exclusive=True, exit_on_error=False, group="scope"
+            scope_table, thread=True, exclusive=True, exit_on_error=False, group="scope"
         )
+
+    def action_python(self) -> None:
+        """Show the Python frames and module ranges beside the operators, or hide them."""
+        if self.analysis is None:
+            return
+        self.python = not self.python
+        span = self.scope_span
+        if span is None and not self.python:
+            self.set_table(self._window_table, "whole window")
+            return
+        self._read_scope(self.analysis, span, self.scope_label)
 
     def on_scope_table(self, message: ScopeTable) -> None:
         message.stop()
-        if self.scope_span is not None:  # still a step's, not the window again
+        if (self.scope_span is None) == (message.label == "whole window"):
             self.set_table(message.table, message.label)
 
     def _show_keeping_cursor(self, table: OpTable) -> None:
@@ -198,7 +227,9 @@ class OperatorTable(SortableRows[str]):
 
             table = None
             if shapes_in_trace(analysis.trace):
-                table = shape_op_table(analysis, *(span or (None, None)))
+                table = shape_op_table(
+                    analysis, *(span or (None, None)), python=self.python
+                )
             self.post_message(ShapesRead(table, span))
 
         self.run_worker(

@@ -62,6 +62,7 @@ from tui.core.model.derived import DerivedColumns
 from tui.core.model.integrity import integrity_warnings
 from tui.core.model.masks import names_in
 from tui.core.model.nesting import FILTERED_NAMES, SATURATED_NS, sum_by_index
+from tui.core.model.python_frames import python_frame_mask
 from tui.core.model.steps import STEP_NAME, Step, StepStats, find_steps, step_name_ids
 from tui.core.model.trace import Kind, Trace, TrackKind
 
@@ -258,6 +259,19 @@ class Analysis:
     def _participants(self) -> BoolArray:
         return self._derived.participants
 
+    @cached_property
+    def python_frames(self) -> BoolArray:
+        """Events that are Python frames (`with_stack`): callers, never operators."""
+        return python_frame_mask(self.trace)
+
+    @cached_property
+    def operators(self) -> BoolArray:
+        """Events the operator table counts: torch's, Python frames set apart."""
+        return self._participants & ~self.python_frames
+
+    def _counted(self, python: bool) -> BoolArray:
+        return self._participants if python else self.operators
+
     @property
     def parent(self) -> Int64Array:
         """Each event's parent on its thread (torch's rule), -1 for roots and non-participants."""
@@ -318,22 +332,28 @@ class Analysis:
         return self._derived.total_gpu_ns
 
     def op_table(
-        self, start_ns: int | None = None, end_ns: int | None = None
+        self,
+        start_ns: int | None = None,
+        end_ns: int | None = None,
+        *,
+        python: bool = False,
     ) -> OpTable:
         """torch's key_averages() per name, for events starting in [start, end)
-        (default: all, kept in the trace's cache entry)."""
+        (default: all, kept in the trace's cache entry); Python frames and
+        module ranges only with `python`."""
         trace = self.trace
+        counted = self._counted(python)
         if start_ns is None and end_ns is None:
             return kept_value(
                 trace,
-                "op_table",
-                ("figures/analysis.py",),
-                lambda: self._op_table_of(np.flatnonzero(self._participants)),
+                "op_table.python" if python else "op_table",
+                ("figures/analysis.py", "model/python_frames.py"),
+                lambda: self._op_table_of(np.flatnonzero(counted)),
                 op_table_bytes,
                 op_table_from,
             )
         events = self._starting_in(start_ns, end_ns)
-        return self._op_table_of(events[self._participants[events]])
+        return self._op_table_of(events[counted[events]])
 
     def _op_table_of(self, events: Int64Array) -> OpTable:
         """key_averages() per name over these (participating) events."""
@@ -350,13 +370,13 @@ class Analysis:
         )
 
     def op_table_in(self, spans: Sequence[tuple[int, int]]) -> OpTable:
-        """key_averages() per name over events starting in any of the [start, end) spans
-        (a diff's kept steps)."""
+        """key_averages() per name over the operators starting in any of the
+        [start, end) spans (a diff's kept steps)."""
         trace = self.trace
         pieces = [np.zeros(0, dtype=np.int64)]
         pieces += [self._starting_in(start, end) for start, end in spans]
         events = distinct(np.concatenate(pieces))
-        events = events[self._participants[events]]
+        events = events[self.operators[events]]
         gpu = trace.gpu_observed
         return build_op_table(
             trace.names,

@@ -80,11 +80,18 @@ class ShapeOpTable(OpTable):
 
 
 def shape_op_table(
-    analysis: Analysis, start_ns: int | None = None, end_ns: int | None = None
+    analysis: Analysis,
+    start_ns: int | None = None,
+    end_ns: int | None = None,
+    *,
+    python: bool = False,
 ) -> ShapeOpTable:
-    """key_averages(group_by_input_shape=True) for events starting in [start, end)."""
+    """key_averages(group_by_input_shape=True) for events starting in [start, end);
+    Python frames only with `python`."""
     trace = analysis.trace
-    events = np.flatnonzero(participants(trace, analysis.on_cpu))
+    events = np.flatnonzero(
+        participants(trace, analysis.on_cpu) if python else analysis.operators
+    )
     if start_ns is not None:
         events = events[trace.start_ns[events] >= start_ns]
     if end_ns is not None:

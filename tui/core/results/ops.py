@@ -33,6 +33,8 @@ class OpsResult:
     gpu_observed: bool
     scope: str
     shapes_recorded: bool = True
+    python: bool = False
+    """Whether Python frames and module ranges are rows too (`--python`)."""
 
     @property
     def by_shape(self) -> bool:
@@ -49,6 +51,7 @@ class OpsResult:
         limit: int | None = None,
         scope: str = "whole trace",
         shapes_recorded: bool = True,
+        python: bool = False,
     ) -> OpsResult:
         """Order (and cut) a table's rows; a ShapeOpTable gives rows by input shape."""
         gpu_observed = table.self_gpu_ns is not None
@@ -64,6 +67,7 @@ class OpsResult:
             gpu_observed,
             scope,
             shapes_recorded,
+            python,
         )
 
     def to_json(self) -> dict[str, Any]:
