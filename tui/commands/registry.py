@@ -27,6 +27,8 @@ from tui.commands.results import (
     memory_result,
     min_share_checked,
     min_share_option,
+    modules_options,
+    modules_result,
     ops_options,
     ops_result,
     report_output,
@@ -72,6 +74,15 @@ COMMANDS: tuple[Command, ...] = (
         options=ops_options,
         check=limit_checked,
         compute=ops_result,
+    ),
+    ResultCommand(
+        "modules",
+        "nn.Module tree of a with_stack capture: calls, self/total/backward CPU "
+        "and GPU time per step",
+        "tui.core.results.modules:ModulesResult",
+        "tui.report.modules:modules_text",
+        options=modules_options,
+        compute=modules_result,
     ),
     ResultCommand(
         "kernels",

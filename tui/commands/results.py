@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from tui.core.results.gaps import GapsResult
     from tui.core.results.kernels import KernelsResult
     from tui.core.results.memory import MemoryResult
+    from tui.core.results.modules import ModulesResult
     from tui.core.results.ops import OpsResult
     from tui.core.results.zones import ZonesResult
     from tui.report.report import ReportResult
@@ -248,6 +249,25 @@ def ops_result(
         scope=scope,
         python=args.python,
     )
+
+
+def modules_options(parser: argparse.ArgumentParser) -> None:
+    """`modules --sort`."""
+    from tui.core.results.modules import SORTS
+
+    parser.add_argument(
+        "--sort",
+        choices=SORTS,
+        default="tree",
+        help="the tree's order (default), or a column, largest first",
+    )
+
+
+def modules_result(
+    kind: type[ModulesResult], analysis: Analysis, args: argparse.Namespace
+) -> ModulesResult:
+    """The module tree, in the order asked for."""
+    return kind.of(analysis, args.sort)
 
 
 def kernels_options(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,153 @@
+"""The model's own terms on fresh CPU captures of a tiny model: its nn.Module
+tree, its compiled regions and the compilation that happens in the window,
+each checked against the trace's own ranges."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.builders.compile_captures import capture_tiny_model
+from tui.cli import main
+
+pytestmark = pytest.mark.torch
+
+EVALUATE = "autograd::engine::evaluate_function: "
+
+
+@pytest.fixture(scope="module")
+def eager(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("eager")
+    return capture_tiny_model(
+        folder / "eager.json",
+        compiled=False,
+        with_stack=True,
+        recompile_in_window=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def recompiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("recompiled")
+    return capture_tiny_model(
+        folder / "recompiled.json",
+        compiled=True,
+        with_stack=False,
+        recompile_in_window=True,
+    )
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _complete(trace: Path) -> list[dict[str, Any]]:
+    events = json.loads(trace.read_text())["traceEvents"]
+    return [e for e in events if e.get("ph") == "X"]
+
+
+def _steps(events: list[dict[str, Any]]) -> list[tuple[float, float]]:
+    return [
+        (e["ts"], e["ts"] + e["dur"])
+        for e in events
+        if e["name"].startswith("ProfilerStep#")
+    ]
+
+
+def _inside(ts: float, spans: list[tuple[float, float]]) -> bool:
+    return any(start <= ts < end for start, end in spans)
+
+
+# -- modules -------------------------------------------------------------------
+
+
+def test_the_module_tree_is_the_traces_own_ranges(
+    eager: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _json(capsys, "modules", str(eager))
+    rows = {row["path"]: row for row in document["modules"]}
+    assert document["modules_recorded"] and document["steps"] == 3
+    assert list(rows)[:3] == [
+        "Net_0",
+        "Net_0/Sequential_0",
+        "Net_0/Sequential_0/Block_0",
+    ]
+    assert {"Net_0/Sequential_0/Block_1/Linear_1", "Net_0/Linear_2"} <= set(rows)
+    events = _complete(eager)
+    steps = _steps(events)
+    for name in ("Net_0", "Block_1", "Linear_2"):
+        own = [e for e in events if e["name"] == f"nn.Module: {name}"]
+        own = [e for e in own if _inside(e["ts"], steps)]
+        path = next(path for path in rows if path.endswith(name))
+        row = rows[path]
+        assert row["calls_per_step"] == len(own) / 3 == 1
+        expected = sum(e["dur"] for e in own) / 3
+        assert row["total_cpu_us_per_step"] == pytest.approx(expected, rel=0.02)
+    # A parent's self time is what its child modules leave.
+    block = rows["Net_0/Sequential_0/Block_0"]
+    children = [
+        rows[f"Net_0/Sequential_0/Block_0/{name}"] for name in ("Linear_0", "ReLU_0")
+    ]
+    assert block["self_cpu_us_per_step"] == pytest.approx(
+        block["total_cpu_us_per_step"]
+        - sum(child["total_cpu_us_per_step"] for child in children),
+        abs=0.01,
+    )
+    assert document["gpu_observed"] is False
+    assert row["total_gpu_us_per_step"] is None
+
+
+def test_backward_time_is_found_per_block_through_the_fwdbwd_flows(
+    eager: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _json(capsys, "modules", str(eager))
+    rows = {row["path"]: row for row in document["modules"]}
+    assert document["backward_linked"]
+    for path in ("Net_0/Sequential_0/Block_0", "Net_0/Sequential_0/Block_1"):
+        assert rows[path]["backward_cpu_us_per_step"] > 0
+    # Net_0's backward: the backward functions whose flow starts in its ranges.
+    raw = json.loads(eager.read_text())["traceEvents"]
+    events = _complete(eager)
+    steps = _steps(events)
+    net = [
+        (e["ts"], e["ts"] + e["dur"]) for e in events if e["name"] == "nn.Module: Net_0"
+    ]
+    starts = {
+        e["id"]: e["ts"] for e in raw if e.get("cat") == "fwdbwd" and e["ph"] == "s"
+    }
+    ends = {
+        e["id"]: e["ts"] for e in raw if e.get("cat") == "fwdbwd" and e["ph"] == "f"
+    }
+    wrappers = [e for e in events if e["name"].startswith(EVALUATE)]
+    total = 0.0
+    for flow, start in starts.items():
+        if flow not in ends or not _inside(start, net):
+            continue
+        end = ends[flow]
+        if not _inside(end, steps):
+            continue
+        wrapper = [w for w in wrappers if w["ts"] <= end < w["ts"] + w["dur"]]
+        total += min(wrapper, key=lambda w: w["dur"])["dur"]
+    assert total > 0
+    assert rows["Net_0"]["backward_cpu_us_per_step"] == pytest.approx(
+        total / 3, rel=0.02
+    )
+    # The loss's backward (sum, outside the model) is no module's.
+    assert (
+        rows["Net_0"]["backward_cpu_us_per_step"]
+        < sum(w["dur"] for w in wrappers if _inside(w["ts"], steps)) / 3
+    )
+
+
+def test_without_module_ranges_the_command_says_how_to_record_them(
+    recompiled: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _json(capsys, "modules", str(recompiled))
+    assert document["modules_recorded"] is False and document["modules"] == []
+    assert "with_stack=True" in document["message"]
+    assert main(["modules", str(recompiled)]) == 0
+    assert "with_stack=True" in capsys.readouterr().out
