@@ -52,3 +52,54 @@ def capture_training(
             prof.step()
     assert averages, "the profiler schedule never produced a trace"
     return averages[-1]
+
+
+def capture_handler_folder(
+    output: Path,
+    *,
+    workers: tuple[str, ...] = ("host_1",),
+    windows: int = 1,
+    read_s: float = 0.01,
+) -> list[Path]:
+    """A user's own CPU training loop, as a new user writes it: the batch read
+    (a sleep standing for the disk) inside `record_function("load_batch")`, no
+    other annotation, and `tensorboard_trace_handler(output)` writing one file
+    per window and worker. Returns the files written, in the order written."""
+    import time
+
+    import torch
+    from torch.profiler import (
+        ProfilerActivity,
+        profile,
+        record_function,
+        schedule,
+        tensorboard_trace_handler,
+    )
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4)
+    )
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    for worker in workers:
+        with profile(
+            activities=[ProfilerActivity.CPU],
+            schedule=schedule(wait=1, warmup=1, active=3, repeat=windows),
+            on_trace_ready=tensorboard_trace_handler(str(output), worker_name=worker),
+        ) as prof:
+            for _ in range(5 * windows):
+                with record_function("load_batch"):
+                    time.sleep(read_s)
+                    inputs = torch.randn(16, 32)
+                    targets = torch.randint(0, 4, (16,))
+                optimizer.zero_grad()
+                loss = loss_fn(model(inputs), targets)
+                loss.backward()
+                optimizer.step()
+                prof.step()
+    written = sorted(
+        output.glob("*.pt.trace.json"), key=lambda path: path.stat().st_mtime_ns
+    )
+    assert len(written) == len(workers) * windows, written
+    return written

@@ -38,6 +38,7 @@ from tui.app.screens.run_loading import (
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.timeline import Timeline
+from tui.core.base.textsafe import printable
 
 
 class StepTraceApp(App[int]):
@@ -60,6 +61,7 @@ class StepTraceApp(App[int]):
         rank_workers: int | None = None,
         rank_cluster: str | None = None,
         compare: CompareRequest | None = None,
+        notices: tuple[str, ...] = (),
     ) -> None:
         """`path`: a trace, or a run folder (one trace per rank); `served`:
         running for a browser (`steptrace serve`), where launching a capture
@@ -68,7 +70,8 @@ class StepTraceApp(App[int]):
         `rank_workers`: ranks of a run read at once (None: cores and memory);
         `rank_cluster`: a Dask scheduler's address to read a run's ranks on;
         `compare`: the capture to compare the trace with once it is open
-        (`steptrace diff A B` on a terminal)."""
+        (`steptrace diff A B` on a terminal); `notices`: lines shown once it
+        starts (which window of a folder was opened)."""
         super().__init__()
         self.trace_path = Path(path)
         self.rank_workers = rank_workers
@@ -79,10 +82,13 @@ class StepTraceApp(App[int]):
         self.capture_allowed = allow_capture or not served
         self.zones = zones
         self.compare = compare
+        self.notices = notices
         self.exit_lines: list[str] = []
         """Lines for stderr once the app has ended (why it exited 2)."""
 
     def on_mount(self) -> None:
+        for notice in self.notices:
+            self.notify(printable(notice), timeout=12, markup=False)
         if self.trace_path.is_dir():
             self.open_run(self.trace_path, self.zones)
         else:

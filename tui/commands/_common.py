@@ -114,3 +114,43 @@ def load_for_cli(path: str, workers: int | None = None) -> Any:
 
     with progress_on_stderr() as progress:
         return load_trace(path, progress=progress, cache=CacheUse.AUTO, workers=workers)
+
+
+def add_window_option(parser: argparse.ArgumentParser) -> None:
+    """`--window N`: which of a worker's windows a folder opens."""
+    parser.add_argument(
+        "--window",
+        type=int,
+        default=None,
+        metavar="N",
+        help="TRACE is a folder of one worker's windows (tensorboard_trace_handler): "
+        "open window N, from 1 (the oldest); default: the newest",
+    )
+
+
+def trace_in(given: str, window: int | None, command: str) -> tuple[str, str | None]:
+    """The trace `given` names: itself, or the trace its folder stands for, with
+    the line saying which window was opened (None when there is nothing to say).
+    A folder of several workers, or of no trace, is refused (CommandError)."""
+    from pathlib import Path
+
+    from tui.commands.errors import CommandError
+
+    path = Path(given)
+    if not path.is_dir():
+        if window is not None:
+            raise CommandError(
+                f"--window picks a window of a folder; {given} is not a folder"
+            )
+        return given, None
+    from tui.core.base.errors import TraceLoadError
+    from tui.core.runs.folder import FolderRun, read_folder
+    from tui.report.folder import run_folder_lines, window_notice
+
+    try:
+        found = read_folder(path, window)
+    except TraceLoadError as error:
+        raise CommandError(str(error)) from None
+    if isinstance(found, FolderRun):
+        raise CommandError(*run_folder_lines(given, found, command))
+    return str(found.path), window_notice(given, found)

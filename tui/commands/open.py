@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.commands._cluster import add_cluster_option
+from tui.commands._common import add_window_option
 from tui.commands._zones import add_zone_option
 from tui.commands.errors import CommandError
 from tui.core.base.paths import path_problem
@@ -31,6 +32,7 @@ def register(subparsers: Any) -> None:
         "trace",
         help="trace file (Kineto / Chrome trace JSON), or a folder of per-rank traces",
     )
+    add_window_option(parser)
     add_zone_option(parser)
     add_cluster_option(parser)
     # Set by `steptrace serve` on the app process of each browser connection.
@@ -79,6 +81,7 @@ def open_in_app(
     allow_capture: bool = False,
     zones: tuple[str, ...] = (),
     cluster: str | None = None,
+    notices: tuple[str, ...] = (),
 ) -> int:
     """Run the explorer on `path`; its exit status: 2 when the file could not be
     read or a `--zone` name occurs nowhere. Refused (CommandError) when there
@@ -87,7 +90,8 @@ def open_in_app(
     `served`: the app runs for a browser (`steptrace serve`, through pipes):
     it says so, and launching captures is off unless `allow_capture`.
     A folder opens as a run: its ranks screen, each rank's timeline from there;
-    `cluster`: a Dask scheduler's address to read its ranks on."""
+    `cluster`: a Dask scheduler's address to read its ranks on; `notices`:
+    lines the app shows once it starts (which window of a folder it opened)."""
     if not served and not has_terminal():
         raise CommandError(NO_TERMINAL)
     from tui.app.app import StepTraceApp
@@ -98,6 +102,7 @@ def open_in_app(
         allow_capture=allow_capture,
         zones=zones,
         rank_cluster=cluster,
+        notices=notices,
     )
     app.run()
     for line in app.exit_lines:
@@ -105,9 +110,33 @@ def open_in_app(
     return int(app.return_code or 0)
 
 
+def one_trace_or_run(path: Path, window: int | None) -> tuple[Path, tuple[str, ...]]:
+    """What the app opens for `path`: a folder of one worker's traces opens one
+    of them (the newest unless `window`), saying which; a folder of several
+    workers opens as a run."""
+    from tui.core.base.errors import TraceLoadError
+    from tui.core.runs.folder import FolderRun, read_folder
+    from tui.report.folder import window_notice
+
+    if not path.is_dir():
+        if window is not None:
+            raise CommandError(
+                f"--window picks a window of a folder; {path} is not a folder"
+            )
+        return path, ()
+    try:
+        found = read_folder(path, window)
+    except TraceLoadError as error:
+        raise CommandError(str(error)) from None
+    if isinstance(found, FolderRun):
+        return path, ()
+    said = window_notice(str(path), found)
+    return found.path, () if said is None else (said,)
+
+
 def run(args: argparse.Namespace) -> int:
     """Check the file exists, then start the app (which loads it with progress)."""
-    path = openable(args.trace)
+    path, notices = one_trace_or_run(openable(args.trace), args.window)
     zones = tuple(args.zone)
     if args.served:
         return open_in_app(
@@ -116,5 +145,6 @@ def run(args: argparse.Namespace) -> int:
             allow_capture=args.allow_capture,
             zones=zones,
             cluster=args.cluster,
+            notices=notices,
         )
-    return open_in_app(path, zones=zones, cluster=args.cluster)
+    return open_in_app(path, zones=zones, cluster=args.cluster, notices=notices)

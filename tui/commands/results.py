@@ -18,9 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tui.commands._common import add_max_memory_option, add_workers_option
+from tui.commands._common import (
+    add_max_memory_option,
+    add_window_option,
+    add_workers_option,
+)
 from tui.commands._zones import add_zone_option
-from tui.commands.errors import WARNED, CommandError, warn
+from tui.commands.errors import WARNED, CommandError, notice, warn
 
 if TYPE_CHECKING:
     from tui.core.figures.analysis import Analysis
@@ -34,7 +38,10 @@ if TYPE_CHECKING:
     from tui.core.results.zones import ZonesResult
     from tui.report.report import ReportResult
 
-TRACE_HELP = "a .json or .json.gz Kineto/Chrome trace"
+TRACE_HELP = (
+    "a .json or .json.gz Kineto/Chrome trace, or the folder tensorboard_trace_handler "
+    "wrote it in"
+)
 JSON_HELP = "print JSON (see docs/commands.md)"
 
 
@@ -85,6 +92,7 @@ class ResultCommand:
             self.name, help=self.help, description=self.description
         )
         parser.add_argument("trace", help=TRACE_HELP)
+        add_window_option(parser)
         if self.zones:
             add_zone_option(parser)
         if self.options is not None:
@@ -119,7 +127,7 @@ class ResultCommand:
             gc.unfreeze()
 
     def _run(self, args: argparse.Namespace) -> int:
-        from tui.commands._common import print_json, progress_on_stderr
+        from tui.commands._common import print_json, progress_on_stderr, trace_in
         from tui.commands._zones import zone_refused
         from tui.core.opening.capture import open_capture
         from tui.core.opening.zones import ZoneRefusal
@@ -127,6 +135,9 @@ class ResultCommand:
 
         if self.check is not None:
             self.check(args)
+        args.trace, which = trace_in(args.trace, args.window, self.name)
+        if which is not None:
+            notice(which)
         with progress_on_stderr() as progress:
             opened = open_capture(
                 args.trace,
