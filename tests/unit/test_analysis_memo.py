@@ -25,7 +25,8 @@ KEPT = (
     ("tui.core.figures.sync_reading", "sync_reading"),
     ("tui.core.figures.copies", "copy_columns"),
     ("tui.core.figures.copies", "copy_reading"),
-    ("tui.core.findings.critical", "_step_paths"),
+    ("tui.core.findings.critical", "_read_paths"),
+    ("tui.core.findings.device_bound", "device_load"),
 )
 
 

@@ -19,6 +19,7 @@ from tui.core.base.units import duration_text, plural, us
 from tui.core.base.vocab import FindingStatus
 from tui.core.findings.finding import Finding
 from tui.core.results.findings import FindingsResult, finding_data
+from tui.report.finding_words.bounds import bound_text
 from tui.report.finding_words.registry import text_of
 from tui.report.finding_words.wording import percent
 from tui.report.observations import observation
@@ -72,6 +73,8 @@ def cost_text(finding: Finding) -> str:
             f", {percent(share)} of the median step"
             f" ({duration_text(finding.weight.median_step_ns)})"
         )
+    if finding.bound is not None:
+        text += f" ({bound_text(finding.bound)})"
     return text
 
 

@@ -102,6 +102,7 @@ class FindingId(Word):
     LATE_RANK = "late_rank"
     HOST_SYNC = "host_sync"
     CRITICAL_PATH = "critical_path"
+    DEVICE_BOUND = "device_bound"
 
 
 class FindingStatus(Word):

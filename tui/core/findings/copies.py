@@ -29,6 +29,7 @@ from tui.core.figures.copies import (
 )
 from tui.core.figures.kernels import kernel_events
 from tui.core.figures.launches import issued_at
+from tui.core.findings.claims import Claim, ClaimSpace, CostBound
 from tui.core.findings.finding import (
     Figures,
     Finding,
@@ -183,12 +184,26 @@ def repeated_copy(analysis: Analysis, scale: Scale | None = None) -> Finding:
         copies=copies,
     )
     status, weight = scale.weigh(True, figures.ns_per_step)
+    events = reading.columns.events[
+        np.concatenate([group.positions for group in repeated])
+    ]
     return Finding(
         FindingId.REPEATED_COPY,
         status,
         figures,
         ShowEvents(costliest.name, select=costliest.event),
         weight=weight,
+        claim=_copy_claim(analysis, events),
+    )
+
+
+def _copy_claim(analysis: Analysis, events: npt.NDArray[np.int64]) -> Claim:
+    """The copies' device time: what moving them elsewhere could give back."""
+    trace = analysis.trace
+    return Claim(
+        Intervals.union_of(trace.start_ns[events], trace.end_ns[events]),
+        ClaimSpace.DEVICE_WORK,
+        CostBound.COPY_TIME,
     )
 
 
@@ -262,6 +277,7 @@ def pageable_copy(analysis: Analysis, scale: Scale | None = None) -> Finding:
         figures,
         ShowEvents(costliest.name, select=figures.event),
         weight=weight,
+        claim=_copy_claim(analysis, events),
     )
 
 

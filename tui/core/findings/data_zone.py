@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import DataLoading, FindingId, FindingStatus, GapKind
 from tui.core.figures.analysis import Analysis
+from tui.core.findings.claims import Claim, ClaimSpace, CostBound
 from tui.core.findings.finding import (
     Figures,
     Finding,
@@ -97,6 +99,16 @@ def idle_in_data_zone(analysis: Analysis, scale: Scale | None = None) -> Finding
     gap_total = sum(gap.duration_ns for gap in gaps)
     biggest = max(range(len(gaps)), key=lambda i: gaps[i].duration_ns, default=None)
     status, weight = scale.weigh(idle_ns > 0, cost)
+    space = (
+        ClaimSpace.DEVICE_IDLE if reading.kind is GapKind.GPU_IDLE else ClaimSpace.HOST
+    )
+    claim = Claim(
+        Intervals.union_of(
+            [gap.start_ns for gap in gaps], [gap.end_ns for gap in gaps]
+        ),
+        space,
+        CostBound.DEVICE_IDLE_IN_ZONE,
+    )
     return Finding(
         FindingId.GPU_IDLE_DATA_ZONE,
         status,
@@ -114,6 +126,7 @@ def idle_in_data_zone(analysis: Analysis, scale: Scale | None = None) -> Finding
         ),
         ShowGap(biggest) if biggest is not None else None,
         weight=weight,
+        claim=claim,
     )
 
 

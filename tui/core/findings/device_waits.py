@@ -50,13 +50,14 @@ class DeviceWaits:
 
 @dataclass(frozen=True)
 class _BusiestDevice:
-    """The busiest device's part of `DeviceWaits`, which no data zone changes, and
-    its host-wait gaps (to intersect with a zone)."""
+    """The busiest device's part of `DeviceWaits`, which no data zone changes, its
+    busy time and its idle gaps by cause (to intersect with a zone, and to claim)."""
 
     device: int | str
     busy_ns: Int64Array
     idle_ns: dict[IdleCause, Int64Array]
-    host_wait_gaps: tuple[Intervals, ...]
+    busy: Intervals
+    idle_gaps: dict[IdleCause, Intervals]
 
 
 def step_windows(analysis: Analysis) -> tuple[Int64Array, Int64Array]:
@@ -86,8 +87,8 @@ def device_waits(analysis: Analysis) -> DeviceWaits | None:
     in_zone = np.zeros(starts.size, dtype=np.int64)
     if analysis.zone_reading.found:
         zone = analysis.zone_reading.zone
-        for gaps in busiest.host_wait_gaps:
-            in_zone = in_zone + gaps.intersect(zone).covered_in(starts, ends)
+        gaps = busiest.idle_gaps[IdleCause.HOST_WAIT]
+        in_zone = gaps.intersect(zone).covered_in(starts, ends)
     return DeviceWaits(busiest.device, busiest.busy_ns, busiest.idle_ns, in_zone)
 
 
@@ -132,11 +133,25 @@ def _busiest_device(analysis: Analysis) -> _BusiestDevice | None:
     }
     busiest = max(totals, key=lambda device: (totals[device], str(device)))
     idle = {cause: np.zeros(starts.size, dtype=np.int64) for cause in IdleCause}
-    host_wait: list[Intervals] = []
+    idle_gaps: dict[IdleCause, list[Intervals]] = {cause: [] for cause in IdleCause}
     for device, cause, gaps in sets.gaps:
         if device == busiest:
             idle[cause] = idle[cause] + gaps.covered_in(starts, ends)
-            if cause is IdleCause.HOST_WAIT:
-                host_wait.append(gaps)
-    busy = busy_by_device[busiest].covered_in(starts, ends)
-    return _BusiestDevice(busiest, busy, idle, tuple(host_wait))
+            idle_gaps[cause].append(gaps)
+    busy = busy_by_device[busiest]
+    return _BusiestDevice(
+        busiest,
+        busy.covered_in(starts, ends),
+        idle,
+        busy,
+        {cause: Intervals.union_all(gaps) for cause, gaps in idle_gaps.items()},
+    )
+
+
+def busiest_device_time(
+    analysis: Analysis,
+) -> tuple[Intervals, dict[IdleCause, Intervals]] | None:
+    """The busiest device's busy time and its idle gaps by cause (None without
+    device work): what the device readings claim (`claims.py`)."""
+    busiest = analysis.memo(_busiest_device)
+    return None if busiest is None else (busiest.busy, busiest.idle_gaps)

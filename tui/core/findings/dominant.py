@@ -5,6 +5,15 @@ the clock is the device's when operators launched device work, else the
 host's. Its cost is that operator's self time per step; with recorded
 shapes, the input shapes holding most of it say which call to time alone.
 A collective's time holds the wait for its peers: it is named as one.
+
+Only operators are read (`_ranges`): steps (`ProfilerStep#N`, whatever their
+category), user annotations and Python frames are not, nor torch's own
+ranges (`enumerate(DataLoader)#…`, `Optimizer.step#…`, which old profilers
+wrote with category `Operator`), nor a name that launches no device work of
+its own while its children do. A range that encloses a collective or a sync
+waits: it is named among `waiting_ranges`, and the collective and late-rank
+readings weigh it. It claims its kernels' time (device clock) or its calls'
+time (host clock).
 """
 
 from __future__ import annotations
@@ -12,11 +21,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
+from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import FindingId, FindingStatus
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.collectives import CPU_COLLECTIVE
+from tui.core.figures.optable import OpTable
 from tui.core.figures.shapes import operator_shape_split, shapes_in_trace
+from tui.core.figures.sync_reading import SyncReading
+from tui.core.findings.claims import Claim, ClaimSpace, CostBound
 from tui.core.findings.finding import (
     Figures,
     Finding,
@@ -26,6 +40,7 @@ from tui.core.findings.finding import (
 )
 from tui.core.findings.rule import FindingRule
 from tui.core.findings.weights import DOMINANT_SHARE, Scale, scale_of
+from tui.core.model.trace import Kind
 
 
 @dataclass(frozen=True)
@@ -50,6 +65,8 @@ class DominantFigures(Figures):
     shape_calls: int | None = None
     shape_share: float | None = None
     shape_count: int | None = None
+    waiting_ranges: tuple[str, ...] = ()
+    """Ranges set aside because they enclose a collective or a sync (a wait)."""
 
 
 def is_collective(name: str) -> bool:
@@ -64,8 +81,8 @@ def dominant_operator(analysis: Analysis, scale: Scale | None = None) -> Finding
     start = steps[0].start_ns if steps else None
     end = steps[-1].end_ns if steps else None
     table = analysis.op_table(start, end)
-    # Steps contain everything; self time already keeps zones from hiding operators.
-    keep = np.array([name != "ProfilerStep*" for name in table.names], dtype=bool)
+    ranges, waiting = _ranges(analysis, table)
+    keep = ~ranges
     if table.self_gpu_ns is not None and int(table.self_gpu_ns[keep].sum()) > 0:
         column, unit = table.self_gpu_ns, "GPU"
     else:
@@ -86,6 +103,12 @@ def dominant_operator(analysis: Analysis, scale: Scale | None = None) -> Finding
     status, weight = scale.weigh(
         share >= DOMINANT_SHARE, int(values[top]) / max(len(steps), 1)
     )
+    set_aside = np.where(waiting, column, 0)
+    waiting_ranges = tuple(
+        table.names[index]
+        for index in np.argsort(-set_aside, kind="stable")[:3].tolist()
+        if set_aside[index] > 0
+    )
     return Finding(
         FindingId.DOMINANT_OP,
         status,
@@ -103,11 +126,79 @@ def dominant_operator(analysis: Analysis, scale: Scale | None = None) -> Finding
             shape_calls=None if split is None else split.calls,
             shape_share=None if split is None else split.share,
             shape_count=None if split is None else split.shape_count,
+            waiting_ranges=waiting_ranges,
         ),
         ShowOperator(name),
         weight=weight,
+        claim=_operator_claim(analysis, name, unit),
     )
 
+
+def _ranges(analysis: Analysis, table: OpTable) -> tuple[BoolArray, BoolArray]:
+    """Per name of `table`: whether it is a range rather than an operator (a step,
+    an annotation, a Python frame, a range whose children do its work), and
+    whether such a range encloses a collective or a sync (it waits)."""
+    trace = analysis.trace
+    kinds = trace.kind
+    by_name = np.zeros(len(trace.names), dtype=bool)
+    annotation = (kinds == Kind.USER_ANNOTATION) | (kinds == Kind.PYTHON)
+    by_name[trace.name_id[annotation]] = True
+    waits = np.zeros(len(trace.names), dtype=bool)
+    collective = np.array(
+        [CPU_COLLECTIVE.match(name) is not None for name in trace.names], dtype=bool
+    )
+    blocking = np.flatnonzero(collective[trace.name_id] & analysis.on_cpu)
+    syncs = SyncReading.of(analysis).columns.events
+    above = analysis.parent[np.concatenate([blocking, syncs]).astype(np.int64)]
+    while above.size:
+        above = above[above >= 0]
+        waits[trace.name_id[above]] = True
+        above = analysis.parent[above]
+    index = {name: i for i, name in enumerate(trace.names)}
+    # A merged name (the steps' "ProfilerStep*") is in no event: read as none.
+    ids = np.array([index.get(name, -1) for name in table.names], dtype=np.int64)
+    by_name = np.append(by_name, False)
+    waits = np.append(waits, False)
+    collective = np.append(collective, False)
+    step = np.array(
+        [name.startswith("ProfilerStep") for name in table.names], dtype=bool
+    )
+    torch_range = np.array([_torch_range(name) for name in table.names], dtype=bool)
+    ranges: BoolArray = step | by_name[ids] | torch_range
+    if table.self_gpu_ns is not None and table.total_gpu_ns is not None:
+        ranges |= (table.self_gpu_ns == 0) & (table.total_gpu_ns > 0)
+    waiting: BoolArray = waits[ids] & ranges & ~step
+    return ranges, waiting
+
+
+def _torch_range(name: str) -> bool:
+    """torch's own `record_function` ranges, whatever category an old profiler gave
+    them: `enumerate(DataLoader)#…`, `Optimizer.step#SGD.step`, the autograd
+    engine's `evaluate_function` ranges."""
+    return "#" in name or name.startswith("autograd::engine::evaluate_function")
+
+
+def _operator_claim(analysis: Analysis, name: str, unit: str) -> Claim:
+    """Its kernels' time on the device clock, its calls' time on the host's."""
+    trace = analysis.trace
+    named = trace.name_id == trace.names.index(name)
+    if unit == "GPU":
+        owner = analysis.gpu_owner
+        launched = owner >= 0
+        events = np.flatnonzero(launched)
+        events = events[named[owner[events]]]
+        space = ClaimSpace.DEVICE_WORK
+    else:
+        events = np.flatnonzero(named & analysis.on_cpu)
+        space = ClaimSpace.HOST
+    return Claim(
+        Intervals.union_of(trace.start_ns[events], trace.end_ns[events]),
+        space,
+        CostBound.OPERATOR_TIME,
+    )
+
+
+BoolArray = npt.NDArray[np.bool_]
 
 RULE = FindingRule(
     FindingId.DOMINANT_OP, DominantFigures, (ShowOperator,), dominant_operator

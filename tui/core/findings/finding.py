@@ -7,9 +7,10 @@ the report floor words them, the app and the CLI show them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tui.core.base.vocab import FindingId, FindingStatus, Word
+from tui.core.findings.claims import Bounded, Claim
 from tui.core.findings.weights import Weight
 from tui.core.model.observed import gpu_missing_reason
 from tui.core.model.trace import Trace
@@ -112,6 +113,10 @@ class Finding:
     anchor: Anchor | None = None
     missing: Missing | None = None
     weight: Weight | None = None
+    claim: Claim | None = field(default=None, compare=False, repr=False)
+    """The time it could give back (`claims.py`); ranking makes costs disjoint by it."""
+    bound: Bounded | None = None
+    """How its cost was bounded once ranked (`ranking.py`); None before."""
 
     @property
     def observed(self) -> bool:

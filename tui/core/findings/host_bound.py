@@ -15,7 +15,8 @@ import numpy as np
 
 from tui.core.base.vocab import FindingId, FindingStatus, IdleCause
 from tui.core.figures.analysis import Analysis
-from tui.core.findings.device_waits import device_waits
+from tui.core.findings.claims import Claim, ClaimSpace, CostBound
+from tui.core.findings.device_waits import busiest_device_time, device_waits
 from tui.core.findings.finding import (
     Figures,
     Finding,
@@ -80,12 +81,22 @@ def host_bound(analysis: Analysis, scale: Scale | None = None) -> Finding:
         host > in_zone and host >= max(kernel, other), host - in_zone
     )
     worst = int(np.argmax(waits.idle_ns[IdleCause.HOST_WAIT]))
+    time = busiest_device_time(analysis)
+    claim = None
+    if time is not None:
+        host_wait = time[1][IdleCause.HOST_WAIT]
+        if analysis.zone_reading.found:
+            host_wait = host_wait.subtract(analysis.zone_reading.zone)
+        claim = Claim(
+            host_wait, ClaimSpace.DEVICE_IDLE, CostBound.HOST_WAIT_OUTSIDE_ZONE
+        )
     return Finding(
         FindingId.HOST_BOUND,
         status,
         figures,
         ShowStep(steps[worst].number) if steps else None,
         weight=weight,
+        claim=claim,
     )
 
 

@@ -12,7 +12,8 @@ and never branch on ids to find figures.
 from __future__ import annotations
 
 from tui.core.figures.analysis import Analysis
-from tui.core.findings.finding import Finding, by_cost
+from tui.core.findings.finding import Finding
+from tui.core.findings.ranking import disjoint_costs
 from tui.core.findings.registry import RULES
 from tui.core.findings.weights import DEFAULT_MIN_SHARE, scale_of
 
@@ -20,6 +21,8 @@ from tui.core.findings.weights import DEFAULT_MIN_SHARE, scale_of
 def compute_findings(
     analysis: Analysis, min_share: float = DEFAULT_MIN_SHARE
 ) -> list[Finding]:
-    """Every reading of one capture (each registered rule), costliest first (`by_cost`)."""
+    """Every reading of one capture (each registered rule), costliest first, with
+    costs made disjoint (`ranking.py`): together they hold at most the median step."""
     scale = scale_of(analysis, min_share)
-    return by_cost([rule.read(analysis, scale) for rule in RULES if rule.read])
+    read = [rule.read(analysis, scale) for rule in RULES if rule.read]
+    return disjoint_costs(read, analysis, scale)

@@ -14,6 +14,7 @@ from tui.core.findings import (
     copies,
     critical,
     data_zone,
+    device_bound,
     dominant,
     host_bound,
     late_rank,
@@ -25,6 +26,7 @@ from tui.core.findings.rule import FindingRule
 
 RULES: tuple[FindingRule, ...] = (
     data_zone.RULE,
+    device_bound.RULE,
     host_bound.RULE,
     copies.REPEATED_RULE,
     copies.PAGEABLE_RULE,

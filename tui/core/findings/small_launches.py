@@ -24,7 +24,12 @@ from tui.core.base.vocab import FindingId, FindingStatus, IdleCause
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.kernels import kernel_events
 from tui.core.figures.launches import SHORT_KERNEL_NS, issued_at
-from tui.core.findings.device_waits import device_waits, step_windows
+from tui.core.findings.claims import Claim, ClaimSpace, CostBound
+from tui.core.findings.device_waits import (
+    busiest_device_time,
+    device_waits,
+    step_windows,
+)
 from tui.core.findings.finding import (
     Anchor,
     Figures,
@@ -121,7 +126,25 @@ def many_small_launches(analysis: Analysis, scale: Scale | None = None) -> Findi
     )
     status, weight = scale.weigh(seen, cost)
     anchor = _busiest_step_anchor(analysis, figures)
-    return Finding(FindingId.SMALL_LAUNCHES, status, figures, anchor, weight=weight)
+    return Finding(
+        FindingId.SMALL_LAUNCHES,
+        status,
+        figures,
+        anchor,
+        weight=weight,
+        claim=_launch_claim(analysis),
+    )
+
+
+def _launch_claim(analysis: Analysis) -> Claim | None:
+    """The device's waits on the host and between kernels: launching can cost
+    the step only there."""
+    time = busiest_device_time(analysis)
+    if time is None:
+        return None
+    gaps = time[1]
+    waits = gaps[IdleCause.HOST_WAIT].union(gaps[IdleCause.KERNEL_WAIT])
+    return Claim(waits, ClaimSpace.DEVICE_IDLE, CostBound.LAUNCH_WAITS)
 
 
 def _launch_figures(

@@ -2,11 +2,14 @@
 
 A sync (`figures/syncs.py`) blocks the host until the device's queue is
 drained; afterwards the device idles until the host issues work again. The
-pattern is any sync in the window's steps; its cost per step is the host
-time blocked plus the device idle after each sync, summed over the window
-and divided by its steps (the capture as one step without steps), capped
-at the median step by `Scale`: an upper bound of what removing the syncs
-could save.
+pattern is any sync in the window's steps; its cost is what the syncs cost
+the device: the device idle after each sync until new work arrives (per
+device, a union over the syncs, cut at the step's end), per window step
+(the capture as one step without steps). The host's blocked time is not
+the cost: while the host waits the device works, and a device busy
+through the wait gives nothing back when the sync goes. A pageable upload
+whose call outlasts its copy drained the stream and counts as a sync: its
+idle after is its cost here, its copy time the pageable copy's.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import FindingId, FindingStatus, SyncKind
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.sync_reading import SyncReading
 from tui.core.figures.syncs import SYNC_KINDS
+from tui.core.findings.claims import Claim, ClaimSpace, CostBound
 from tui.core.findings.finding import (
     Figures,
     Finding,
@@ -54,7 +59,7 @@ class SyncFigures(Figures):
 
 
 def host_sync(analysis: Analysis, scale: Scale | None = None) -> Finding:
-    """The window's syncs weighed by blocked time plus device idle after, per step."""
+    """The window's syncs weighed by the device idle after them, per step."""
     scale = scale or scale_of(analysis)
     trace = analysis.trace
     if not trace.gpu_observed:
@@ -72,8 +77,9 @@ def host_sync(analysis: Analysis, scale: Scale | None = None) -> Finding:
     positions = np.flatnonzero(chosen)
     per_step = max(len(steps), 1)
     cost = columns.cost_ns
-    total = int(cost[positions].sum())
-    status, weight = scale.weigh(positions.size > 0, total / per_step)
+    status, weight = scale.weigh(
+        positions.size > 0, reading.device_idle_after_ns_per_step
+    )
     if positions.size == 0:
         return Finding(FindingId.HOST_SYNC, status, weight=weight)
     costliest = int(positions[np.argmax(cost[positions])])
@@ -94,12 +100,20 @@ def host_sync(analysis: Analysis, scale: Scale | None = None) -> Finding:
         operator=operator,
         operator_ns_per_step=operator_ns / per_step,
     )
+    idle = np.maximum(columns.idle_after_ns[positions], 0)
+    ends = columns.end_ns[positions]
+    claim = Claim(
+        Intervals.union_of(ends, ends + idle),
+        ClaimSpace.DEVICE_IDLE,
+        CostBound.IDLE_AFTER_SYNCS,
+    )
     return Finding(
         FindingId.HOST_SYNC,
         status,
         figures,
         ShowSyncs(event),
         weight=weight,
+        claim=claim,
     )
 
 

@@ -3,14 +3,16 @@
 The kernels and operators are read by torch-tb-profiler's rules
 (`figures/tensor_cores.py`), over the kernels the window's steps issued.
 The pattern is eligible operators' kernel time off Tensor Cores; its cost
-is that time per step: an upper bound of what mixed precision or TF32
-could save, since a Tensor-Core kernel still takes time.
+is half that time per step: an upper bound of what mixed precision or TF32
+could save at a 2x Tensor Core speed-up (`TENSOR_CORE_SPEEDUP`), since a
+Tensor-Core kernel still takes time. It claims those kernels' time.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tui.core.base.intervals import Intervals
 from tui.core.base.vocab import FindingId, FindingStatus
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.kernels import kernel_events
@@ -19,6 +21,12 @@ from tui.core.figures.tensor_cores import (
     tensor_core_kernels,
     tensor_core_use,
     without_tensor_cores,
+)
+from tui.core.findings.claims import (
+    TENSOR_CORE_SPEEDUP,
+    Claim,
+    ClaimSpace,
+    CostBound,
 )
 from tui.core.findings.device_waits import step_windows
 from tui.core.findings.finding import (
@@ -86,7 +94,18 @@ def tensor_cores(analysis: Analysis, scale: Scale | None = None) -> Finding:
         return _missing(MissingReason.NO_KERNEL_OPERATORS, detail)
     per_step = max(len(steps), 1)
     off_tc = use.eligible_not_tensor_core_ns / per_step
-    status, weight = scale.weigh(use.eligible_not_tensor_core_ns > 0, off_tc)
+    back = 1.0 - 1.0 / TENSOR_CORE_SPEEDUP
+    status, weight = scale.weigh(use.eligible_not_tensor_core_ns > 0, off_tc * back)
+    missed = kernels.eligible & ~kernels.on_tensor_cores
+    if selected is not None:
+        missed &= selected
+    events = kernels.events[missed]
+    claim = Claim(
+        Intervals.union_of(trace.start_ns[events], trace.end_ns[events]),
+        ClaimSpace.DEVICE_WORK,
+        CostBound.TENSOR_CORE_SPEEDUP,
+        scale=back,
+    )
     return Finding(
         FindingId.TENSOR_CORES,
         status,
@@ -102,6 +121,7 @@ def tensor_cores(analysis: Analysis, scale: Scale | None = None) -> Finding:
         ),
         None if use.operator is None else ShowOperator(use.operator),
         weight=weight,
+        claim=claim,
     )
 
 

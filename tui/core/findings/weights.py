@@ -77,7 +77,9 @@ class Scale:
         """The status of a reading and its weight (None when it has no cost).
 
         No fix saves more than the step: a cost past the median step (time on
-        threads running beside the step's own) is capped at it.
+        threads running beside the step's own) is capped at it. The status
+        follows the share: a cost at or above the floor is seen, whatever the
+        rule's own threshold says.
         """
         weight = None
         if cost_ns_per_step is not None:
@@ -85,6 +87,8 @@ class Scale:
             if self.median_step_ns > 0:
                 cost = min(cost, self.median_step_ns)
             weight = Weight(cost, self.median_step_ns)
+            share = weight.share
+            seen = seen or (share is not None and share >= self.min_share)
         return status_of(seen, weight, self.min_share), weight
 
 

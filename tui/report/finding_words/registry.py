@@ -12,6 +12,7 @@ from tui.core.base.vocab import FindingId
 from tui.report.finding_words import (
     critical,
     data_zone,
+    device_bound,
     dominant,
     host_bound,
     host_sync,
@@ -34,6 +35,7 @@ TEXTS: tuple[FindingText[Any], ...] = (
     late_rank.TEXT,
     host_sync.TEXT,
     critical.TEXT,
+    device_bound.TEXT,
 )
 
 BY_ID: dict[FindingId, FindingText[Any]] = {text.id: text for text in TEXTS}
