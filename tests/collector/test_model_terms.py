@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.builders.compile_captures import capture_tiny_model
+from tests.builders.compile_captures import RECOMPILE_STEP, capture_tiny_model
 from tui.cli import main
 
 pytestmark = pytest.mark.torch
@@ -151,3 +151,62 @@ def test_without_module_ranges_the_command_says_how_to_record_them(
     assert "with_stack=True" in document["message"]
     assert main(["modules", str(recompiled)]) == 0
     assert "with_stack=True" in capsys.readouterr().out
+
+
+# -- compiled regions ----------------------------------------------------------
+
+
+def _region_ranges(
+    events: list[dict[str, Any]], steps: list[tuple[float, float]], compile_id: str
+) -> list[dict[str, Any]]:
+    name = f"Torch-Compiled Region: {compile_id}"
+    return [e for e in events if e["name"] == name and _inside(e["ts"], steps)]
+
+
+def test_compiled_regions_per_step_and_the_recompile(
+    recompiled: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _json(capsys, "compiled", str(recompiled))
+    regions = {region["compile_id"]: region for region in document["regions"]}
+    assert set(regions) == {"0/0", "0/1"} and document["steps"] == 3
+    events = _complete(recompiled)
+    steps = _steps(events)
+    for compile_id, step_numbers in (("0/0", [1]), ("0/1", [2, 3])):
+        own = _region_ranges(events, steps, compile_id)
+        region = regions[compile_id]
+        assert region["calls_per_step"] == pytest.approx(len(own) / 3)
+        assert region["time_us_per_step"] == pytest.approx(
+            sum(e["dur"] for e in own) / 3, rel=0.01
+        )
+        assert region["steps"] == step_numbers
+        assert region["graphs"] and all(
+            graph["name"].startswith("CompiledFxGraph ") for graph in region["graphs"]
+        )
+    assert regions["0/0"]["recompile"] is False
+    assert regions["0/1"]["recompile"] is True
+    assert regions["0/1"]["compiled_in_step"] == RECOMPILE_STEP
+    [compilation] = document["compilations"]
+    dynamo = [e for e in events if e["name"] == "dynamo"]
+    assert compilation["compile_id"] == "0/1" and compilation["recompile"]
+    assert compilation["step"] == RECOMPILE_STEP and compilation["in_window"]
+    assert compilation["time_us"] == pytest.approx(dynamo[0]["dur"], rel=1e-6)
+    # The backend's outermost range: `backend_compile` around the user compiler.
+    backend = [
+        e["dur"]
+        for e in events
+        if e["name"]
+        in ("backend_compile", "OutputGraph.call_user_compiler (dynamo_timed)")
+    ]
+    assert compilation["backend_us"] == pytest.approx(max(backend), rel=1e-6)
+    per_step = {row["step"]: row for row in document["per_step"]}
+    assert per_step[RECOMPILE_STEP]["compile_us"] == compilation["time_us"]
+    assert per_step[1]["compile_us"] == 0 and per_step[1]["compile_ids"] == ["0/0"]
+    assert all(row["graph_breaks"] == 0 for row in per_step.values())
+
+
+def test_an_eager_capture_is_not_compiled(
+    eager: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _json(capsys, "compiled", str(eager))
+    assert document["compiled"] is False and document["regions"] == []
+    assert document["compilations"] == [] and "torch.compile" in document["message"]

@@ -85,6 +85,13 @@ COMMANDS: tuple[Command, ...] = (
         compute=modules_result,
     ),
     ResultCommand(
+        "compiled",
+        "torch.compile: compiled regions per step (calls, time, graphs, kernels), "
+        "compilations and recompilations, graph breaks",
+        "tui.core.results.compiled:CompiledResult",
+        "tui.report.compiled:compiled_text",
+    ),
+    ResultCommand(
         "kernels",
         "kernels per name: count, min/median/max, busy share, launch figures",
         "tui.core.results.kernels:KernelsResult",
