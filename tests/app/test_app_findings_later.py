@@ -16,9 +16,11 @@ from tui.app.screens import findings_later
 from tui.app.screens.findings_later import FindingsRead
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.findings_panel import FindingsPanel, finding_text
+from tui.app.widgets.headline import HeadlineLine
 from tui.core.figures.analysis import Analysis
 from tui.core.findings import readings as findings
 from tui.core.ingest.load import load_trace
+from tui.report.headline import COMPUTING, findings_lead
 
 
 @pytest.fixture
@@ -62,10 +64,15 @@ def test_findings_computed_after_the_screen_are_compute_findings(
             assert screen.findings is None
             assert _prompts(panel) == ["computing the findings…"]
             assert panel.current is None
+            headline = screen.query_one(HeadlineLine)
+            assert headline.headline.lead == COMPUTING
             release.set()
             await workers_finished(app)
             await pilot.pause()
             assert screen.findings == expected
+            # The headline fills in with the first finding as they rank it.
+            assert headline.headline.lead == findings_lead(expected, None)
+            assert headline.headline.lead != COMPUTING
             assert panel.findings == expected
             assert panel.shown_texts() == [finding_text(f).plain for f in expected]
             # The tab works as with findings read at load: 2, then Enter shows one.
@@ -99,6 +106,8 @@ def test_a_failure_says_why_in_the_tab_and_the_screen_stays(
             assert isinstance(screen, MainScreen)
             (prompt,) = _prompts(screen.query_one(FindingsPanel))
             assert "RuntimeError" in prompt and "boom in a reading" in prompt
+            lead = screen.query_one(HeadlineLine).headline.lead
+            assert lead.startswith("no findings:") and "boom in a reading" in lead
             await pilot.press("2", "1", "t")
             assert screen.mode == "total"
 

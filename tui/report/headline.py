@@ -117,11 +117,13 @@ def run_headline(finding: Finding) -> Headline:
     if not isinstance(figures, LateRankFigures):
         return Headline("no rank reaches the collectives late (not read)", hint, "")
     wait = duration_text(figures.median_wait_ns)
-    late = f"last at the collectives in {figures.late_steps} of {figures.steps} steps"
+    late = (
+        f"reaches the collectives last in {figures.late_steps} of {figures.steps} steps"
+    )
     if not finding.seen:
         return Headline(
             f"no rank is late at the collectives in most steps (rank {figures.rank}:"
-            f" {late}, the others wait {wait} per step)",
+            f" {late}; the others wait {wait} per step)",
             hint,
             "",
         )
@@ -132,8 +134,7 @@ def run_headline(finding: Finding) -> Headline:
         else ""
     )
     return Headline(
-        f"slow rank {figures.rank}: {late}; the others wait {wait} per step"
-        f" for it{share}",
+        f"rank {figures.rank} {late}; the others wait {wait} per step for it{share}",
         hint,
         "",
     )

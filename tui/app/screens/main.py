@@ -89,12 +89,20 @@ if TYPE_CHECKING:
 
 BOTTOM_SHARE = 0.4
 """The bottom tabs' share of the screen's height (steptrace.tcss: #bottom)."""
+SHORT_BOTTOM_SHARE = 0.35
+"""Their share on a short screen (`-short`, under `TALL_FROM` lines): the
+headline's lines come from them, so the timeline keeps its rows at 80x24."""
+TALL_FROM = 30
 
 
 class MainScreen(Screen[None]):
     """Everything about one capture, reachable from the keyboard."""
 
     BINDINGS: ClassVar[list[BindingType]] = MAIN_KEYS
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-short"),
+        (TALL_FROM, "-tall"),
+    ]
 
     # The screen's own background does not change with the focus: Textual's
     # repaint of it on each focus move drew its 60 lines again (3 ms of a tab key).
@@ -212,7 +220,8 @@ class MainScreen(Screen[None]):
         timeline, bottom = self.timeline, self.query_one("#bottom", TabbedContent)
         rows = len(timeline.rows_layout.rows)
         shared = timeline.outer_size.height + bottom.outer_size.height
-        fitted = rows < shared - math.ceil(self.size.height * BOTTOM_SHARE)
+        share = SHORT_BOTTOM_SHARE if self.size.height < TALL_FROM else BOTTOM_SHARE
+        fitted = rows < shared - math.ceil(self.size.height * share)
         timeline.styles.height = rows if fitted else None
         bottom.styles.height = "1fr" if fitted else None
 
