@@ -55,6 +55,14 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
+async def main_screen(pilot: Pilot[Any]) -> MainScreen:
+    """The main screen, once the load has settled on it."""
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen)
+    return screen
+
+
 def pilot_test(
     test: Callable[..., Coroutine[Any, Any, None]],
 ) -> Callable[..., None]:

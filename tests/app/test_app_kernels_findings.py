@@ -50,6 +50,7 @@ async def _enter_on(
     assert isinstance(screen, MainScreen)
     await pilot.press("2")
     panel = screen.query_one(FindingsPanel)
+    assert screen.findings is not None
     index = next(i for i, f in enumerate(screen.findings) if f.id is finding_id)
     panel.highlighted = index
     await pilot.press("enter")

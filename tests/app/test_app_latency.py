@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.app_traces import write_training_trace
-from tests.pilot import make_app, settle, workers_finished
+from tests.pilot import main_screen, make_app, settle, workers_finished
 from tui.app.dialogs.zone_picker import AUTOMATIC, ZonePicker
 from tui.app.screens.main import MainScreen
 
@@ -51,9 +51,7 @@ def test_the_picker_lists_the_candidates_of_the_zone_in_use(
     async def scenario() -> None:
         app = make_app(path)
         async with app.run_test(size=(120, 40)) as pilot:
-            await settle(pilot)
-            screen = app.screen
-            assert isinstance(screen, MainScreen)
+            screen = await main_screen(pilot)
             for zone in ("lecture_batch_cpu", "transfert"):
                 await pilot.press("z")
                 await pilot.pause()

@@ -10,11 +10,12 @@ from __future__ import annotations
 import contextlib
 import statistics
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 import pytest
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.worker import WorkerCancelled
 
 from tests.builders.ranks_app import straggler_of, write_heat_run
@@ -57,7 +58,12 @@ def make_run_app(folder: Path, **options: Any) -> StepTraceApp:
     return app
 
 
-async def settle_on(pilot: Pilot[Any], wanted: type, *, not_this: Any = None) -> Any:
+ScreenT = TypeVar("ScreenT", bound=Screen[Any])
+
+
+async def settle_on(
+    pilot: Pilot[Any], wanted: type[ScreenT], *, not_this: Any = None
+) -> ScreenT:
     """Wait for the workers and for a screen of type `wanted` (other than `not_this`)."""
     app = pilot.app
     for _ in range(300):
@@ -71,8 +77,9 @@ async def settle_on(pilot: Pilot[Any], wanted: type, *, not_this: Any = None) ->
             raise AssertionError(f"load error: {screen.reason}")
     await pilot.pause()
     await pilot.pause()
-    assert isinstance(app.screen, wanted), app.screen
-    return app.screen
+    screen = app.screen
+    assert isinstance(screen, wanted), screen
+    return screen
 
 
 def raw_step(folder: Path, rank: int, number: int) -> tuple[int, int]:
@@ -124,8 +131,9 @@ async def test_enter_opens_the_rank_at_the_step(run_folder: Path) -> None:
         # Back to the table: on the same rank and step, the timeline gone.
         await pilot.press("u")
         await pilot.pause()
+        heat = ranks.heat
         assert app.screen is ranks and len(app.screen_stack) == 2
-        assert (ranks.heat.current_rank, ranks.heat.current_step) == (2, 4)
+        assert (heat.current_rank, heat.current_step) == (2, 4)
 
 
 @pilot_test
@@ -179,21 +187,27 @@ def _medians() -> dict[int, float]:
     return {rank: statistics.median(scales) for rank, scales in SCALES.items()}
 
 
+def sort_of(heat: HeatTable) -> RankSort:
+    """The heat table's sort, read afresh after a key press changed it (an
+    attribute an assert named stays narrowed for the type checker)."""
+    return heat.sort
+
+
 @pilot_test
 async def test_sort_keys_reorder_the_ranks(run_folder: Path) -> None:
     app = make_run_app(run_folder)
     async with app.run_test(size=(120, 36)) as pilot:
         ranks = await settle_on(pilot, RanksScreen)
         heat = ranks.heat
-        assert heat.sort is RankSort.RANK and ranks.ranks_in_order() == [0, 1, 2, 3]
+        assert sort_of(heat) is RankSort.RANK and ranks.ranks_in_order() == [0, 1, 2, 3]
         medians = _medians()
         await pilot.press("o")
-        assert heat.sort is RankSort.MEDIAN
+        assert sort_of(heat) is RankSort.MEDIAN
         assert ranks.ranks_in_order() == sorted(
             medians, key=lambda rank: (-medians[rank], rank)
         )
         await pilot.press("o", "o")  # total wait, then steps late
-        assert heat.sort is RankSort.LATE
+        assert sort_of(heat) is RankSort.LATE
         late = {rank: 0 for rank in ARRIVALS}
         for index in range(4):
             late[straggler_of(ARRIVALS, SCALES, index)] += 1
@@ -201,13 +215,13 @@ async def test_sort_keys_reorder_the_ranks(run_folder: Path) -> None:
         await pilot.press("r")
         assert ranks.ranks_in_order() == sorted(late, key=lambda r: (late[r], r))
         await pilot.press("o")  # the step under the cursor (step 1)
-        assert heat.sort is RankSort.STEP
+        assert sort_of(heat) is RankSort.STEP
         first = {rank: SCALES[rank][0] for rank in SCALES}
         assert ranks.ranks_in_order() == sorted(first, key=lambda r: (-first[r], r))
         header = table_lines(heat)[0]
         assert "#1▼" in header
         await pilot.press("O", "O", "O", "O")
-        assert heat.sort is RankSort.RANK
+        assert sort_of(heat) is RankSort.RANK
 
 
 async def _glyph_lines(folder: Path) -> tuple[list[str], bool]:
@@ -290,8 +304,8 @@ async def test_v_shows_waits_and_the_breakdown_says_not_observed(
         ]
         by_rank = {line.split()[0]: line for line in text[1:] if line.strip()}
         assert "not observed" in by_rank["3"]
-        for rank in ("0", "1", "2"):
-            assert "█" in by_rank[rank] and "▓" in by_rank[rank]
+        for label in ("0", "1", "2"):
+            assert "█" in by_rank[label] and "▓" in by_rank[label]
         reading = str(ranks.query_one("#ranks-reading Static").render())
         assert "collectives" in reading
 

@@ -16,12 +16,11 @@ from typing import Any
 
 import pytest
 from textual import events
-from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tests import shared_traces as shared
 from tests.builders.app_traces import write_training_trace
-from tests.pilot import make_app, settle, workers_finished
+from tests.pilot import main_screen, make_app, settle, workers_finished
 from tui.app.screens.details import event_details
 from tui.app.screens.load_error import LoadErrorScreen
 from tui.app.screens.main import MainScreen
@@ -39,13 +38,6 @@ REAL = pytest.mark.usefixtures("shared_traces")
 
 def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
     asyncio.run(test())
-
-
-async def main_screen(pilot: Pilot[Any]) -> MainScreen:
-    await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, MainScreen)
-    return screen
 
 
 def info(screen: MainScreen) -> str:

@@ -17,7 +17,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.builders.app_traces import write_training_trace
-from tests.pilot import make_app, settle, workers_finished
+from tests.pilot import main_screen, make_app, workers_finished
 from tui.app.app import StepTraceApp
 from tui.app.dialogs.zone_picker import ZonePicker
 from tui.app.screens.main import MainScreen
@@ -58,13 +58,6 @@ def header(screen: MainScreen) -> str:
     return str(screen.query_one(HeaderLine).render())
 
 
-async def main_screen(pilot: Pilot[Any]) -> MainScreen:
-    await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, MainScreen)
-    return screen
-
-
 async def finish(pilot: Pilot[Any]) -> None:
     """Wait for the zone worker and the notes save it starts."""
     for _ in range(3):
@@ -102,6 +95,7 @@ def test_z_chooses_a_zone_and_everything_follows(cuda_trace: Path) -> None:
             zones = next(r for r in timeline._rows if r.role is RowRole.ZONES)
             assert zones.gaps is not None
             assert (zones.gaps[0] // 1000).tolist() == [s for s, _ in TRANSFERT_GAPS_US]
+            assert screen.findings is not None
             idle = next(
                 f for f in screen.findings if f.id is FindingId.GPU_IDLE_DATA_ZONE
             )

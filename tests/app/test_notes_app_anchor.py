@@ -55,11 +55,14 @@ def test_range_and_event_anchors_round_trip_exactly(
             reopened = NotesStore.open(trace)
             anchors = [note.anchor for note in reopened.notes]
             for (start, end), loaded in zip(ODD_RANGES, anchors, strict=False):
+                assert loaded is not None
                 timeline.selected_range = None
                 screen.jump_to(loaded)
                 assert timeline.selected_range == (start, end)
             timeline.select_event(None)
-            screen.jump_to(anchors[-1])
+            last = anchors[-1]
+            assert last is not None
+            screen.jump_to(last)
             assert timeline.selected_event == event
 
     asyncio.run(scenario())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,9 +103,12 @@ def test_an_existing_file_named_like_a_typo_is_opened(
     from tui.commands import open as open_command
 
     opened: list[Path] = []
-    monkeypatch.setattr(
-        open_command, "open_in_app", lambda path, **_: opened.append(path) or 0
-    )
+
+    def open_in_app(path: Path, **_: Any) -> int:
+        opened.append(path)
+        return 0
+
+    monkeypatch.setattr(open_command, "open_in_app", open_in_app)
     monkeypatch.chdir(tmp_path)
     Path("summry").write_text("{}")
     assert main(["summry"]) == 0

@@ -16,6 +16,7 @@ import pytest
 
 from tests.builders.traces import cpu, write_trace
 from tui.cli import main
+from tui.core.base.vocab import Verdict
 from tui.core.diff import TraceDiff
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
@@ -271,7 +272,7 @@ def test_schema_is_3_only_with_a_link_and_old_files_read_back() -> None:
     tested = TestedBy(
         path="after.json",
         name="after.json",
-        verdict="inconclusive",
+        verdict=Verdict.INCONCLUSIVE,
         comparable=True,
         before_ms=(10.0, 10.4),
         after_ms=(10.1, 10.2),
@@ -336,7 +337,7 @@ def test_untrusted_link_text_cannot_break_the_markdown_table() -> None:
     tested = TestedBy(
         path="x](evil) | y.json",
         name="x](evil)|\x1b[2J.json",
-        verdict="faster",
+        verdict=Verdict.FASTER,
         comparable=True,
         before_ms=(2.0,),
         after_ms=(1.0,),

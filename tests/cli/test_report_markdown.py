@@ -20,9 +20,10 @@ from markdown_it import MarkdownIt
 
 from tests.builders.traces import metadata, training_step_events, write_trace
 from tui.cli import main
+from tui.core.base.vocab import Verdict
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
-from tui.notes.model import Anchor, Note, Result, TestedBy
+from tui.notes.model import Anchor, Note, Result, Status, TestedBy
 from tui.report.report import ReportResult
 from tui.report.report_markdown import markdown_report, report_markdown
 from tui.report.report_text import report_text
@@ -86,13 +87,13 @@ def fixture_notes() -> list[Note]:
             created=WHEN,
             updated=WHEN,
             hypothesis="the copy is pageable",
-            status="confirmed",
+            status=Status.CONFIRMED,
             result=Result(
                 "pinned memory",
                 tested_by=TestedBy(
                     path="../after/run.json",
                     name="run.json",
-                    verdict="inconclusive",
+                    verdict=Verdict.INCONCLUSIVE,
                     comparable=True,
                     before_ms=(1.0, 1.2),
                     after_ms=(0.9, 1.1),

@@ -70,7 +70,7 @@ def test_an_interrupted_write_leaves_no_partial_copy(
     trace = tmp_path / "t.json"
     trace.write_bytes(TRACE)
     disk_full = _DiskFull()
-    monkeypatch.setattr(safe_write.os, "write", disk_full)
+    monkeypatch.setattr(os, "write", disk_full)
     status, out, err = run(capsys, "scrub", str(trace), "-o", str(tmp_path / "o.json"))
     assert disk_full.calls == 2  # half the copy was on disk when the write failed
     assert status == 2
@@ -94,7 +94,7 @@ def test_a_name_taken_during_the_scrub_is_never_overwritten(
         Path(target).write_bytes(b"precious")
         real_link(source, target)
 
-    monkeypatch.setattr(safe_write.os, "link", someone_else_first)
+    monkeypatch.setattr(os, "link", someone_else_first)
     with pytest.raises(ScrubError, match="already exists, not overwritten"):
         scrub_file(trace, output)
     assert output.read_bytes() == b"precious"
@@ -107,7 +107,7 @@ def test_without_hard_links_the_copy_is_still_whole_or_absent(
     def no_links(source: Path, target: Path) -> None:
         raise OSError(errno.EPERM, "hard links not supported")
 
-    monkeypatch.setattr(safe_write.os, "link", no_links)
+    monkeypatch.setattr(os, "link", no_links)
     written = safe_write.write_fresh(tmp_path / "whole.json", b"x" * 1000)
     assert written.read_bytes() == b"x" * 1000
 
@@ -120,7 +120,7 @@ def test_without_hard_links_the_copy_is_still_whole_or_absent(
             raise OSError(errno.EIO, os.strerror(errno.EIO))
         real_fsync(fd)
 
-    monkeypatch.setattr(safe_write.os, "fsync", fsync_fails_on_the_copy)
+    monkeypatch.setattr(os, "fsync", fsync_fails_on_the_copy)
     with pytest.raises(OSError):
         safe_write.write_fresh(tmp_path / "broken.json", b"y" * 1000)
     assert leftovers(tmp_path, "whole.json") == []

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -21,7 +21,9 @@ def dask_cluster() -> Iterator[Any]:
         pytest.importorskip("distributed", reason="needs the cluster extra")
     from distributed import LocalCluster
 
-    cluster = LocalCluster(
+    # Dask's constructor is untyped.
+    start: Callable[..., Any] = LocalCluster
+    cluster = start(
         n_workers=2,
         threads_per_worker=1,
         processes=True,

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -115,15 +116,22 @@ def test_kept_summaries_are_not_sent_to_the_cluster(
     assert [row.summary for row in again.ranks] == [row.summary for row in first.ranks]
 
 
+def dask_client(address: str) -> Any:
+    """A client of the test's cluster, not made the default one (Dask's
+    constructor is untyped)."""
+    from distributed import Client
+
+    connect: Callable[..., Any] = Client
+    return connect(address, set_as_default=False)
+
+
 def test_a_worker_killed_mid_run_loses_no_rank(
     dask_cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from distributed import Client
-
     folder = make_run(tmp_path / "run", ranks=16)
     monkeypatch.setenv("STEPTRACE_NO_CACHE", "1")
     local = read_run(folder, workers=1)
-    with Client(dask_cluster.scheduler_address, set_as_default=False) as client:
+    with dask_client(dask_cluster.scheduler_address) as client:
         worker_pids = client.run(os.getpid)
     removed_before = dask_cluster.scheduler._workers_removed_total
     victim = next(iter(worker_pids.values()))
@@ -156,20 +164,20 @@ def crash_on_a_marked_rank() -> Any:
     would). Made here, so that this module imports without Dask."""
     from distributed import WorkerPlugin
 
-    class CrashOnAMarkedRank(WorkerPlugin):  # type: ignore[misc]
+    class CrashOnAMarkedRank(WorkerPlugin):
         name = "steptrace-test-crash"
 
         def setup(self, worker: Any) -> None:
-            from tui.core.runs import cluster
+            from tui.core.runs import cluster, rank_summary
 
-            summarise = cluster.summarise_file
+            summarise = rank_summary.summarise_file
 
             def crashing(path: str, *args: Any, **kwargs: Any) -> Any:
                 if CRASHING in path:
                     os._exit(1)
                 return summarise(path, *args, **kwargs)
 
-            cluster.summarise_file = crashing  # type: ignore[assignment]
+            pytest.MonkeyPatch().setattr(cluster, "summarise_file", crashing)
 
     return CrashOnAMarkedRank()
 
@@ -177,17 +185,15 @@ def crash_on_a_marked_rank() -> Any:
 def test_a_rank_that_kills_every_worker_is_retried_once_then_reported(
     dask_cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from distributed import Client
-
     folder = make_run(tmp_path / CRASHING, ranks=4)
     monkeypatch.setenv("STEPTRACE_NO_CACHE", "1")
     removed_before = dask_cluster.scheduler._workers_removed_total
-    with Client(dask_cluster.scheduler_address, set_as_default=False) as client:
+    with dask_client(dask_cluster.scheduler_address) as client:
         client.register_plugin(crash_on_a_marked_rank())
     try:
         run = read_run(folder, cluster=dask_cluster.scheduler_address)
     finally:
-        with Client(dask_cluster.scheduler_address, set_as_default=False) as client:
+        with dask_client(dask_cluster.scheduler_address) as client:
             client.unregister_worker_plugin("steptrace-test-crash")
         dask_cluster.wait_for_workers(2, timeout=120)  # restarted by their nannies
     # Every rank crashed its worker twice (the scheduler's allowed-failures

@@ -10,10 +10,12 @@ import numpy as np
 import orjson
 import pytest
 
-torch = pytest.importorskip("torch")
+pytest.importorskip("torch")
 
-from collector import OutputExistsError, bench  # noqa: E402
-from collector.demo import bench_demo  # noqa: E402
+import torch
+
+from collector import OutputExistsError, bench
+from collector.demo import bench_demo
 
 pytestmark = pytest.mark.torch
 
@@ -34,7 +36,7 @@ def noisy_training() -> tuple[torch.nn.Module, torch.optim.Optimizer, object]:
     )
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
 
-    def step(_index: int) -> torch.Tensor:
+    def step(_index: int) -> object:
         inputs = torch.randn(4, 8) + float(np.random.rand()) + random.random()
         loss = model(inputs).pow(2).mean()
         optimizer.zero_grad()

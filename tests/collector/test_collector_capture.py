@@ -52,7 +52,7 @@ def load(path: Path) -> dict[str, Any]:
     return data
 
 
-def annotations(trace: dict[str, Any]) -> list[dict[str, Any]]:
+def user_annotations(trace: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         e
         for e in trace["traceEvents"]
@@ -62,7 +62,7 @@ def annotations(trace: dict[str, Any]) -> list[dict[str, Any]]:
 
 def steps_of(trace: dict[str, Any]) -> dict[int, dict[str, Any]]:
     steps = {}
-    for event in annotations(trace):
+    for event in user_annotations(trace):
         match = re.fullmatch(r"ProfilerStep#(\d+)", event["name"])
         if match:
             steps[int(match.group(1))] = event
@@ -73,7 +73,7 @@ def zones_inside(trace: dict[str, Any], step: dict[str, Any]) -> list[str]:
     end = step["ts"] + step["dur"]
     return [
         event["name"]
-        for event in annotations(trace)
+        for event in user_annotations(trace)
         if event["tid"] == step["tid"]
         and event["ts"] >= step["ts"]
         and event["ts"] + event["dur"] <= end
@@ -123,7 +123,7 @@ def test_demo_holds_the_three_zones_in_each_active_step(demo_trace: Path) -> Non
 
 def test_demo_training_zone_holds_the_whole_update(demo_trace: Path) -> None:
     trace = load(demo_trace)
-    names = {event["name"] for event in annotations(trace)}
+    names = {event["name"] for event in user_annotations(trace)}
     assert any(name.startswith("Optimizer.zero_grad#") for name in names)
     assert any(name.startswith("Optimizer.step#") for name in names)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import statistics
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -329,6 +331,14 @@ def test_the_launcher_child_is_torchrun_with_the_capture_options(
     assert options[-2:] == ["--launcher", "torchrun"]
 
 
+def torchrun_arguments(arguments: list[str]) -> argparse.Namespace:
+    """torchrun's reading of its command line (its parser is untyped)."""
+    from torch.distributed import run as torchrun
+
+    parse: Callable[[list[str]], argparse.Namespace] = torchrun.parse_args
+    return parse(arguments)
+
+
 def test_workers_start_under_the_zero_code_capture(tmp_path: Path) -> None:
     from torch.distributed import run as torchrun
 
@@ -339,7 +349,7 @@ def test_workers_start_under_the_zero_code_capture(tmp_path: Path) -> None:
         ([str(script), "--lr", "1"], [str(script)]),
         (["-m", "pkg.train", "--lr", "1"], ["-m", "pkg.train"]),
     ):
-        parsed = torchrun.parse_args(["--standalone", "--nproc-per-node", "2", *given])
+        parsed = torchrun_arguments(["--standalone", "--nproc-per-node", "2", *given])
         assert worker_arguments(parsed, options) is None
         _config, program, program_args = torchrun.config_from_args(parsed)
         assert program == sys.executable
@@ -354,10 +364,10 @@ def test_workers_start_under_the_zero_code_capture(tmp_path: Path) -> None:
             "1",
         ]
     for flag in ("--no-python", "--run-path"):
-        parsed = torchrun.parse_args([flag, str(script)])
+        parsed = torchrun_arguments([flag, str(script)])
         problem = worker_arguments(parsed, options)
         assert problem is not None and flag in problem
-    parsed = torchrun.parse_args([str(tmp_path / "missing.py")])
+    parsed = torchrun_arguments([str(tmp_path / "missing.py")])
     assert "not found" in (worker_arguments(parsed, options) or "")
 
 

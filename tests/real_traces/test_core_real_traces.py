@@ -37,7 +37,7 @@ CPU_CATEGORIES = {
 def read_reference(path: Path) -> list[dict[str, Any]]:
     """The events, parsed independently with exact decimals."""
     opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
-    with opener(path, "rt") as handle:  # type: ignore[operator]
+    with opener(path, "rt") as handle:
         document = json.load(handle, parse_float=Decimal)
     events = document["traceEvents"] if isinstance(document, dict) else document
     return [event for event in events if isinstance(event, dict)]

@@ -62,7 +62,7 @@ def _critical(name: str) -> dict[str, Any]:
     with contextlib.redirect_stdout(printed):
         assert main(["critical", str(shared.FOLDER / name), "--json"]) == 0
     printed.flush()
-    data: dict[str, Any] = orjson.loads(printed.buffer.getvalue())  # type: ignore[attr-defined]
+    data: dict[str, Any] = orjson.loads(printed.buffer.getvalue())
     return data
 
 
@@ -92,7 +92,7 @@ def test_window_split_equals_hta(name: str, shared_traces: Path) -> None:
 @pytest.mark.parametrize("name", TRACES)
 def test_each_step_split_equals_hta(name: str, shared_traces: Path) -> None:
     entry = _fixture()["traces"][name]
-    instance = {}
+    instance: dict[str, int] = {}
     for index, annotation in enumerate(entry.get("annotations", [])):
         instance.setdefault(annotation["name"], index)
     compared = 0

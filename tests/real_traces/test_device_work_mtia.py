@@ -26,7 +26,7 @@ def _json(command: str) -> dict[str, Any]:
     with contextlib.redirect_stdout(printed):
         assert main([command, str(shared.FOLDER / NAME), "--json"]) == 0
     printed.flush()
-    data: dict[str, Any] = orjson.loads(printed.buffer.getvalue())  # type: ignore[attr-defined]
+    data: dict[str, Any] = orjson.loads(printed.buffer.getvalue())
     return data
 
 

@@ -33,7 +33,7 @@ def _summary_json(name: str) -> bytes:
     with contextlib.redirect_stdout(printed):
         assert main(["summary", str(shared.FOLDER / name), "--json"]) == 0
     printed.flush()
-    data: bytes = printed.buffer.getvalue()  # type: ignore[attr-defined]
+    data: bytes = printed.buffer.getvalue()
     return data
 
 

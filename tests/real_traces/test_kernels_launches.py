@@ -83,8 +83,9 @@ def _hta_rounded(analysis: Analysis, launches: Launches) -> dict[str, list[int]]
     trace = analysis.trace
     origin = trace.origin_ns
 
-    def rounded(events: np.ndarray) -> tuple[list[float], list[float]]:
-        starts, ends = [], []
+    def rounded(events: np.ndarray) -> tuple[list[int], list[int]]:
+        starts: list[int] = []
+        ends: list[int] = []
         for start, duration in zip(
             trace.start_ns[events].tolist(),
             trace.duration_ns[events].tolist(),

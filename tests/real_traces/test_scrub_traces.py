@@ -179,7 +179,7 @@ class TraceWithArgs(msgspec.Struct):
     traceEvents: list[EventWithArgs]
 
 
-DECODERS = {
+DECODERS: dict[bool, msgspec.json.Decoder[Any]] = {
     False: msgspec.json.Decoder(Trace | list[Event], float_hook=Decimal),
     True: msgspec.json.Decoder(TraceWithArgs | list[EventWithArgs], float_hook=Decimal),
 }

@@ -281,7 +281,7 @@ def test_json_keeps_hta_and_adds_the_adjusted_reading(tmp_path: Path) -> None:
     with contextlib.redirect_stdout(printed):
         assert main(["critical", str(path), "--json"]) == 0
     printed.flush()
-    data = orjson.loads(printed.buffer.getvalue())  # type: ignore[attr-defined]
+    data = orjson.loads(printed.buffer.getvalue())
     window = data["window"]
     assert window["bound_by"]["cpu_bound"] == pytest.approx(100.0)
     adjusted = window["adjusted"]

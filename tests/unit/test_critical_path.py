@@ -104,7 +104,7 @@ def test_cli_json_shape(step_trace: Path) -> None:
     with contextlib.redirect_stdout(printed):
         assert main(["critical", str(step_trace), "--json"]) == 0
     printed.flush()
-    data = orjson.loads(printed.buffer.getvalue())  # type: ignore[attr-defined]
+    data = orjson.loads(printed.buffer.getvalue())
     assert data["whole_capture"] is False
     assert data["window"]["path_us"] == 545.0
     (step,) = data["steps"]

@@ -67,7 +67,7 @@ def _union_us(kernels: list[tuple[Any, ...]]) -> int:
 
 
 def _depth(kernels: list[tuple[Any, ...]]) -> float:
-    return sum(start - call for _n, call, start, _d, _s in kernels) / STEP_US
+    return float(sum(start - call for _n, call, start, _d, _s in kernels)) / STEP_US
 
 
 def test_a_saturated_device_with_the_host_ahead(tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ def test_a_saturated_device_with_the_host_ahead(tmp_path: Path) -> None:
     assert load.busy_share_median == pytest.approx(_union_us(SATURATED) / STEP_US)
     assert load.busy_share_median == pytest.approx(0.95)
     assert load.queue_depth_median == pytest.approx(_depth(SATURATED))
-    assert load.queue_depth_median > 2
+    assert load.queue_depth_median is not None and load.queue_depth_median > 2
     leads = [start - call for _n, call, start, _d, _s in SATURATED]
     assert load.launch_lead_median_ns == median(leads) * 1000
     assert load.host_ahead and load.saturated

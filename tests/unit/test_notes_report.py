@@ -9,7 +9,7 @@ from tui.core.figures.zones import ZoneSummary
 from tui.core.model.description import CaptureDescription
 from tui.core.model.steps import StepStats
 from tui.core.results.summary import StepRow, SummaryResult
-from tui.notes.model import Anchor, Note, Result
+from tui.notes.model import Anchor, Note, Result, Status
 from tui.report.notes import md_cell, render_markdown, render_text
 
 WHEN = "2024-05-01T12:00:00.000000+00:00"
@@ -48,7 +48,7 @@ def _summary(
         events=10,
         span_ns=900_000_000,
         steps=[
-            StepRow(number, phase, 0, duration, None, [], None, 0, None)
+            StepRow(number, phase, 0, duration, None, (), None, 0, None)
             for number, phase, duration in steps
         ],
         stats=StepStats.of([12_300_000, 12_714_000]),
@@ -67,7 +67,7 @@ def _notes() -> list[Note]:
             observation="GPU idle while lecture_batch_cpu runs",
             hypothesis="the input pipeline | does not keep up",
             next_check="same computation,\nbatches prepared in advance",
-            status="confirmed",
+            status=Status.CONFIRMED,
             anchor=Anchor.at_step(3),
             result=Result(
                 "idle gone", before=(12.3, 12.7), after=(9.1, 9.3), unit="ms"

@@ -70,7 +70,7 @@ def test_ctrl_c_of_ranks_leaves_no_temporary_folder(tmp_path: Path) -> None:
 # The rank summaries kept beside the column cache follow its rules.
 
 
-def _arrivals(tmp_path: Path) -> list[int]:
+def _arrivals(tmp_path: Path) -> list[int | None]:
     from tui.core.runs.pool import summarise_files
 
     outcome = summarise_files([tmp_path / "run" / "rank-0.pt.trace.json"], workers=1)
