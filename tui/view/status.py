@@ -29,6 +29,11 @@ from tui.view.axis import position_text
 ALWAYS = 9
 """The rank of a part that is never dropped (what the line is about)."""
 
+TIMELINE_FOCUSED = (
+    "back on the timeline: w s a d x Q work from any pane (Tab: the next pane)"
+)
+"""Said when a timeline key pressed in another pane gives the timeline the focus."""
+
 
 @dataclass(frozen=True)
 class Part:

@@ -99,7 +99,7 @@ class MainScreen(Screen[None]):
     """Everything about one capture, reachable from the keyboard."""
 
     BINDINGS: ClassVar[list[BindingType]] = MAIN_KEYS
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+    VERTICAL_BREAKPOINTS = [
         (0, "-short"),
         (TALL_FROM, "-tall"),
     ]
@@ -144,9 +144,13 @@ class MainScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer only keys that do something now; a text field keeps what is typed."""
-        if action in ("step", "zone", "search", "filter_ops") and isinstance(
-            self.focused, Input
-        ):
+        if action in (
+            "step",
+            "zone",
+            "search",
+            "filter_ops",
+            "timeline",
+        ) and isinstance(self.focused, Input):
             return False
         if action == "step":
             return bool(self.analysis.steps)
@@ -328,6 +332,14 @@ class MainScreen(Screen[None]):
                     self.current_step = index
                     self.query_one(StepsStrip).current = index
                 break
+
+    async def action_timeline(self, action: str) -> None:
+        """A timeline key pressed in a pane that does not take it: the timeline
+        takes the focus back and acts, and the status line says so."""
+        if self.focused is not self.timeline:
+            self.set_focus(self.timeline)
+            self.show_info(Text(status.TIMELINE_FOCUSED))
+        await self.timeline.run_action(action)
 
     def action_fit(self) -> None:
         """Fit what was selected last (an event, a gap, a step); again: the window."""

@@ -49,7 +49,10 @@ def key_sections(main_keys: Sequence[BindingType], on_a_run: bool) -> list[KeySe
     screen's; `on_a_run`: it shows a rank of a run)."""
     return [
         ("Main screen", rank_switch.screen_keys(main_keys, on_a_run)),
-        ("Timeline", timeline_keys(main_keys, Timeline.BINDINGS)),
+        (
+            "Timeline (w s a d x Q from any pane: it takes the focus back)",
+            timeline_keys(main_keys, Timeline.BINDINGS),
+        ),
         ("Operator table", OperatorTable.BINDINGS),
         ("Kernels", KernelTable.BINDINGS),
         ("Copies", CopiesView.BINDINGS),

@@ -13,6 +13,16 @@ from tui.app.screens.bottom_tabs import TABS
 RUN_ACTIONS = ("rank", "ranks")
 """The main screen's actions that act on a run (offered on a rank of a run only)."""
 
+TIMELINE_LETTERS = (
+    ("w", "zoom_in"),
+    ("s", "zoom_out"),
+    ("a", "pan(-1)"),
+    ("d", "pan(1)"),
+    ("x", "toggle_expand"),
+    ("Q", "toggle_queues"),
+)
+"""The timeline's letter keys, which work from any pane (a pane's own come first)."""
+
 MAIN_KEYS: list[BindingType] = [
     # Steps win over the timeline's own [ ] (previous/next event on a track).
     Binding(
@@ -65,4 +75,10 @@ MAIN_KEYS: list[BindingType] = [
     Binding("B", "step_split", "Step time as TensorBoard splits it", show=False),
     Binding("P", "critical_path", "Critical path of the step (HTA's)", show=False),
     Binding("escape", "clear", "Clear marks and selection / close search", show=False),
+    # Pressed in another pane that does not take them, the timeline's letters
+    # give it the focus back and act (the help's Timeline section says so).
+    *[
+        Binding(key, f"timeline({action!r})", "", show=False)
+        for key, action in TIMELINE_LETTERS
+    ],
 ]
