@@ -210,3 +210,35 @@ def test_an_eager_capture_is_not_compiled(
     document = _json(capsys, "compiled", str(eager))
     assert document["compiled"] is False and document["regions"] == []
     assert document["compilations"] == [] and "torch.compile" in document["message"]
+
+
+# -- the compilation finding ---------------------------------------------------
+
+
+def test_the_recompile_is_a_likely_compilation_finding(
+    recompiled: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _json(capsys, "findings", str(recompiled))
+    finding = next(f for f in document["findings"] if f["id"] == "compilation")
+    figures = finding["figures"]
+    assert finding["status"] == "likely"
+    assert figures["steps_hit"] == [RECOMPILE_STEP]
+    assert "0/1" in figures["compile_ids"] and "0/1" in figures["recompile_ids"]
+    events = _complete(recompiled)
+    steps = _steps(events)
+    dynamo = sum(
+        e["dur"]
+        for e in events
+        if e["name"] == "_compile.compile_inner (dynamo_timed)"
+        and _inside(e["ts"], steps)
+    )
+    assert figures["compile_us"] >= 0.9 * dynamo
+    assert finding["share_of_step_pct"] >= 10.0  # the status agrees with the share
+
+
+def test_an_eager_capture_has_no_compilation_finding(
+    eager: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _json(capsys, "findings", str(eager))
+    finding = next(f for f in document["findings"] if f["id"] == "compilation")
+    assert finding["status"] == "not_seen" and finding["figures"]["compiled"] is False

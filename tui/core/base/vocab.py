@@ -103,6 +103,7 @@ class FindingId(Word):
     HOST_SYNC = "host_sync"
     CRITICAL_PATH = "critical_path"
     DEVICE_BOUND = "device_bound"
+    COMPILATION = "compilation"
 
 
 class FindingStatus(Word):

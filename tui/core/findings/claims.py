@@ -45,6 +45,8 @@ class CostBound(Word):
     """The step's device idle: shortening the host's chain gives back at most that."""
     DEVICE_BUSY = "device_busy"
     """The device's busy time, less the parts findings above name."""
+    COMPILE_TIME = "compile_time"
+    """torch.compile's compile time inside the window's steps."""
 
 
 # Tensor Cores: the speed-up the upper bound assumes (half the kernel time back).

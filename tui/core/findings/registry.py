@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from tui.core.base.vocab import FindingId
 from tui.core.findings import (
+    compilation,
     copies,
     critical,
     data_zone,
@@ -25,6 +26,7 @@ from tui.core.findings import (
 from tui.core.findings.rule import FindingRule
 
 RULES: tuple[FindingRule, ...] = (
+    compilation.RULE,
     data_zone.RULE,
     device_bound.RULE,
     host_bound.RULE,

@@ -34,6 +34,7 @@ _HOW = {
     CostBound.DEVICE_BUSY: (
         "upper bound: the device's busy time, less the parts findings above name"
     ),
+    CostBound.COMPILE_TIME: "torch.compile's compile time in the window per step",
 }
 
 # Below this, time held above or cut by the cap is not worth a word.

@@ -10,6 +10,7 @@ from typing import Any
 
 from tui.core.base.vocab import FindingId
 from tui.report.finding_words import (
+    compilation,
     critical,
     data_zone,
     device_bound,
@@ -36,6 +37,7 @@ TEXTS: tuple[FindingText[Any], ...] = (
     host_sync.TEXT,
     critical.TEXT,
     device_bound.TEXT,
+    compilation.TEXT,
 )
 
 BY_ID: dict[FindingId, FindingText[Any]] = {text.id: text for text in TEXTS}
