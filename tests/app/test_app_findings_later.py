@@ -19,6 +19,7 @@ from tui.app.widgets.findings_panel import FindingsPanel, finding_text
 from tui.app.widgets.headline import HeadlineLine
 from tui.core.figures.analysis import Analysis
 from tui.core.findings import readings as findings
+from tui.core.findings.finding import Finding
 from tui.core.ingest.load import load_trace
 from tui.report.headline import COMPUTING, findings_lead
 
@@ -47,7 +48,7 @@ def test_findings_computed_after_the_screen_are_compute_findings(
     computed = findings.compute_findings
     threads: list[str] = []
 
-    def held(analysis: Analysis) -> list[findings.Finding]:
+    def held(analysis: Analysis) -> list[Finding]:
         threads.append(threading.current_thread().name)
         release.wait(10)
         return computed(analysis)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import events
+from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
@@ -194,7 +195,7 @@ async def test_load_warnings_show_in_the_header_and_behind_w(
         assert "W" in shown_keys(screen)
         main_rows = screen.key_sections()[0][1]
         assert any(
-            getattr(binding, "key", "") == "W" and binding.description
+            isinstance(binding, Binding) and binding.key == "W" and binding.description
             for binding in main_rows
         )
         await pilot.press("W")

@@ -46,7 +46,10 @@ def _union_in(spans: list[tuple[int, int]], start: int, end: int) -> int:
 def test_figures_match_a_raw_parse() -> None:
     document = json.loads(gzip.decompress(TRACE.read_bytes()), parse_float=Decimal)
     events = [e for e in document["traceEvents"] if e.get("ph") == "X" and "dur" in e]
-    span = lambda e: (_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"]))  # noqa: E731
+
+    def span(event: dict[str, Any]) -> tuple[int, int]:
+        return _ns(event["ts"]), _ns(event["ts"]) + _ns(event["dur"])
+
     steps = sorted(
         span(e)
         for e in events

@@ -42,11 +42,12 @@ from tui.report.findings import words
 def test_repeated_host_to_device_copies_match_a_raw_parse() -> None:
     copies, paths, step_of = raw_issuers_and_steps(MEMCPY_HEAVY)
     steps = 5
-    members: dict[tuple[int, tuple[str, ...]], list[int]] = defaultdict(list)
+    # Keyed as the finding's copies are: bytes (None when unknown), call path.
+    members: dict[tuple[int | None, tuple[str, ...]], list[int]] = defaultdict(list)
     for index, copy in enumerate(copies):
         if raw_direction(copy) == "htod" and index in paths and index in step_of:
             members[(copy["args"]["bytes"], paths[index])].append(index)
-    expected: dict[tuple[int, tuple[str, ...]], float] = {}
+    expected: dict[tuple[int | None, tuple[str, ...]], float] = {}
     for key, indices in members.items():
         if len({step_of[i] for i in indices}) < steps:
             continue

@@ -133,7 +133,7 @@ def _launch(
     """Nested operators (outermost first), the innermost launching one kernel."""
     for depth, name in enumerate(ops):
         ids[0] += 1
-        events.append(cpu(name, at + depth, 10 - 2 * depth, **{"External id": ids[0]}))
+        events.append(cpu(name, at + depth, 10 - 2 * depth, external_id=ids[0]))
     ids[1] += 1
     events.append(
         cpu(
@@ -142,7 +142,7 @@ def _launch(
             1,
             cat="cuda_runtime",
             correlation=ids[1],
-            **{"External id": ids[0]},
+            external_id=ids[0],
         )
     )
     events.append(
@@ -151,7 +151,7 @@ def _launch(
             kernel_at,
             kernel_us,
             correlation=ids[1],
-            **{"External id": ids[0]},
+            external_id=ids[0],
         )
     )
 
@@ -264,12 +264,10 @@ def test_an_operator_launching_tensor_core_kernels_is_eligible(tmp_path: Path) -
             1,
             cat="cuda_runtime",
             correlation=ids[1],
-            **{"External id": ids[0]},
+            external_id=ids[0],
         )
     )
-    events.append(
-        gpu(ELEMENTWISE, 300, 40, correlation=ids[1], **{"External id": ids[0]})
-    )
+    events.append(gpu(ELEMENTWISE, 300, 40, correlation=ids[1], external_id=ids[0]))
     finding = _reading(write_trace(tmp_path / "t.json", events))
     assert finding.status is FindingStatus.POSSIBLE  # half of 4 % of the step
     assert finding.cost_ns_per_step == pytest.approx(20_000)
@@ -345,26 +343,26 @@ def test_an_eligible_operator_over_another_is_not_bottom(tmp_path: Path) -> None
     events = [
         *metadata(),
         cpu("ProfilerStep#1", 0, STEP_US, cat="user_annotation"),
-        cpu("aten::matmul", 10, 20, **{"External id": 1}),
+        cpu("aten::matmul", 10, 20, external_id=1),
         cpu(
             "cudaLaunchKernel",
             11,
             1,
             cat="cuda_runtime",
             correlation=1,
-            **{"External id": 1},
+            external_id=1,
         ),
-        cpu("aten::mm", 15, 10, **{"External id": 2}),
+        cpu("aten::mm", 15, 10, external_id=2),
         cpu(
             "cudaLaunchKernel",
             16,
             1,
             cat="cuda_runtime",
             correlation=2,
-            **{"External id": 2},
+            external_id=2,
         ),
-        gpu(ELEMENTWISE, 100, 30, correlation=1, **{"External id": 1}),
-        gpu(SGEMM, 200, 100, correlation=2, **{"External id": 2}),
+        gpu(ELEMENTWISE, 100, 30, correlation=1, external_id=1),
+        gpu(SGEMM, 200, 100, correlation=2, external_id=2),
     ]
     finding = _reading(write_trace(tmp_path / "t.json", events))
     assert finding.cost_ns_per_step == pytest.approx(50_000)

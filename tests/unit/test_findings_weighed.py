@@ -14,12 +14,12 @@ from tests.builders.traces import cpu, gpu, metadata, write_trace
 from tui.cli import main
 from tui.core.base.vocab import DataLoading, FindingId, FindingStatus
 from tui.core.figures.analysis import Analysis
-from tui.core.findings.data_zone import idle_in_data_zone
+from tui.core.findings.data_zone import IdleFigures, idle_in_data_zone
 from tui.core.findings.dominant import dominant_operator
 from tui.core.findings.finding import by_cost
-from tui.core.findings.host_bound import host_bound
+from tui.core.findings.host_bound import HostBoundFigures, host_bound
 from tui.core.findings.readings import compute_findings
-from tui.core.findings.small_launches import many_small_launches
+from tui.core.findings.small_launches import LaunchFigures, many_small_launches
 from tui.core.findings.weights import DEFAULT_MIN_SHARE, LIKELY_SHARE, Scale
 from tui.core.ingest.load import load_trace
 from tui.report.findings import words
@@ -89,8 +89,8 @@ def test_the_data_zone_weighs_its_idle_per_step(
     assert finding.cost_ns_per_step == pytest.approx(idle_us * 1000)
     assert finding.share_of_step == pytest.approx(idle_us / STEP_US)
     assert finding.status is status
-    assert finding.figures is not None
-    assert finding.figures.loading is DataLoading.MAIN_THREAD  # type: ignore[union-attr]
+    assert isinstance(finding.figures, IdleFigures)
+    assert finding.figures.loading is DataLoading.MAIN_THREAD
     said = words(finding)
     assert "main thread (num_workers=0)" in said.observation
     assert "num_workers > 0" in said.next_check
@@ -121,8 +121,8 @@ def test_the_data_zone_counts_slivers_apart(tmp_path: Path) -> None:
     path = write_trace(tmp_path / "t.json", events)
     finding = idle_in_data_zone(Analysis(load_trace(path)))
     figures = finding.figures
-    assert figures is not None and figures.gaps > 3  # type: ignore[union-attr]
-    assert figures.sizeable_gaps == 3  # type: ignore[union-attr]
+    assert isinstance(figures, IdleFigures) and figures.gaps > 3
+    assert figures.sizeable_gaps == 3
     assert "3 gaps of 10 µs or more hold" in words(finding).observation
 
 
@@ -157,14 +157,14 @@ def test_small_launches_weigh_the_launch_time_while_the_device_waits(
     analysis = Analysis(load_trace(launch_trace(tmp_path / "t.json", saturated=False)))
     finding = many_small_launches(analysis)
     figures = finding.figures
-    assert figures is not None
-    assert figures.median_kernels_per_step == 60  # type: ignore[union-attr]
+    assert isinstance(figures, LaunchFigures)
+    assert figures.median_kernels_per_step == 60
     # Launch calls fill 600 µs of each step. The device waits 5 µs between
     # kernels (59 a step: kernel wait) and 405 µs from a step's last kernel to
     # the next step's first (3 of them: host wait), 598.75 µs a step on average.
-    assert figures.launch_ns_per_step == pytest.approx(600_000)  # type: ignore[union-attr]
+    assert figures.launch_ns_per_step == pytest.approx(600_000)
     waits = (59 * 5 * 4 + 405 * 3) / 4 * 1000
-    assert figures.device_wait_ns_per_step == pytest.approx(waits)  # type: ignore[union-attr]
+    assert figures.device_wait_ns_per_step == pytest.approx(waits)
     assert finding.cost_ns_per_step == pytest.approx(min(600_000, waits))
     assert finding.status is FindingStatus.LIKELY
 
@@ -184,10 +184,10 @@ def test_graph_replays_are_not_launches(tmp_path: Path) -> None:
     analysis = Analysis(load_trace(trace))
     finding = many_small_launches(analysis)
     figures = finding.figures
-    assert figures is not None
+    assert isinstance(figures, LaunchFigures)
     # Per step: two eager kernels launched, two kernels replayed by the graph.
-    assert figures.kernels_per_step == [2, 2, 2]  # type: ignore[union-attr]
-    assert figures.graph_kernels == 6  # type: ignore[union-attr]
+    assert figures.kernels_per_step == [2, 2, 2]
+    assert figures.graph_kernels == 6
     assert "6 CUDA-graph kernels left out" in words(finding).observation
 
 
@@ -239,9 +239,10 @@ def test_costliest_first_and_not_observed_last(tmp_path: Path) -> None:
     findings = compute_findings(analysis)
     assert [f.id for f in findings] == [f.id for f in by_cost(findings)]
     seen = [f for f in findings if f.seen]
-    assert [f.cost_ns_per_step for f in seen] == sorted(
-        (f.cost_ns_per_step for f in seen), reverse=True
-    )
+    costs = [f.cost_ns_per_step for f in seen]
+    weighed = [cost for cost in costs if cost is not None]
+    assert weighed == costs  # every finding seen is weighed
+    assert weighed == sorted(weighed, reverse=True)
     order = [f.status for f in findings]
     assert order.index(FindingStatus.NOT_SEEN) > max(
         order.index(f.status) for f in seen
@@ -330,7 +331,7 @@ def test_host_bound_reads_the_device_not_one_stream(tmp_path: Path) -> None:
         )
     analysis = Analysis(load_trace(write_trace(tmp_path / "t.json", events)))
     finding = host_bound(analysis)
-    assert finding.figures is not None
-    assert finding.figures.busy_ns == pytest.approx(1_000_000)  # type: ignore[union-attr]
-    assert finding.figures.host_wait_ns == 0  # type: ignore[union-attr]
+    assert isinstance(finding.figures, HostBoundFigures)
+    assert finding.figures.busy_ns == pytest.approx(1_000_000)
+    assert finding.figures.host_wait_ns == 0
     assert finding.status is FindingStatus.NOT_SEEN

@@ -13,13 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from tests.builders.traces import BASE_US, cpu, training_steps, write_trace
+from tui.core.base.vocab import CacheUse
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
 from tui.core.results.summary import capture_warnings
 
 
 def _analysis(tmp_path: Path, events: list[dict[str, Any]]) -> Analysis:
-    return Analysis(load_trace(write_trace(tmp_path / "t.json", events), cache="off"))
+    return Analysis(
+        load_trace(write_trace(tmp_path / "t.json", events), cache=CacheUse.OFF)
+    )
 
 
 def _step_event(events: list[dict[str, Any]], number: int) -> dict[str, Any]:

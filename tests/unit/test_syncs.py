@@ -360,16 +360,15 @@ def test_names_from_the_trace_never_reach_the_terminal(
 def test_an_older_profilers_call_stack(tmp_path: Path) -> None:
     """Without Python frames, the causing operator's `Call stack` arg (innermost
     first, `;`-separated, as PyTorch 1.8-1.9 wrote it) is the stack, outermost first."""
+    # An argument named with a space, as the profiler writes it.
+    old_args: dict[str, Any] = {
+        "Call stack": "model.py(5): forward;train.py(12): step;"
+    }
     path = write_trace(
         tmp_path / "old.json",
         [
             *metadata(),
-            cpu(
-                "aten::item",
-                0,
-                50,
-                **{"Call stack": "model.py(5): forward;train.py(12): step;"},
-            ),
+            cpu("aten::item", 0, 50, **old_args),
             runtime("cudaStreamSynchronize", 10, 20, 2),
             gpu("k", 60, 10, correlation=3),
         ],
