@@ -44,6 +44,7 @@ from tui.app.widgets.steps_strip import StepsStrip
 from tui.app.widgets.timeline import Timeline
 from tui.cli import main
 from tui.core.base.units import duration_text
+from tui.notes.model import Status
 from tui.notes.paths import sidecar_path
 from tui.notes.store import NotesStore
 
@@ -298,7 +299,7 @@ async def test_enter_marks_both_timelines_at_the_same_step(
 def _add_open_note(trace: Path, hypothesis: str) -> str:
     store = NotesStore.open(trace)
     note = store.add(hypothesis, next_check="prepare batches in advance")
-    store.add("a refuted idea", status="refuted")
+    store.add("a refuted idea", status=Status.REFUTED)
     store.save()
     return note.id
 
@@ -409,8 +410,8 @@ def test_windows_numbered_apart_pair_by_position(tmp_path: Path) -> None:
     document["steptrace"]["active_steps"] = [n + 10 for n in ACTIVE]
     after.write_bytes(orjson.dumps(document))
     pairs = step_pairs(
-        Analysis(load_trace(before, cache="off")),
-        Analysis(load_trace(after, cache="off")),
+        Analysis(load_trace(before)),
+        Analysis(load_trace(after)),
     )
     assert [
         (p.before.number, p.after.number) for p in pairs if p.before and p.after
