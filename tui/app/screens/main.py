@@ -567,6 +567,13 @@ class MainScreen(Screen[None]):
         )
         self.app.push_screen(StepSplitScreen(breakdown, current))
 
+    def action_modules(self) -> None:
+        """The nn.Module tree of the window (as `steptrace modules` says)."""
+        from tui.app.screens.modules import ModulesScreen
+        from tui.core.figures.modules import module_tree
+
+        self.app.push_screen(ModulesScreen(module_tree(self.analysis)))
+
     def action_critical_path(self) -> None:
         """Mark the current step's critical path (HTA's; the whole capture without
         steps) on the timeline, n / N along it, and say what bounds it."""
