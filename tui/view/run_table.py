@@ -25,6 +25,8 @@ from tui.core.runs.many import MANY_RANKS, idle_share
 from tui.report.fit import fit_end
 
 STRAGGLER_MARK = "*"
+WAIT_TITLE = "Σwait"
+"""The title of the column of each rank's wait summed over the steps."""
 GLYPH_WIDTH = 3
 VALUE_WIDTH = 7
 CELL_WIDTH = 1 + GLYPH_WIDTH + VALUE_WIDTH
@@ -50,6 +52,14 @@ class Cell:
     text: str
     level: HeatLevel | None
     straggler: bool
+
+
+def median_words(change_pct: float) -> str:
+    """A step time against the step's median, unsigned: `17.6% under the median`."""
+    if abs(change_pct) < 0.05:
+        return "the median"
+    side = "over" if change_pct > 0 else "under"
+    return f"{abs(change_pct):.1f}% {side} the median"
 
 
 def table_unit(
@@ -180,7 +190,7 @@ class RunTable:
 
         return (
             f"{title('rank', RankSort.RANK):>6} {title('late', RankSort.LATE):>5}"
-            f" {title('median', RankSort.MEDIAN):>8} {title('wait', RankSort.WAIT):>8}"
+            f" {title('median', RankSort.MEDIAN):>8} {title(WAIT_TITLE, RankSort.WAIT):>8}"
         )
 
     def step_title(
@@ -318,11 +328,11 @@ class RunTable:
         text.append(f" {duration_text(duration)}")
         change = change_pct(duration, step.median_ns)
         if change is not None:
-            text.append(f" ({change:+.1f}%)")
+            text.append(f" ({median_words(change)})")
         arrival = step.arrival_ns.get(row.rank)
         if step.straggler == row.rank:
-            text.append("  straggler", style="bold")
-            text.append(f", collectives at {duration_text(arrival)}")
+            text.append("  last at the collectives", style="bold")
+            text.append(f" (at {duration_text(arrival)}): the others wait for it")
         elif arrival is not None:
             text.append(f"  collectives at {duration_text(arrival)}")
             wait = step.wait_ns.get(row.rank)
@@ -330,4 +340,11 @@ class RunTable:
                 text.append(f", wait {duration_text(wait)}")
         else:
             text.append("  no collective in this step")
+        steps = self.heat.read_steps
+        if steps:
+            total = self._heat_of[row.rank].total_wait_ns
+            text.append(
+                f"  {WAIT_TITLE} {duration_text(total)}: its wait summed over"
+                f" {steps} steps"
+            )
         return text

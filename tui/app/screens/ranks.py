@@ -39,6 +39,7 @@ from tui.app.widgets.heat_table import HeatTable, RankCellChosen, RankCellHighli
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.rank_bars import RankBars
 from tui.core.base.textsafe import printable
+from tui.core.base.units import plural
 from tui.core.base.vocab import HeatLevel, HeatValue, RankSort
 from tui.core.findings.finding import ShowStep
 from tui.report.fit import fit_middle
@@ -193,9 +194,9 @@ class RanksScreen(Screen[None]):
         first.append(
             fit_middle(printable(run.folder.name), max(width // 3, 12)), style="bold"
         )
-        world = "" if run.world_size is None else f", world size {run.world_size}"
-        first.append(f"  {len(run.ranks)} rank(s){world}")
-        first.append(f"  {len(run.steps)} step(s) in every rank")
+        world = "" if run.world_size is None else f" (world size {run.world_size})"
+        first.append(f"  {plural(len(run.ranks), 'rank')}{world}")
+        first.append(f"  {plural(len(run.steps), 'step')} each")
         gpu = sum(1 for row in run.ranks if row.summary.gpu_observed)
         first.append(f"  GPU observed on {gpu}/{len(run.ranks)}")
         legend = Text(no_wrap=True, overflow="ellipsis")
