@@ -6,24 +6,21 @@ keys that did nothing from the timeline, and room given to blank rows."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from textual import events
 from textual.binding import Binding
-from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
-from tests.pilot import info, make_app, pilot_test, screen_text, settle, workers_done
-from tui.app.screens.main import MainScreen
+from tests.pilot import (
+    info,
+    main_screen,
+    make_app,
+    pilot_test,
+    screen_text,
+    workers_done,
+)
 from tui.app.widgets.op_table import OperatorTable
 from tui.app.widgets.timeline import Timeline
-
-
-async def main_screen(pilot: Pilot[Any]) -> MainScreen:
-    await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, MainScreen)
-    return screen
 
 
 @pilot_test

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FEW_TESTS = ["tests/unit/test_units.py", "-k", "test_durations_keep_four"]
 
 
-def run_pytest(*options: str) -> subprocess.CompletedProcess[str]:
+def pytest_in_child(*options: str) -> subprocess.CompletedProcess[str]:
     """pytest in a child, in the checkout, free of this run's xdist settings."""
     environment = {
         name: value
@@ -42,7 +42,7 @@ def run_pytest(*options: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_runs_without_xdist() -> None:
-    result = run_pytest("-q", "-p", "no:xdist")
+    result = pytest_in_child("-q", "-p", "no:xdist")
     assert result.returncode == 0, result.stdout + result.stderr
     assert " passed" in result.stdout
 
@@ -58,6 +58,6 @@ def test_runs_without_xdist() -> None:
 def test_workers_take_whole_modules_unless_told(
     options: list[str], scheduling: str
 ) -> None:
-    result = run_pytest("-v", *options)
+    result = pytest_in_child("-v", *options)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"scheduling tests via {scheduling}\n" in result.stdout
