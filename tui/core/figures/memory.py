@@ -173,6 +173,8 @@ def memory_op_table(analysis: Analysis) -> MemoryOpTable:
         )
 
     cpu_self, device_self = self_of(cpu_total), self_of(device_total)
+    # Python frames nest (their bytes leave their callers' self) but are no rows.
+    events = events[~analysis.python_frames[events]]
     group_of: dict[str, int] = {}
     name_group = np.array(
         [group_of.setdefault(group_name(name), len(group_of)) for name in trace.names]
