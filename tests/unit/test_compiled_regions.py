@@ -69,3 +69,39 @@ def test_one_frame_per_step_is_no_graph_break(
     assert [row["graph_breaks"] for row in document["per_step"]] == [0, 0, 0]
     regions = {region["compile_id"]: region for region in document["regions"]}
     assert regions["0/1"]["recompile"] and regions["0/1"]["compiled_in_step"] is None
+
+
+def _graph_break(capsys: pytest.CaptureFixture[str], trace: Path) -> dict[str, Any]:
+    document = _json(capsys, "findings", str(trace))
+    return next(f for f in document["findings"] if f["id"] == "graph_break")
+
+
+def test_the_time_between_frames_is_the_graph_break_findings_cost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = write_trace(
+        tmp_path / "breaks.json",
+        _steps_with_regions([["0/0", "1/0", "2/0"], ["0/0", "1/0", "2/0"]]),
+    )
+    document = _json(capsys, "compiled", str(trace))
+    # Regions every 200 µs, 100 µs long: 100 µs of eager work after each but the last.
+    assert [row["between_frames_us"] for row in document["per_step"]] == [200, 200]
+    finding = _graph_break(capsys, trace)
+    assert finding["status"] == "likely"  # 200 µs of a 900 µs step
+    assert finding["cost_us_per_step"] == pytest.approx(200.0)
+    figures = finding["figures"]
+    assert figures["steps_breaking"] == [1, 2] and figures["most_frames"] == 3
+    assert figures["compile_ids"] == ["0/0", "1/0", "2/0"]
+    assert finding["anchors"] == [{"kind": "step", "number": 1}]
+
+
+def test_one_frame_per_step_is_no_graph_break_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = write_trace(
+        tmp_path / "one.json", _steps_with_regions([["0/0"], ["0/0"], ["0/0"]])
+    )
+    finding = _graph_break(capsys, trace)
+    assert finding["status"] == "not_seen"
+    assert finding["figures"]["compiled"] is True
+    assert finding["figures"]["steps_breaking"] == []

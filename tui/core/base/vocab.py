@@ -104,6 +104,7 @@ class FindingId(Word):
     CRITICAL_PATH = "critical_path"
     DEVICE_BOUND = "device_bound"
     COMPILATION = "compilation"
+    GRAPH_BREAK = "graph_break"
 
 
 class FindingStatus(Word):

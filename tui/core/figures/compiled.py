@@ -117,12 +117,18 @@ class Compilation:
 
 @dataclass(frozen=True)
 class StepCompiled:
-    """One window step: the compile ids it ran, its frames, its compile time."""
+    """One window step: the compile ids it ran, its frames, its compile time.
+
+    `between_ns`: the time between consecutive regions of different frames
+    on a thread, where eager work runs between the compiled graphs (a graph
+    break); 0 with one frame.
+    """
 
     step: int
     compile_ids: tuple[str, ...]
     frames: int
     compile_ns: int
+    between_ns: int = 0
 
 
 @dataclass(frozen=True)
@@ -421,5 +427,27 @@ def _steps(
         compile_ns = sum(
             item.duration_ns for item in compilations if item.step == step.number
         )
-        rows.append(StepCompiled(step.number, tuple(ids), len(frames), compile_ns))
+        rows.append(
+            StepCompiled(
+                step.number,
+                tuple(ids),
+                len(frames),
+                compile_ns,
+                _between(trace, inside, region_id),
+            )
+        )
     return tuple(rows)
+
+
+def _between(trace: Trace, regions: Int64Array, region_id: dict[int, str]) -> int:
+    """The time from each region to the next one of another frame on its thread."""
+    total = 0
+    previous: dict[int, int] = {}
+    for event in regions.tolist():
+        track = int(trace.track[event])
+        before = previous.get(track)
+        if before is not None and _frame(region_id[before]) != _frame(region_id[event]):
+            end = int(trace.start_ns[before] + trace.duration_ns[before])
+            total += max(int(trace.start_ns[event]) - end, 0)
+        previous[track] = event
+    return total

@@ -17,6 +17,7 @@ from tui.core.findings import (
     data_zone,
     device_bound,
     dominant,
+    graph_breaks,
     host_bound,
     late_rank,
     small_launches,
@@ -27,6 +28,7 @@ from tui.core.findings.rule import FindingRule
 
 RULES: tuple[FindingRule, ...] = (
     compilation.RULE,
+    graph_breaks.RULE,
     data_zone.RULE,
     device_bound.RULE,
     host_bound.RULE,

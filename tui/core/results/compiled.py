@@ -93,6 +93,7 @@ class CompiledResult:
                     "compile_ids": list(step.compile_ids),
                     "frames": step.frames,
                     "graph_breaks": max(step.frames - 1, 0),
+                    "between_frames_us": us(step.between_ns),
                     "compile_us": us(step.compile_ns),
                 }
                 for step in figures.steps

@@ -15,6 +15,7 @@ from tui.report.finding_words import (
     data_zone,
     device_bound,
     dominant,
+    graph_break,
     host_bound,
     host_sync,
     late_rank,
@@ -38,6 +39,7 @@ TEXTS: tuple[FindingText[Any], ...] = (
     critical.TEXT,
     device_bound.TEXT,
     compilation.TEXT,
+    graph_break.TEXT,
 )
 
 BY_ID: dict[FindingId, FindingText[Any]] = {text.id: text for text in TEXTS}
