@@ -109,6 +109,15 @@ class RunTable:
         )
 
     @property
+    def has_idle(self) -> bool:
+        """Whether some rank has a device idle share in some step (what `i` shows)."""
+        return any(
+            idle_share(row, step.number) is not None
+            for row in self.rows
+            for step in self.steps
+        )
+
+    @property
     def first_sort(self) -> RankSort:
         """A few ranks in rank order; many ranks slowest median step time first."""
         return RankSort.MEDIAN if self.is_many else RankSort.RANK

@@ -22,7 +22,7 @@ import numpy.typing as npt
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
@@ -99,10 +99,8 @@ class MainScreen(Screen[None]):
     """Everything about one capture, reachable from the keyboard."""
 
     BINDINGS: ClassVar[list[BindingType]] = MAIN_KEYS
-    VERTICAL_BREAKPOINTS = [
-        (0, "-short"),
-        (TALL_FROM, "-tall"),
-    ]
+    # Textual types it as an instance variable (`ClassVar[...] | None`).
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL_FROM, "-tall")]  # noqa: RUF012
 
     # The screen's own background does not change with the focus: Textual's
     # repaint of it on each focus move drew its 60 lines again (3 ms of a tab key).
@@ -261,8 +259,16 @@ class MainScreen(Screen[None]):
         return self.query_one(OperatorTable)
 
     def key_sections(self) -> list[KeySection]:
-        """Every key of the explorer, by where it works."""
-        return main_dialogs.key_sections(self.BINDINGS, self.rank_place is not None)
+        """Every key of the explorer, by where it works (W only when reading the
+        capture warned: the help is built once, and its warnings do not change)."""
+        warned = bool(capture_warnings(self.analysis))
+        keys = [
+            binding
+            for binding in self.BINDINGS
+            if warned
+            or not (isinstance(binding, Binding) and binding.action == "warnings")
+        ]
+        return main_dialogs.key_sections(keys, self.rank_place is not None)
 
     def show_info(self, text: Text | StatusLine) -> None:
         """Say something on the status line (fitted to its width)."""
@@ -573,6 +579,14 @@ class MainScreen(Screen[None]):
         from tui.core.figures.modules import module_tree
 
         self.app.push_screen(ModulesScreen(module_tree(self.analysis)))
+
+    def action_compiled(self) -> None:
+        """torch.compile's regions, compilations and graph breaks (as `steptrace
+        compiled` says)."""
+        from tui.app.screens.compiled import CompiledScreen
+        from tui.core.results.compiled import CompiledResult
+
+        self.app.push_screen(CompiledScreen(CompiledResult.of(self.analysis)))
 
     def action_critical_path(self) -> None:
         """Mark the current step's critical path (HTA's; the whole capture without

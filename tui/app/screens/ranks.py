@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -65,6 +66,12 @@ _LEGEND_STYLE = {
     HeatLevel.SLOW: "#000000 on #fd8d3c",
     HeatLevel.SLOWEST: "#ffffff on #a63603",
 }
+
+
+def _action_of(binding: Binding) -> tuple[str, tuple[object, ...]]:
+    """A binding's action name and parameters, as `check_action` is asked."""
+    _, name, parameters = parse_action(binding.action)
+    return name, parameters
 
 
 @dataclass(frozen=True)
@@ -259,7 +266,7 @@ class RanksScreen(Screen[None]):
             and binding.action.split("(")[0] in RUN_ACTIONS
         ]
         return [
-            ("Ranks screen", self.BINDINGS),
+            ("Ranks screen", self.offered()),
             ("Heat table", HeatTable.BINDINGS),
             ("A rank's timeline (opened with Enter)", run_keys),
             ("Loading", RunLoadingScreen.BINDINGS),
@@ -388,10 +395,22 @@ class RanksScreen(Screen[None]):
         self.heat.go_to(rank, finding.anchor.number)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The spread tab's key only where it is (runs of many ranks)."""
+        """The spread tab's key only where it is (runs of many ranks), the idle
+        shares' only where some rank has one."""
         if action == "tab" and parameters == (4,):
             return self.table.is_many
+        if action == "idle":
+            return self.table.has_idle
         return True
+
+    def offered(self) -> list[BindingType]:
+        """This screen's keys that do something on this run (what the help lists)."""
+        return [
+            binding
+            for binding in self.BINDINGS
+            if not isinstance(binding, Binding)
+            or self.check_action(*_action_of(binding)) is not False
+        ]
 
     def action_tab(self, index: int) -> None:
         """Show a bottom tab (the collectives are read the first time theirs is)."""
