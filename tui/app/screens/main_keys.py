@@ -74,6 +74,12 @@ MAIN_KEYS: list[BindingType] = [
     Binding("X", "export_report", "Export the report (Markdown)", show=False),
     Binding("B", "step_split", "Step time as TensorBoard splits it", show=False),
     Binding("M", "modules", "nn.Module tree of the window", show=False),
+    Binding(
+        "C",
+        "compiled",
+        "torch.compile: regions, compilations, graph breaks",
+        show=False,
+    ),
     Binding("P", "critical_path", "Critical path of the step (HTA's)", show=False),
     Binding("escape", "clear", "Clear marks and selection / close search", show=False),
     # Pressed in another pane that does not take them, the timeline's letters
