@@ -262,13 +262,15 @@ def ops_result(
     )
 
 
+MODULE_SORTS = ("tree", "total", "self", "backward", "calls", "gpu")
+"""`modules --sort`: the tree's own order, or a column, largest first."""
+
+
 def modules_options(parser: argparse.ArgumentParser) -> None:
     """`modules --sort`."""
-    from tui.core.results.modules import SORTS
-
     parser.add_argument(
         "--sort",
-        choices=SORTS,
+        choices=MODULE_SORTS,
         default="tree",
         help="the tree's order (default), or a column, largest first",
     )

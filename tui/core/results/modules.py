@@ -9,9 +9,6 @@ from tui.core.base.units import us
 from tui.core.figures.analysis import Analysis
 from tui.core.figures.modules import ModuleRow, ModuleTree, module_tree
 
-SORTS = ("tree", "total", "self", "backward", "calls", "gpu")
-"""`--sort`: the tree's own order, or a column, largest first."""
-
 NO_MODULES = (
     "no nn.Module ranges in this capture: the profiler records them with its "
     "Python stacks (torch.profiler.profile(with_stack=True), "
