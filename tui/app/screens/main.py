@@ -152,7 +152,7 @@ class MainScreen(Screen[None]):
             return False
         if action == "step":
             return bool(self.analysis.steps)
-        if action in ("gap", "biggest_gap"):
+        if action in ("gap", "biggest_gap", "gap_threshold"):
             return bool(self.analysis.gaps)
         if action == "mark":
             return bool(self.marks.size)
@@ -425,6 +425,10 @@ class MainScreen(Screen[None]):
     def action_gap(self, delta: int) -> None:
         """Select the next or previous gap in the data zone."""
         self.marked.gap(delta)
+
+    def action_gap_threshold(self) -> None:
+        """Skip shorter (or fewer) gaps with g and G: the next threshold."""
+        self.marked.next_gap_threshold()
 
     def action_biggest_gap(self) -> None:
         """Select the longest gap."""

@@ -45,6 +45,7 @@ MAIN_KEYS: list[BindingType] = [
     Binding("g", "gap(1)", "Next gap"),
     Binding("G", "gap(-1)", "Previous gap", show=False),
     Binding("b", "biggest_gap", "Biggest gap", show=False),
+    Binding("J", "gap_threshold", "Gaps g stops at: next threshold", show=False),
     Binding("enter", "details", "Details of the selected event", show=False),
     Binding("slash", "search", "Search event names", priority=True),
     Binding("n", "mark(1)", "Next match / occurrence", show=False),

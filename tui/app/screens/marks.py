@@ -1,5 +1,6 @@
 """What the main screen marks and selects on the timeline: search matches,
-operator occurrences (n / N) and the gap in view (g / G / b).
+operator occurrences (n / N) and the gap in view (g / G / b; J the shortest
+gap g and G stop at).
 
 A part the screen owns: it draws on the timeline it is given, says what it
 did through `say`, and searches a big capture in a worker of its host screen
@@ -20,9 +21,17 @@ from textual.screen import Screen
 
 from tui.app.widgets.timeline import Timeline
 from tui.core.base.textsafe import printable
+from tui.core.base.units import duration_text
 from tui.core.figures.analysis import Analysis, group_name
 from tui.core.model.trace import Trace
 from tui.view import status
+from tui.view.gap_walk import (
+    DEFAULT_GAP_THRESHOLD_NS,
+    gap_view,
+    next_gap,
+    next_threshold,
+    threshold_words,
+)
 from tui.view.marking import (
     PreparedMarks,
     events_named,
@@ -83,6 +92,8 @@ class Marks:
         self.index = -1
         self.label = ""
         self.gap_index: int | None = None
+        self.gap_threshold_ns = DEFAULT_GAP_THRESHOLD_NS
+        """g and G skip gaps shorter than this (J walks the thresholds)."""
         self._group_ids: dict[str, list[int]] | None = None
         self._serial = 0
         """Counts markings: a search answered after a newer marking is dropped."""
@@ -268,13 +279,33 @@ class Marks:
         self.say(text)
 
     def gap(self, delta: int) -> None:
-        """Select the next or previous gap in the data zone."""
+        """Select the next or previous gap in the data zone at least the
+        threshold long (J changes it)."""
         gaps = self.analysis.gaps
-        if self.gap_index is None:
-            index = 0 if delta > 0 else len(gaps) - 1
-        else:
-            index = (self.gap_index + delta) % len(gaps)
+        durations = [gap.duration_ns for gap in gaps]
+        threshold = self.gap_threshold_ns
+        index = next_gap(durations, self.gap_index, delta, threshold)
+        if index is None:
+            self.say(
+                Text(
+                    f"No gap of at least {duration_text(threshold)} in the data"
+                    f" zone ({len(gaps)} shorter): J lowers the threshold"
+                )
+            )
+            return
         self.select_gap(index)
+
+    def next_gap_threshold(self) -> None:
+        """Walk the next threshold below which g and G skip gaps, and say it."""
+        self.gap_threshold_ns = next_threshold(self.gap_threshold_ns)
+        gaps = self.analysis.gaps
+        kept = sum(1 for gap in gaps if gap.duration_ns >= self.gap_threshold_ns)
+        self.say(
+            Text(
+                f"g and G: {threshold_words(self.gap_threshold_ns)}, {kept} of"
+                f" {len(gaps)} gaps walked (J: the next threshold)"
+            )
+        )
 
     def biggest_gap(self) -> None:
         """Select the longest gap."""
@@ -289,6 +320,5 @@ class Marks:
         zone_start = int(trace.start_ns[gap.zone_event])
         zone_end = zone_start + int(trace.duration_ns[gap.zone_event])
         self.timeline.select_range(gap.start_ns, gap.end_ns)
-        margin = max((zone_end - zone_start) // 10, 1)
-        self.timeline.fit(max(zone_start - margin, 0), zone_end + margin)
+        self.timeline.fit(*gap_view((gap.start_ns, gap.end_ns), (zone_start, zone_end)))
         self.say(status.gap_info(self.analysis, index, self._view_span()))
