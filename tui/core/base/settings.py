@@ -13,6 +13,7 @@ list of variables steptrace obeys is this table:
 | `STEPTRACE_MAX_MEMORY` | `max_memory` | the memory a load (or a scrub) may plan to use, estimated from the events while reading, as `8G`, `512M` or bytes (default: a quarter of physical memory); `--max-memory` sets it for one command |
 | `STEPTRACE_DATA_DIR` | `data_dir` | the per-user data folder, where notes go when a trace's folder cannot be written (default: `$XDG_DATA_HOME/steptrace`) |
 | `STEPTRACE_CLUSTER` | `cluster` | the Dask scheduler a run's ranks are summarised on (`--cluster`'s default) |
+| `STEPTRACE_DECODER` | `native_decoder` | `native`: decode a trace's complete events with DuckDB first (off by default; anything it cannot decode exactly goes the usual way) |
 | `XDG_CACHE_HOME` | `xdg_cache_home` | the user's cache folder (default: `~/.cache`) |
 | `XDG_DATA_HOME` | `xdg_data_home` | the user's data folder (default: `~/.local/share`) |
 | `HOME` | (`Path.home()`) | the two defaults above, read only when they are needed |
@@ -43,6 +44,7 @@ MAX_BYTES = "STEPTRACE_MAX_BYTES"
 MAX_MEMORY = "STEPTRACE_MAX_MEMORY"
 DATA_DIR = "STEPTRACE_DATA_DIR"
 CLUSTER = "STEPTRACE_CLUSTER"
+DECODER = "STEPTRACE_DECODER"
 XDG_CACHE_HOME = "XDG_CACHE_HOME"
 XDG_DATA_HOME = "XDG_DATA_HOME"
 
@@ -58,6 +60,7 @@ class Settings:
     max_memory: int | None = None
     data_dir: Path | None = None
     cluster: str | None = None
+    native_decoder: bool = False
     xdg_cache_home: Path | None = None
     xdg_data_home: Path | None = None
 
@@ -72,6 +75,7 @@ class Settings:
             max_memory=parse_size(environment.get(MAX_MEMORY) or ""),
             data_dir=_path(environment.get(DATA_DIR)),
             cluster=environment.get(CLUSTER) or None,
+            native_decoder=environment.get(DECODER) == "native",
             xdg_cache_home=_absolute_path(environment.get(XDG_CACHE_HOME)),
             xdg_data_home=_absolute_path(environment.get(XDG_DATA_HOME)),
         )

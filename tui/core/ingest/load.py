@@ -185,19 +185,35 @@ def _parse(
     trace: Trace | None = None
     cut_off = False
     raw_size = _plain_size(trace_path, limit)
-    if raw_size is not None and raw_size >= PARALLEL_MIN_BYTES:
+    if settings().native_decoder:
+        if raw_size is None:
+            raw = read_trace_bytes(
+                trace_path,
+                progress=on_read,
+                cancel=cancel,
+                max_bytes=limit,
+                memory=budget,
+            )
+            raw_size = len(raw.data)
+        else:
+            check_plain_memory(trace_path, raw_size, budget)
+        trace = _load_native(trace_path, worker_count, raw, raw_size, on_phase)
+        if trace is not None:
+            return trace, raw_size, raw is not None and raw.cut_off
+    if raw is None and raw_size is not None and raw_size >= PARALLEL_MIN_BYTES:
         check_plain_memory(trace_path, raw_size, budget)
         trace = _load_parallel(
             trace_path, worker_count, None, raw_size, progress, cancel
         )
-    elif raw_size is None:
-        raw = read_trace_bytes(
-            trace_path,
-            progress=on_read,
-            cancel=cancel,
-            max_bytes=limit,
-            memory=budget,
-        )
+    elif raw is not None or raw_size is None:
+        if raw is None:
+            raw = read_trace_bytes(
+                trace_path,
+                progress=on_read,
+                cancel=cancel,
+                max_bytes=limit,
+                memory=budget,
+            )
         raw_size = len(raw.data)
         if raw.compressed and raw_size >= PARALLEL_MIN_BYTES:
             trace = _load_parallel(
@@ -253,6 +269,29 @@ def _plain_size(path: Path, limit: int) -> int | None:
     except (OSError, ValueError):
         return None
     return status.st_size
+
+
+def _load_native(
+    path: Path,
+    workers: int,
+    raw: RawTrace | None,
+    raw_size: int,
+    on_phase: Callable[..., None],
+) -> Trace | None:
+    """The trace with its complete events decoded by DuckDB (`STEPTRACE_DECODER=native`),
+    or None when the usual decoder must read it."""
+    from tui.core.ingest.native.decoder import load_native
+
+    on_phase(LoadPhase.DECODING)
+    return load_native(
+        path,
+        workers,
+        data=None if raw is None else raw.data,
+        file_size=raw_size if raw is None else raw.file_size,
+        compressed=raw is not None and raw.compressed,
+        read_warnings=[] if raw is None else raw.warnings,
+        progress=on_phase,
+    )
 
 
 def _load_parallel(

@@ -1,0 +1,262 @@
+"""The native decoder (DuckDB, `STEPTRACE_DECODER=native`) against the usual one,
+its oracle: every column, string table, track, flow, warning and each event's
+args compared on every shared trace, on generated traces, on other layouts of
+the same JSON and on odd events.
+
+Where it reads a trace, the one difference is the args' text: DuckDB writes
+it without the file's whitespace (the values are the same, and compared).
+Where it cannot read exactly, it gives way (None) and the usual decoder
+reads the trace, so a load with the switch on is the usual trace.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests import shared_traces as shared
+from tests.builders.parallel_documents import document, event, op_kernel_events
+from tests.support.tracegen import generate
+from tests.unit.test_core_parallel import COLUMNS, ODDITIES, sequential
+from tui.core.ingest.load import load_trace
+from tui.core.ingest.native import pieces
+from tui.core.ingest.native.decoder import load_native
+from tui.core.ingest.source import read_trace_bytes
+from tui.core.model.trace import Trace
+
+SHARED_TRACES = shared.paths(keep=lambda path: "LICENSE" not in path.name)
+# Shared traces the native decoder leaves to the usual one, and why.
+GIVES_WAY = {
+    # "stream": "0x0" (a string where an integer id is read): the usual
+    # decoder's tolerant path reads such args.
+    "amd_trace-mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+}
+
+
+@pytest.fixture(autouse=True)
+def _small_pieces(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Pieces of a few kB, so even small files are cut in several places, in
+    a scratch folder of the test's own."""
+    monkeypatch.setattr(pieces, "MIN_PIECE_BYTES", 2048)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("STEPTRACE_SCRATCH_DIR", str(scratch))
+    monkeypatch.setenv("STEPTRACE_NO_CACHE", "1")
+    return scratch
+
+
+def native_only(path: Path, threads: int = 3) -> Trace | None:
+    """The native decoder alone: None when it leaves the file to the usual one."""
+    raw = read_trace_bytes(path)
+    return load_native(
+        path,
+        threads,
+        data=raw.data if raw.compressed else None,
+        file_size=raw.file_size,
+        compressed=raw.compressed,
+        read_warnings=raw.warnings,
+    )
+
+
+def args_values(trace: Trace) -> list[object]:
+    return [
+        json.loads(bytes(trace.args_blob[begin:end]))
+        for begin, end in zip(
+            trace.args_begin.tolist(), trace.args_end.tolist(), strict=True
+        )
+    ]
+
+
+def assert_same(got: Trace, want: Trace) -> None:
+    """Every column and table equal; the args equal as values."""
+    for column in COLUMNS:
+        np.testing.assert_array_equal(
+            getattr(got, column), getattr(want, column), err_msg=column
+        )
+        assert getattr(got, column).dtype == getattr(want, column).dtype, column
+    assert got.origin_ns == want.origin_ns
+    assert got.names == want.names
+    assert got.categories == want.categories
+    assert got.tracks == want.tracks
+    for field in ("flow_id", "category_id", "source_event", "target_event"):
+        np.testing.assert_array_equal(
+            getattr(got.flows, field), getattr(want.flows, field), err_msg=field
+        )
+    for field in got.memory.COLUMNS:
+        np.testing.assert_array_equal(
+            getattr(got.memory, field), getattr(want.memory, field), err_msg=field
+        )
+    assert got.warnings == want.warnings
+    assert args_values(got) == args_values(want)
+    assert got.description == want.description
+    assert got.metadata == want.metadata
+    assert (got.instant_count, got.counter_count) == (
+        want.instant_count,
+        want.counter_count,
+    )
+    assert (got.file_size, got.compressed) == (want.file_size, want.compressed)
+
+
+@pytest.mark.usefixtures("shared_traces")
+@pytest.mark.parametrize("path", SHARED_TRACES, ids=lambda path: path.name[:40])
+@pytest.mark.slow
+def test_shared_traces_decode_the_same_natively(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events_bytes = len(read_trace_bytes(path).data)
+    monkeypatch.setattr(pieces, "MIN_PIECE_BYTES", max(2048, events_bytes // 8))
+    want = sequential(path)
+    got = native_only(path)
+    if path.name in GIVES_WAY:
+        assert got is None
+        return
+    assert got is not None, "a well-formed trace must take the native path"
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("style", ["current", "1.9"])
+def test_generated_traces_decode_the_same_natively(tmp_path: Path, style: str) -> None:
+    result = generate(tmp_path / "t.json", steps=2, seed=11, style=style)
+    got = native_only(result.path)
+    assert got is not None
+    assert_same(got, sequential(result.path))
+    # Only the args' whitespace differs from the file's text.
+    assert bytes(got.args_blob) != bytes(sequential(result.path).args_blob)
+
+
+def _relaid(data: bytes, layout: str) -> bytes:
+    document_value = json.loads(data)
+    if layout == "one-line":
+        return json.dumps(document_value, separators=(",", ":")).encode()
+    if layout == "indent-4":
+        return json.dumps(document_value, indent=4).encode()
+    if layout == "crlf":
+        return json.dumps(document_value, indent=1).replace("\n", "\r\n").encode()
+    assert layout == "array"
+    return json.dumps(document_value["traceEvents"]).encode()
+
+
+TRICKY_EVENTS = [
+    event(
+        ph="X",
+        cat="cpu_op",
+        name="a},{b",
+        pid=1,
+        tid=7,
+        ts=1000.25,
+        dur=3,
+        args={"nested": [{"x": 1}, {"y": "},{"}], "External id": 5},
+    ),
+    event(
+        ph="X",
+        cat="cpu_op",
+        name='q"},\n{"ph":"X"',
+        pid=1,
+        tid=7,
+        ts=1001.125,
+        dur=2,
+        args={"s": '}, {"ts": 5}'},
+    ),
+]
+
+
+@pytest.mark.parametrize("layout", ["one-line", "indent-4", "crlf", "array"])
+def test_other_layouts_decode_right(tmp_path: Path, layout: str) -> None:
+    events = op_kernel_events(80)
+    events[70:70] = TRICKY_EVENTS
+    source = document(events, tail=', "traceName": "x"')
+    path = tmp_path / "relaid.json"
+    path.write_bytes(_relaid(source, layout))
+    want = sequential(path)
+    got = native_only(path)
+    if got is not None:
+        assert_same(got, want)
+    os.environ["STEPTRACE_DECODER"] = "native"
+    try:
+        assert_same(load_trace(path), want)
+    finally:
+        del os.environ["STEPTRACE_DECODER"]
+
+
+def test_nested_objects_and_braces_in_strings_take_the_native_path(
+    tmp_path: Path,
+) -> None:
+    events = op_kernel_events(80)
+    events[70:70] = [TRICKY_EVENTS[0]]
+    path = tmp_path / "nested.json"
+    path.write_bytes(document(events))
+    got = native_only(path)
+    assert got is not None
+    assert_same(got, sequential(path))
+    assert "a},{b" in got.names
+
+
+@pytest.mark.parametrize("oddity", sorted(ODDITIES))
+def test_odd_events_give_way_or_decode_the_same(
+    tmp_path: Path, oddity: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events = op_kernel_events(60)
+    events[100:100] = ODDITIES[oddity]
+    events += ODDITIES[oddity]
+    path = tmp_path / "odd.json"
+    path.write_bytes(document(events, tail=', "traceName": "x"'))
+    want = sequential(path)
+    got = native_only(path)
+    if got is not None:
+        assert_same(got, want)
+    monkeypatch.setenv("STEPTRACE_DECODER", "native")
+    assert_same(load_trace(path), want)
+
+
+def test_gzip_decodes_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = generate(tmp_path / "t.json", steps=2, seed=5)
+    packed = tmp_path / "t.json.gz"
+    packed.write_bytes(gzip.compress(result.path.read_bytes()))
+    got = native_only(packed)
+    assert got is not None
+    assert_same(got, sequential(packed))
+
+
+def test_scratch_is_removed_and_no_room_gives_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _small_pieces: Path
+) -> None:
+    result = generate(tmp_path / "t.json", steps=1, seed=3)
+    assert native_only(result.path) is not None
+    assert list(_small_pieces.iterdir()) == []
+    # A scratch folder that cannot be written: the usual decoder reads it.
+    monkeypatch.setenv("STEPTRACE_SCRATCH_DIR", str(tmp_path / "missing" / "folder"))
+    assert native_only(result.path) is None
+    monkeypatch.setenv("STEPTRACE_DECODER", "native")
+    assert_same(load_trace(result.path), sequential(result.path))
+
+
+def test_a_failure_inside_removes_the_scratch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _small_pieces: Path
+) -> None:
+    from tui.core.ingest.native import decoder
+
+    def broken(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(decoder, "_from_table", broken)
+    result = generate(tmp_path / "t.json", steps=1, seed=3)
+    with pytest.raises(KeyboardInterrupt):
+        native_only(result.path)
+    assert list(_small_pieces.iterdir()) == []
+
+
+def test_the_switch_chooses_the_decoder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Off by default: the args keep the file's text; `native`: DuckDB's."""
+    result = generate(tmp_path / "t.json", steps=1, seed=9)
+    file_text = bytes(sequential(result.path).args_blob)
+    monkeypatch.delenv("STEPTRACE_DECODER", raising=False)
+    assert bytes(load_trace(result.path).args_blob) == file_text
+    monkeypatch.setenv("STEPTRACE_DECODER", "native")
+    assert bytes(load_trace(result.path).args_blob) != file_text
