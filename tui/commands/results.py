@@ -132,6 +132,7 @@ class ResultCommand:
         from tui.core.opening.capture import open_capture
         from tui.core.opening.zones import ZoneRefusal
         from tui.core.results.summary import capture_warnings
+        from tui.report.zone_choice import proposed_zone_line
 
         if self.check is not None:
             self.check(args)
@@ -151,6 +152,10 @@ class ResultCommand:
         warnings = capture_warnings(opened.analysis)
         for warning in warnings:
             warn(warning)
+        choice = opened.analysis.zone_choice
+        proposed = proposed_zone_line(choice.names, choice.source)
+        if proposed is not None:
+            notice(proposed)
         kind = imported(self.result)
         if self.compute is None:
             result = kind.of(opened.analysis)

@@ -27,6 +27,7 @@ from tui.core.results.summary import SummaryResult
 from tui.notes.model import Note
 from tui.report.findings import findings_json
 from tui.report.text import UNTRACED_MEANS
+from tui.report.zone_choice import proposed_zone_line
 
 UNIT_RULE = (
     "Step times are elapsed time. A sum of events is not elapsed time: nested "
@@ -190,6 +191,9 @@ class ReportResult:
             f"{self.summary.gpu_missing_reason or 'no GPU events'}.",
         ]
         zone = split.share(split.zone_ns)
+        proposed = proposed_zone_line(self.summary.zone.names, self.summary.zone.source)
+        if proposed is not None:
+            lines.append(proposed[0].upper() + proposed[1:] + ".")
         if self.summary.zone.total_gap_ns is None:
             lines.append("Data zone: none in this capture (name one with --zone).")
         else:

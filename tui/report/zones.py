@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
-from tui.core.base.vocab import GapKind
+from tui.core.base.vocab import GapKind, ZoneSource
 from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE, ZoneSummary
 from tui.core.results.zones import ZonesResult
 from tui.report.fit import pad_end
@@ -56,7 +56,8 @@ def zone_lines(zone: ZoneSummary) -> list[str]:
     names = ", ".join(printable(name) for name in zone.names)
     return fill(
         f"{label} in the data zone: {duration_text(zone.total_gap_ns)} of "
-        f"{duration_text(zone.total_zone_ns)} ({names}; {zone.source.label})"
+        f"{duration_text(zone.total_zone_ns)} ({names}; {zone.source.label}"
+        + ("; --zone to choose another)" if zone.source is ZoneSource.PROPOSED else ")")
         + (f" — {UNTRACED_MEANS} (no GPU events)" if untraced else ""),
         "gaps      ",
     )

@@ -29,6 +29,8 @@ def zone_words(analysis: Analysis) -> str:
     choice = analysis.zone_choice
     if choice.source is ZoneSource.NONE or not choice.names:
         return "none found (z chooses one)"
+    if choice.source is ZoneSource.PROPOSED:
+        return f"{_text(choice.label())} ({choice.source.label}; z chooses another)"
     return f"{_text(choice.label())} ({choice.source.label})"
 
 

@@ -59,6 +59,7 @@ class ZoneSource(Word):
     DATALOADER = "dataloader"
     DESCRIPTION = "description"
     CHOSEN = "chosen"
+    PROPOSED = "proposed"
     NONE = "none"
 
     @property
@@ -69,6 +70,7 @@ class ZoneSource(Word):
             ZoneSource.DATALOADER: "DataLoader",
             ZoneSource.DESCRIPTION: "capture description",
             ZoneSource.CHOSEN: "your choice",
+            ZoneSource.PROPOSED: "your annotation, once per step",
             ZoneSource.NONE: "none found",
         }[self]
 

@@ -44,6 +44,7 @@ from tui.core.figures.zone_kept import (
     zone_reading_from,
     zone_reading_name,
 )
+from tui.core.figures.zone_proposal import proposed_zone, traced_work
 from tui.core.figures.zones import (
     DATALOADER_GROUP,
     DATALOADER_PREFIX,
@@ -503,10 +504,20 @@ class Analysis:
 
     @cached_property
     def zone_choice(self) -> ZoneChoice:
-        """The data zone in use: the one asked for, else the default one."""
+        """The data zone in use: the one asked for, else the default one, else
+        the user's annotation proposed as one (`zone_proposal.py`)."""
         if self._requested is not None:
             return self._requested
-        return default_zone_choice(self.trace, self.zone_names_present)
+        choice = default_zone_choice(self.trace, self.zone_names_present)
+        if choice.source is not ZoneSource.NONE:
+            return choice
+        work = traced_work(self.trace, self.on_cpu, self.busy_all_devices)
+        proposed = proposed_zone(
+            self.trace, self.zone_candidate_mask, self.window_steps, work
+        )
+        if proposed is None:
+            return choice
+        return ZoneChoice((proposed,), ZoneSource.PROPOSED)
 
     def zone_candidates(self) -> list[ZoneCandidate]:
         """Ranges that can be the data zone, with calls and total time."""
