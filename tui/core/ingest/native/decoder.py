@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,10 @@ _COLUMNS = (
 # else there is odd: the usual decoder names it as its JSON).
 _TEXT_FIELDS = ("ph", "cat", "name", "bp")
 
+# The args that become columns, as the usual collector reads them (read from
+# the args with one parse, as a list in this order).
+_KNOWN_IDS = ("correlation", "External id", "external id", "stream")
+
 # The events table: text fields as text, with whether any was not a string.
 _EVENTS = (
     "CREATE TABLE ev AS SELECT "
@@ -62,12 +67,11 @@ _EVENTS = (
     + " OR ".join(
         f"coalesce(json_type({field}) <> 'VARCHAR', false)" for field in _TEXT_FIELDS
     )
-    + " AS odd_text, pid, tid, ts, dur, id, args FROM read_json(?, format = 'array', "
+    + " AS odd_text, pid, tid, ts, dur, id, args, json_extract(args, ["
+    + ", ".join(f"'$.\"{key}\"'" for key in _KNOWN_IDS)
+    + "]) AS ids FROM read_json(?, format = 'array', "
     f"columns = {_COLUMNS}, maximum_object_size = 1073741824)"
 )
-
-# The args that become columns, as the usual collector reads them.
-_KNOWN_IDS = ("correlation", "External id", "external id", "stream")
 
 _NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')"
 _INTEGER_TYPES = "('BIGINT', 'UBIGINT')"
@@ -75,7 +79,7 @@ _KEY_TYPES = "('BIGINT', 'UBIGINT', 'VARCHAR')"
 
 
 def _known(key: str) -> str:
-    return f"json_type(args, '$.\"{key}\"')"
+    return f"json_type(ids[{_KNOWN_IDS.index(key) + 1}])"
 
 
 # Complete events the usual decoder reads another way than this path would.
@@ -96,7 +100,9 @@ _ODD_COMPLETE = " OR ".join(
 
 def _id_column(key: str) -> str:
     """An integer arg as BIGINT, -1 when absent or beyond int64."""
-    return f"coalesce(TRY_CAST(json_extract_string(args, '$.\"{key}\"') AS BIGINT), -1)"
+    return (
+        f"coalesce(TRY_CAST(ids[{_KNOWN_IDS.index(key) + 1}]::VARCHAR AS BIGINT), -1)"
+    )
 
 
 def load_native(
@@ -147,16 +153,21 @@ def _collected(data: Any, threads: int) -> tuple[Collector, EventsLayout] | None
     if layout is None or layout.end <= layout.start:
         return None
     ranges = piece_ranges(data, layout, threads)
-    stamps = _stamp_texts(data, ranges)
-    if stamps is None:
-        return None
     try:
-        with scratch_pieces(data, ranges) as paths:
+        with (
+            scratch_pieces(data, ranges) as paths,
+            ThreadPoolExecutor(1) as beside,
+        ):
+            # The stamps are searched for while DuckDB reads (it lets go of the GIL).
+            searching = beside.submit(_stamp_texts, data, ranges)
             connection = duckdb.connect(":memory:")
             try:
                 connection.execute(f"SET threads = {max(1, threads)}")
                 connection.execute("SET preserve_insertion_order = true")
                 connection.execute(_EVENTS, [paths])
+                stamps = searching.result()
+                if stamps is None:
+                    return None
                 return _from_table(connection, stamps, layout)
             finally:
                 connection.close()
@@ -218,8 +229,8 @@ def _complete_part(
     """The complete events as the part a collector absorbs, or None when one
     of them would be dropped (the usual decoder counts and names those)."""
     connection.execute(
-        "CREATE TABLE x AS SELECT rowid AS row, name, cat, pid::VARCHAR AS pid, "
-        "tid::VARCHAR AS tid, dur::DOUBLE AS dur, args FROM ev WHERE ph = 'X'"
+        "CREATE VIEW x AS SELECT rowid AS row, name, cat, pid::VARCHAR AS pid, "
+        "tid::VARCHAR AS tid, dur::DOUBLE AS dur, args, ids FROM ev WHERE ph = 'X'"
     )
     names = _first_seen(connection, "name")
     categories = _first_seen(connection, "cat")
