@@ -21,6 +21,7 @@ from tui.core.figures.analysis import Analysis
 from tui.core.findings import readings as findings
 from tui.core.findings.finding import Finding
 from tui.core.ingest.load import load_trace
+from tui.report.findings import no_gpu_line, one_by_one
 from tui.report.headline import COMPUTING, findings_lead
 
 
@@ -74,8 +75,12 @@ def test_findings_computed_after_the_screen_are_compute_findings(
             # The headline fills in with the first finding as they rank it.
             assert headline.headline.lead == findings_lead(expected, None)
             assert headline.headline.lead != COMPUTING
-            assert panel.findings == expected
-            assert panel.shown_texts() == [finding_text(f).plain for f in expected]
+            # Findings needing GPU events are one line after the others.
+            apart, no_gpu = one_by_one(expected)
+            assert panel.findings == apart
+            assert panel.shown_texts() == [finding_text(f).plain for f in apart] + (
+                ["○ " + no_gpu_line(no_gpu)] if no_gpu else []
+            )
             # The tab works as with findings read at load: 2, then Enter shows one.
             await pilot.press("2")
             assert panel.current == expected[0]

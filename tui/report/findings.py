@@ -11,13 +11,14 @@ from the finding, so every front end (app, CLI, report, notes) says the same.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text, plural, us
 from tui.core.base.vocab import FindingStatus
-from tui.core.findings.finding import Finding
+from tui.core.findings.finding import Finding, MissingReason
 from tui.core.results.findings import FindingsResult, finding_data
 from tui.report.finding_words.bounds import bound_text
 from tui.report.finding_words.registry import text_of
@@ -95,6 +96,32 @@ def finding_json(finding: Finding) -> dict[str, Any]:
     }
 
 
+def one_by_one(
+    findings: Sequence[Finding],
+) -> tuple[list[Finding], tuple[Finding, ...]]:
+    """The findings worded one by one, and those not observed for want of GPU
+    events, said together in one line (`no_gpu_line`) when two or more are:
+    their reason is the same, and advice for what was not seen is none."""
+    no_gpu = tuple(
+        finding
+        for finding in findings
+        if finding.missing is not None
+        and finding.missing.reason is MissingReason.NO_GPU
+    )
+    if len(no_gpu) < 2:
+        return list(findings), ()
+    return [finding for finding in findings if finding not in no_gpu], no_gpu
+
+
+def no_gpu_line(group: Sequence[Finding]) -> str:
+    """`not observed: 8 findings need GPU events — why: …` (`--json` lists each)."""
+    missing = group[0].missing
+    why = (missing.detail if missing is not None else "") or "unknown reason"
+    return (
+        f"not observed: {len(group)} findings need GPU events — why: {printable(why)}"
+    )
+
+
 def findings_text(result: FindingsResult) -> str:
     """`steptrace findings`: each reading, costliest first, with its cost and words."""
     step = (
@@ -108,7 +135,8 @@ def findings_text(result: FindingsResult) -> str:
         f"findings, costliest first ({step}; minor under"
         f" {percent(result.min_share)} of it)"
     ]
-    for finding in result.findings:
+    apart, no_gpu = one_by_one(result.findings)
+    for finding in apart:
         said = words(finding)
         lines += fill(f"{said.title} — {said.status_label}", "- ", "  ")
         if said.cost:
@@ -117,6 +145,8 @@ def findings_text(result: FindingsResult) -> str:
         if finding.observed:
             lines += fill(said.hypothesis, "    hypothesis: ", "      ")
             lines += fill(said.next_check, "    next check: ", "      ")
+    if no_gpu:
+        lines += fill(f"{no_gpu_line(no_gpu)} (--json lists each)", "- ", "  ")
     return "\n".join(lines)
 
 

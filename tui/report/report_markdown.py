@@ -15,7 +15,7 @@ from tui.core.base.units import duration_text
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.finding import Finding
 from tui.notes.model import Note
-from tui.report.findings import words
+from tui.report.findings import no_gpu_line, one_by_one, words
 from tui.report.gpu_idle import gpu_idle_report_line
 from tui.report.markdown import (
     capture_lines,
@@ -121,7 +121,8 @@ def report_markdown(result: ReportResult, trace_name: str | None = None) -> str:
 def _findings_markdown(findings: tuple[Finding, ...]) -> list[str]:
     lines: list[str] = []
     others = []
-    for finding in findings:
+    apart, no_gpu = one_by_one(findings)
+    for finding in apart:
         said = words(finding)
         if not finding.observed:
             others.append(f"- {md_inline(_aside(finding))}")
@@ -136,6 +137,8 @@ def _findings_markdown(findings: tuple[Finding, ...]) -> list[str]:
         ]
     if not lines:
         lines += ["", "No reading stands out in this capture."]
+    if no_gpu:
+        others.append(f"- {md_inline(no_gpu_line(no_gpu))}")
     if others:
         lines += [
             "",

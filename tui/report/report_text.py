@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import NOT_OBSERVED, duration_text
-from tui.report.findings import words
+from tui.report.findings import no_gpu_line, one_by_one, words
 from tui.report.fit import fit_words, pad_end
 from tui.report.gpu_idle import gpu_idle_report_line
 from tui.report.markdown import SIMPLIFIED_MEANS, scenario_parts
@@ -64,7 +64,8 @@ def report_text(result: ReportResult) -> str:
         "",
         "findings, costliest first (possible observation → hypothesis → next check)",
     ]
-    for finding in result.findings:
+    apart, no_gpu = one_by_one(result.findings)
+    for finding in apart:
         said = words(finding)
         lines += fill(f"{printable(said.title)} — {said.status_label}", "  - ", "    ")
         if said.cost:
@@ -73,6 +74,8 @@ def report_text(result: ReportResult) -> str:
         if finding.observed:
             lines += fill(said.hypothesis, "      hypothesis: ", "      ")
             lines += fill(said.next_check, "      next check: ", "      ")
+    if no_gpu:
+        lines += fill(no_gpu_line(no_gpu), "  - ", "    ")
     lines += ["", "notes"]
     notes_text = render_text(result.notes)
     lines += notes_text.rstrip().splitlines() if notes_text else ["  no notes yet"]

@@ -27,7 +27,7 @@ from tui.app.messages import StatusText
 from tui.core.base.textsafe import printable
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.finding import Finding
-from tui.report.findings import words
+from tui.report.findings import no_gpu_line, one_by_one, words
 
 
 def finding_text(finding: Finding) -> Text:
@@ -98,7 +98,9 @@ class FindingsPanel(ScrollView, can_focus=True):
     ) -> None:
         """`findings`: None while they are being computed (a big capture)."""
         super().__init__(id=id)
-        self.findings: list[Finding] = findings or []
+        self.findings: list[Finding] = []
+        self._no_gpu: tuple[Finding, ...] = ()
+        self._keep(findings or [])
         self._note: str | None = (
             None if findings is not None else "computing the findings…"
         )
@@ -119,14 +121,20 @@ class FindingsPanel(ScrollView, can_focus=True):
     def follow_analysis(self, analysis: Analysis, findings: list[Finding]) -> None:
         """The readings of another data zone (or the first ones, computed later)."""
         keep = self._highlighted
-        self.findings = findings
+        self._keep(findings)
         self._note = None
         self._build_texts()
-        self.highlighted = min(keep or 0, len(findings) - 1) if findings else None
+        shown = len(self.findings)
+        self.highlighted = min(keep or 0, shown - 1) if shown else None
+
+    def _keep(self, findings: list[Finding]) -> None:
+        """The findings shown one by one; those not observed for want of GPU
+        events are one line after them, without advice."""
+        self.findings, self._no_gpu = one_by_one(findings)
 
     def show_problem(self, problem: str) -> None:
         """Say why there are no findings to show."""
-        self.findings = []
+        self.findings, self._no_gpu = [], ()
         self._note = printable(problem)
         self._highlighted = None
         self._build_texts()
@@ -169,6 +177,8 @@ class FindingsPanel(ScrollView, can_focus=True):
             if self._note is None
             else [Text(self._note)]
         )
+        if self._note is None and self._no_gpu:
+            self._texts.append(Text("○ " + no_gpu_line(self._no_gpu)))
         self._wrapped_at = -1
         if self.is_mounted:
             self._wrap()
@@ -202,7 +212,10 @@ class FindingsPanel(ScrollView, can_focus=True):
         first: list[int] = []
         for index, text in enumerate(self._texts):
             first.append(len(lines))
-            owner = -1 if self._note is not None else index
+            # The note, and the line of findings not observed, are no finding.
+            owner = (
+                -1 if self._note is not None or index >= len(self.findings) else index
+            )
             lines.extend((owner, line) for line in text.wrap(console, width))
         self._lines = lines
         self._first_line = first
