@@ -24,6 +24,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.app.messages import StatusText
+from tui.app.widgets.rows_view import FiguresAsked
 from tui.core.base.textsafe import printable
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.finding import Finding
@@ -54,6 +55,7 @@ class FindingsPanel(ScrollView, can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select", "Show on timeline", show=False),
+        Binding("v", "details", "Finding in full"),
         Binding("up", "move(-1)", "Previous finding", show=False),
         Binding("down", "move(1)", "Next finding", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
@@ -282,19 +284,47 @@ class FindingsPanel(ScrollView, can_focus=True):
         # Forced: lines just wrapped have no scrollbar until the next layout.
         self.scroll_to(y=target, animate=False, immediate=True, force=True)
 
+    def _scroll_lines(self, lines: int) -> None:
+        """Scroll by `lines` (forced: lines just wrapped have no scrollbar yet)."""
+        self.scroll_to(
+            y=max(int(self.scroll_y) + lines, 0),
+            animate=False,
+            immediate=True,
+            force=True,
+        )
+
     def action_move(self, step: int) -> None:
         if self.findings:
             start = self._highlighted if self._highlighted is not None else -step
             self.highlighted = start + step
 
     def action_page(self, direction: int) -> None:
-        """Down (up) by a screen of lines, to the finding there."""
+        """Down (up) by a screen of lines, so a finding taller than the pane
+        shows its next check; the finding on the view's top line is
+        highlighted (at an end: the first or the last)."""
         if not self.findings or self._highlighted is None:
             return
         height = max(self.scrollable_content_region.height, 1)
-        line = self._first_line[self._highlighted] + direction * height
-        line = max(0, min(line, len(self._lines) - 1))
-        self.highlighted = self._lines[line][0]
+        before = int(self.scroll_y)
+        self._scroll_lines(direction * height)
+        after = int(self.scroll_y)
+        if after == before:  # at an end: to the first or last finding
+            self.highlighted = 0 if direction < 0 else len(self.findings) - 1
+            return
+        owner = self._lines[min(after, len(self._lines) - 1)][0]
+        if owner < 0:  # a line that is no finding: the last finding stays lit
+            owner = len(self.findings) - 1
+        changed = owner != self._highlighted
+        self._highlighted = owner  # the view stays where the page put it
+        self.refresh()
+        if changed:
+            self._say()
+
+    def action_details(self) -> None:
+        """The highlighted finding in full, in a scrollable dialog."""
+        finding = self.current
+        if finding is not None:
+            self.post_message(FiguresAsked(words(finding).title, finding_text(finding)))
 
     def action_edge(self, end: int) -> None:
         if self.findings:
