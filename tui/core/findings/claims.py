@@ -59,8 +59,9 @@ class Claim:
     window's steps when ranked), the part of them it could give back (`scale`:
     0.5 at a 2x speed-up), and how that bounds its cost.
 
-    `umbrella`: it holds the device's work as a whole, so findings naming a
-    part of that work claim first and it keeps the rest.
+    `umbrella`: it holds a whole kind of time (the device's busy time, its
+    idle waiting on the host, the step's device idle), so findings naming a
+    part of it claim first and it keeps the rest (`ranking.py`).
     """
 
     time: Intervals

@@ -144,7 +144,8 @@ def _device_idle(analysis: Analysis) -> Claim | None:
         return None
     starts, ends = step_windows(analysis)
     idle = Intervals.union_of(starts, ends).subtract(time[0])
-    return Claim(idle, ClaimSpace.DEVICE_IDLE, CostBound.DEVICE_IDLE)
+    # All the step's device idle: the other readings name parts of it.
+    return Claim(idle, ClaimSpace.DEVICE_IDLE, CostBound.DEVICE_IDLE, umbrella=True)
 
 
 def _flags(adjusted: tuple[AdjustedPath, ...]) -> tuple[PathFlag, ...]:

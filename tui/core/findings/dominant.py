@@ -11,8 +11,10 @@ category), user annotations and Python frames are not, nor torch's own
 ranges (`enumerate(DataLoader)#…`, `Optimizer.step#…`, which old profilers
 wrote with category `Operator`), nor a name that launches no device work of
 its own while its children do. A range that encloses a collective or a sync
-waits: it is named among `waiting_ranges`, and the collective and late-rank
-readings weigh it. It claims its kernels' time (device clock) or its calls'
+waits (a range, or a name outside any operator namespace: a
+`record_function("sync_grads")` an old profiler wrote as an operator, where
+`aten::item` waiting on a sync stays an operator): it is named among
+`waiting_ranges`, and the collective and late-rank readings weigh it. It claims its kernels' time (device clock) or its calls'
 time (host clock).
 """
 
@@ -167,8 +169,10 @@ def _ranges(analysis: Analysis, table: OpTable) -> tuple[BoolArray, BoolArray]:
     ranges: BoolArray = step | by_name[ids] | torch_range
     if table.self_gpu_ns is not None and table.total_gpu_ns is not None:
         ranges |= (table.self_gpu_ns == 0) & (table.total_gpu_ns > 0)
-    waiting: BoolArray = waits[ids] & ranges & ~step
-    return ranges, waiting
+    # Operators are namespaced (aten::item waits on a sync and is still one).
+    named = np.array(["::" in name for name in table.names], dtype=bool)
+    waiting: BoolArray = waits[ids] & ~step & ~collective[ids] & (ranges | ~named)
+    return ranges | waiting, waiting
 
 
 def _torch_range(name: str) -> bool:

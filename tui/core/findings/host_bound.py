@@ -87,8 +87,12 @@ def host_bound(analysis: Analysis, scale: Scale | None = None) -> Finding:
         host_wait = time[1][IdleCause.HOST_WAIT]
         if analysis.zone_reading.found:
             host_wait = host_wait.subtract(analysis.zone_reading.zone)
+        # Every wait on the host: syncs and launches name parts of it.
         claim = Claim(
-            host_wait, ClaimSpace.DEVICE_IDLE, CostBound.HOST_WAIT_OUTSIDE_ZONE
+            host_wait,
+            ClaimSpace.DEVICE_IDLE,
+            CostBound.HOST_WAIT_OUTSIDE_ZONE,
+            umbrella=True,
         )
     return Finding(
         FindingId.HOST_BOUND,

@@ -124,7 +124,8 @@ def many_small_launches(analysis: Analysis, scale: Scale | None = None) -> Findi
         figures.median_kernels_per_step >= MANY_KERNELS_PER_STEP
         and figures.median_kernel_ns < SMALL_KERNEL_NS
     )
-    status, weight = scale.weigh(seen, cost)
+    # Few or long kernels: launching them is no pattern, and weighs nothing here.
+    status, weight = scale.weigh(seen, cost if seen else None)
     anchor = _busiest_step_anchor(analysis, figures)
     return Finding(
         FindingId.SMALL_LAUNCHES,

@@ -54,6 +54,7 @@ def finding_data(finding: Finding) -> dict[str, Any]:
         "cost_us_per_step": None if cost is None else us(cost),
         "share_of_step_pct": None if share is None else 100.0 * share,
         "figures": None if finding.figures is None else _plain(finding.figures),
+        "cost_bound": None if finding.bound is None else _plain(finding.bound),
         "anchors": [] if finding.anchor is None else [_anchor(finding.anchor)],
         "missing": None
         if missing is None

@@ -71,7 +71,8 @@ def late_rank(run: RunAnalysis, min_share: float = DEFAULT_MIN_SHARE) -> Finding
     )
     seen = late_steps > LATE_STEP_SHARE * len(run.steps) and median_wait > 0
     scale = Scale(median_step, len(run.steps), min_share)
-    status, weight = scale.weigh(seen, median_wait)
+    # Without a rank late in most steps, the wait is no late rank's cost.
+    status, weight = scale.weigh(seen, median_wait if seen else None)
     longest = max(its_steps, key=lambda step: max(step.wait_ns.values(), default=0))
     return Finding(
         FindingId.LATE_RANK, status, figures, ShowStep(longest.number), weight=weight

@@ -1,7 +1,8 @@
 """How a finding's cost was bounded, in one line (`core/findings/claims.py`).
 
-Costs are disjoint: each says what its claim is, how much of it findings
-ranked above already hold, and whether the step's cap cut it.
+Costs are disjoint: each says what its claim is, how much of it is already
+counted by other findings (those walked before it: `core/findings/ranking.py`),
+and whether the step's cap cut it.
 """
 
 from __future__ import annotations
@@ -32,30 +33,30 @@ _HOW = {
         " gives back at most that)"
     ),
     CostBound.DEVICE_BUSY: (
-        "upper bound: the device's busy time, less the parts findings above name"
+        "upper bound: the device's busy time, less the parts other findings name"
     ),
     CostBound.COMPILE_TIME: "torch.compile's compile time in the window per step",
 }
 
-# Below this, time held above or cut by the cap is not worth a word.
+# Below this, time counted elsewhere or cut by the cap is not worth a word.
 _WORTH_NS = 1_000.0
 
 
 def bound_text(bound: Bounded) -> str:
-    """One line: what bounds the cost, what findings above hold of it, the cap."""
+    """One line: what bounds the cost, what other findings count of it, the cap."""
     text = _HOW[bound.how] if bound.how is not None else "its own figures"
     if bound.held_ns_per_step >= _WORTH_NS:
         holders = ", ".join(
             text_of(holder).wording.title.lower() for holder in bound.held_by
         )
         text += f"; {duration_text(bound.held_ns_per_step)} of it already counted" + (
-            f" above ({holders})" if holders else " above"
+            f" under {holders}" if holders else " elsewhere"
         )
     elif bound.how is not None:
-        text += ", none of it claimed above"
+        text += ", none of it counted by another finding"
     if bound.capped_ns_per_step >= _WORTH_NS:
         text += (
             f"; cut by {duration_text(bound.capped_ns_per_step)} so that the"
-            " costs ranked so far stay within the median step"
+            " costs together stay within the median step"
         )
     return text

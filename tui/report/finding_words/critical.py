@@ -5,7 +5,7 @@ from __future__ import annotations
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.base.vocab import FindingId
-from tui.core.figures.critical import BoundBy
+from tui.core.figures.critical import BoundBy, Correction, PathFlag
 from tui.core.findings.critical import CriticalPathFigures
 from tui.report.finding_words.wording import FindingText, Wording, over_steps
 
@@ -52,6 +52,43 @@ def _reword(figures: CriticalPathFigures, seen: bool, wording: Wording) -> Wordi
     return Wording(title, hypothesis, next_check)
 
 
+_CORRECTED = {
+    Correction.ANNOTATIONS: "step and user annotations not read as CPU work",
+    Correction.AUTOGRAD_THREAD: "the autograd thread joined to the forward",
+    Correction.OTHER_STREAMS: "gaps other streams or CUDA graphs filled read as work",
+}
+
+
+def _caveats(figures: CriticalPathFigures) -> str:
+    """What the reading corrected in HTA's, and why it may not be taken at its word."""
+    parts = []
+    if figures.corrected:
+        done = "; ".join(_CORRECTED[correction] for correction in figures.corrected)
+        parts.append(f"read with HTA's path corrected ({done})")
+    if PathFlag.LOW_COVERAGE in figures.flags and figures.coverage is not None:
+        parts.append(
+            f"the path covers only {figures.coverage:.0%} of the step: other work"
+            " decides the rest, so this is possible at most"
+        )
+    if PathFlag.CPU_BOUND_ON_BUSY_DEVICE in figures.flags:
+        parts.append(
+            "the path reads CPU-bound on a device busy most of the step: the two"
+            " disagree, so this is possible at most"
+        )
+    if figures.saturated:
+        parts.append(
+            "the device is saturated (the host runs ahead): gaps and launch delays"
+            " are not read as what bounds the step"
+        )
+    if not figures.window_agrees and figures.window_bound_by is not None:
+        parts.append(
+            f"over the whole window the path is {BOUND_WORDS[figures.window_bound_by]}:"
+            " it crosses steps and joins work one step alone does not, so the"
+            " per-step reading is the one weighed"
+        )
+    return "".join(f"; {part}" for part in parts)
+
+
 def _critical_text(figures: CriticalPathFigures) -> str:
     scope = over_steps(figures.steps)
     shares = ", ".join(
@@ -65,7 +102,7 @@ def _critical_text(figures: CriticalPathFigures) -> str:
     )
     if figures.top is not None:
         text += f", most of it in {printable(figures.top)}"
-    return text
+    return text + _caveats(figures)
 
 
 TEXT = FindingText(

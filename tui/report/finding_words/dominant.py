@@ -43,6 +43,13 @@ def _dominant_text(figures: DominantFigures) -> str:
         text += "; input shapes not recorded (record_shapes was off)"
     if figures.collective:
         text += "; a collective: its time holds the wait for the other ranks"
+    if figures.waiting_ranges:
+        names = ", ".join(printable(name) for name in figures.waiting_ranges)
+        text += (
+            f"; {names} left out: a range that waits on a collective or a sync, not"
+            " an operator (read the collectives and the late rank: steptrace ranks"
+            " RUN_FOLDER, or the syncs: steptrace syncs TRACE)"
+        )
     return text
 
 
