@@ -41,13 +41,15 @@ def _shot(
 def test_faster_at_80x24(
     snap_compare: Callable[..., bool], tmp_path: Path, isolated_data_dir: Path
 ) -> None:
-    """The verdict FASTER with the change of the median, the few-steps caveat,
-    both strips, and the operators by change of self GPU time."""
+    """The verdict LIKELY FASTER (one capture a side) with the change of the
+    median, the runs and what moved, the few-steps caveat, both strips, and the
+    operators by change of self GPU time."""
 
     def check(lines: list[str]) -> None:
         text = "\n".join(lines)
-        assert "FASTER" in lines[1] and "median step time" in lines[1]
-        assert lines[2].strip() == "-20.9%"
+        assert "LIKELY FASTER" in lines[1] and "median step time -20.9%" in lines[1]
+        assert "runs: 1 before (10.3 ms), 1 after (8.15 ms)" in text
+        assert "what moved: GPU idle during the data zone -2 ms per step" in text
         assert "caveat: 4 steps before, 4 after: under 5 steps" in text
         assert any(line.startswith(" before Steps") for line in lines)
         assert any(line.startswith(" after  Steps") for line in lines)
@@ -108,7 +110,7 @@ def test_tested_by_dialog(
     def check(lines: list[str]) -> None:
         text = "\n".join(line.strip("│ ") for line in lines)
         assert "Tested by after.json: which hypothesis did this capture test?" in text
-        assert "It records: faster" in text
+        assert "It records: likely_faster" in text
         assert "[open] compute waits for lecture_batch_cpu" in text
         assert "next check: preload batches" in text
 

@@ -4,8 +4,11 @@ deterministically for the comparison screen's tests and pictures.
 Each step of the window holds a data zone (`lecture_batch_cpu`), a copy and
 a matmul with its kernel; the step times and the operators that differ are
 chosen by the caller, so the verdict and the changes are known by
-construction. `raw_events` reads a written file back as plain JSON: the
-oracle the tests compare the app with.
+construction. `write_runs` writes several captures of one configuration,
+each run's steps shifted by its own jitter, so a verdict across runs is known
+too; a `stalls` entry puts a runtime stall (cudaMalloc) in one window step.
+`raw_events` reads a written file back as plain JSON: the oracle the tests
+compare the app with.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ def _step(
     extra: str | None,
     on_gpu: bool,
     kernel_us: float,
+    stall_us: float = 0.0,
 ) -> list[dict[str, Any]]:
     corr = number * 100
     events = [
@@ -69,6 +73,9 @@ def _step(
         events.append(cpu("aten::relu", t + 40 * index, 25))
     if extra is not None:
         events.append(cpu(extra, t + 40 * relus + 10, 120))
+    if stall_us:
+        at_end = at_us + step_us - stall_us - 50
+        events.append(cpu("cudaMalloc", at_end, stall_us, cat="cuda_runtime"))
     return events
 
 
@@ -81,8 +88,12 @@ def write_capture(
     extra: str | None = None,
     on_gpu: bool = True,
     kernel_us: float = 900.0,
+    stalls: dict[int, float] | None = None,
+    reads_us: dict[int, float] | None = None,
 ) -> Path:
-    """A capture with one start-up step then one step per `window_ms` value."""
+    """A capture with one start-up step then one step per `window_ms` value;
+    `stalls` maps a window step's index to a cudaMalloc's µs inside it,
+    `reads_us` to its own data zone's µs (others: `read_us`)."""
     events: list[dict[str, Any]] = list(metadata())
     at = 0.0
     for number, step_ms in enumerate((STARTUP_MS, *window_ms), start=1):
@@ -90,11 +101,12 @@ def write_capture(
             number,
             at,
             step_ms * 1000,
-            read_us=read_us,
+            read_us=(reads_us or {}).get(number - 2, read_us),
             relus=relus,
             extra=extra,
             on_gpu=on_gpu,
             kernel_us=kernel_us,
+            stall_us=(stalls or {}).get(number - 2, 0.0),
         )
         at += step_ms * 1000 + 50
     description = {
@@ -123,6 +135,26 @@ def write_pair(
         kernel_us=600.0,
     )
     return before, after
+
+
+def write_runs(
+    folder: Path,
+    name: str,
+    window_ms: tuple[float, ...],
+    jitters_ms: tuple[float, ...],
+    *,
+    read_us: float = 4000.0,
+) -> list[Path]:
+    """One capture per jitter, each the same configuration with every window step
+    shifted by that run's jitter (ms)."""
+    return [
+        write_capture(
+            folder / f"{name}-{index}.json",
+            tuple(step + jitter for step in window_ms),
+            read_us=read_us,
+        )
+        for index, jitter in enumerate(jitters_ms, start=1)
+    ]
 
 
 def raw_events(path: Path) -> list[dict[str, Any]]:

@@ -103,7 +103,7 @@ def test_tested_by_records_the_verdict_and_raw_ranges(
     raw = sidecar(before)
     assert raw["schema"] == 3
     tested = raw["notes"][0]["result"]["tested_by"]
-    assert tested["verdict"] == "faster"
+    assert tested["verdict"] == "likely_faster"
     assert tested["comparable"] is True
     assert tested["path"] == "runs/after.json"
     assert tested["name"] == "after.json"
@@ -121,14 +121,14 @@ def test_tested_by_records_the_verdict_and_raw_ranges(
 
     status, out, _ = cli(capsys, "notes", str(before))
     words = " ".join(out.split())
-    assert "tested by after.json: faster" in words
+    assert "tested by after.json: likely_faster" in words
     assert "before median 10.2 ms per step, range 10 ms–10.4 ms" in words
     assert "after median 5.2 ms per step, range 5 ms–5.4 ms" in words
     assert "tested by:   runs/after.json" in out
     assert max(len(line) for line in out.splitlines()[1:]) <= 80
 
     status, out, _ = cli(capsys, "notes", "--md", str(before))
-    assert "tested by [after.json](<runs/after.json>): faster" in out
+    assert "tested by [after.json](<runs/after.json>): likely_faster" in out
     assert "median -49.0%" in out
 
 
@@ -167,12 +167,12 @@ def test_slower_and_not_comparable_are_said(
     assert status == 0
     assert "warning: the two captures are not comparable: window differs" in err
     tested = sidecar(before)["notes"][0]["result"]["tested_by"]
-    assert tested["verdict"] == "slower"
+    assert tested["verdict"] == "likely_slower"
     assert tested["comparable"] is False
     assert any("window differs" in warning for warning in tested["warnings"])
     _, out, _ = cli(capsys, "notes", "--md", str(before))
     out = " ".join(out.split())
-    assert "): slower" in out
+    assert "): likely_slower" in out
     assert "the captures are not comparable: window differs" in out
 
 
@@ -192,10 +192,12 @@ def test_result_text_and_status_set_with_the_link(
     assert note["status"] == "confirmed"
     assert note["result"]["text"] == "idle gone"
     assert note["result"]["before"] == [12.3]
-    assert note["result"]["tested_by"]["verdict"] == "faster"
+    assert note["result"]["tested_by"]["verdict"] == "likely_faster"
     # Setting other fields later keeps the link.
     assert cli(capsys, "notes", "set", str(before), note_id, "--result", "gone")[0] == 0
-    assert sidecar(before)["notes"][0]["result"]["tested_by"]["verdict"] == "faster"
+    assert (
+        sidecar(before)["notes"][0]["result"]["tested_by"]["verdict"] == "likely_faster"
+    )
 
 
 def test_bad_tested_by_inputs_are_one_line_errors(
@@ -263,7 +265,7 @@ def test_concurrent_sessions_keep_the_link_and_the_other_edits(tmp_path: Path) -
     linked = [v for v in versions if v.result and v.result.tested_by]
     assert len(linked) == 1 and linked[0].result is not None
     assert linked[0].result.tested_by is not None
-    assert linked[0].result.tested_by.verdict == "faster"
+    assert linked[0].result.tested_by.verdict == "likely_faster"
     assert {v.hypothesis for v in versions} == {"prefetch", "prefetch two batches"}
 
 

@@ -125,9 +125,11 @@ def test_trace_compare_pair_counts_match_the_raw_files() -> None:
         assert side["min_us"] == pytest.approx(durations[0])
         assert side["max_us"] == pytest.approx(durations[-1])
 
-    # The two windows hold the same step times: their ranges overlap.
-    assert result["steps"]["verdict"] == "inconclusive"
+    # The two windows hold the same step times, but not the same operators:
+    # no change, and not identical.
+    assert result["steps"]["verdict"] == "no_change"
     assert result["steps"]["change_pct"] == pytest.approx(0.0)
+    assert result["steps"]["runs"] == {"before": 1, "after": 1}
     # No description on either side: a caveat, not a difference; two steps: a caveat.
     checks = {check["check"] for check in result["checks"]}
     assert checks == {"no_description", "few_steps"}
@@ -149,11 +151,16 @@ def test_operators_are_sorted_by_the_largest_absolute_change() -> None:
 
 
 @pytest.mark.parametrize("path", [BASE, CPU_ONLY, GPU], ids=lambda p: p.name[:14])
-def test_a_capture_against_itself_is_inconclusive_with_every_delta_zero(
+def test_a_capture_against_itself_is_identical_with_every_delta_zero(
     path: Path,
 ) -> None:
     result = diff_json(path, path)
-    assert result["steps"]["verdict"] == "inconclusive"
+    assert result["steps"]["verdict"] == "identical"
+    assert result["steps"]["reason"] == "the same file on both sides"
+    assert all(not entry["moved"] for entry in result["mechanisms"])
+    assert all(
+        entry["change_us_per_step"] in (0.0, None) for entry in result["mechanisms"]
+    )
     if result["steps"]["before"]["n"]:
         assert result["steps"]["change_pct"] == 0.0
     assert result["steps"]["before"] == result["steps"]["after"]
@@ -244,7 +251,7 @@ def test_cli_text_fits_80_columns_and_json_parses(
     assert max(len(line) for line in out.splitlines()) <= 80
     assert main(["diff", str(BASE), str(TEST), "--json"]) == 0
     payload = orjson.loads(capsys.readouterr().out)
-    assert payload["steps"]["verdict"] == "inconclusive"
+    assert payload["steps"]["verdict"] == "no_change"
 
 
 def test_cli_errors_are_one_line(
@@ -292,4 +299,23 @@ def test_trace_compare_pair_lists_its_checks_with_both_values() -> None:
     }
     assert all(
         set(entry) == {"check", "before", "after", "same"} for entry in checks.values()
+    )
+
+
+def test_the_real_pair_as_runs_names_its_runs_and_what_moved() -> None:
+    """Two runs a side of the real pair (each file read twice): run figures and
+    mechanisms per run pair, and no order from runs that hold the same steps."""
+    before, after = Analysis(load_trace(BASE)), Analysis(load_trace(TEST))
+    payload = DiffResult.of_runs((before, before), (after, after)).to_json()
+    steps = payload["steps"]
+    assert steps["runs"] == {"before": 2, "after": 2}
+    assert [run["trace"] for run in steps["run_figures"]["before"]] == [str(BASE)] * 2
+    medians = raw_step_durations_us(BASE)
+    assert steps["run_figures"]["after"][0]["median_us_of_kept"] == pytest.approx(
+        sum(medians) / 2
+    )
+    assert steps["verdict"] == "no_change"
+    ids = {entry["id"] for entry in payload["mechanisms"]}
+    assert ids and all(
+        entry["moved_in"].endswith("/2") for entry in payload["mechanisms"]
     )

@@ -115,16 +115,28 @@ def test_identical_descriptions_are_comparable_and_a_data_source_change_is_the_c
     result = diff(before, after)
     assert result["comparable"] is True
     assert result["checks"] == []
-    assert result["steps"]["verdict"] == "faster"
+    assert result["steps"]["verdict"] == "likely_faster"
 
 
 def test_missing_descriptions_and_few_steps_are_caveats(tmp_path: Path) -> None:
     before = build(tmp_path / "before.json", None, STEPS_US[:3])
     after = build(tmp_path / "after.json", base())
     result = diff(before, after)
-    assert {c["check"] for c in result["checks"]} == {"no_description", "few_steps"}
+    assert {c["check"] for c in result["checks"]} == {
+        "no_description",
+        "few_steps",
+        "capture",
+    }
     assert result["comparable"] is True
     assert "3 steps before, 5 after" in " ".join(result["warnings"])
+    # The window's length and position as the traces record them: caveats.
+    named = [c["message"] for c in result["checks"] if c["check"] == "capture"]
+    assert named == [
+        "steps recorded differs: 3 before, 5 after; the windows hold different "
+        "numbers of steps",
+        "window steps differs: '2–4' before, '2–6' after; the window sits "
+        "elsewhere in the run (warm-up, caches, data order)",
+    ]
 
 
 def test_samples_per_second_when_the_capture_counts_in_samples(tmp_path: Path) -> None:
@@ -136,7 +148,7 @@ def test_samples_per_second_when_the_capture_counts_in_samples(tmp_path: Path) -
     payload = result.to_json()
     steps = payload["steps"]
     assert steps["unit"] == "samples/s"
-    assert steps["verdict"] == "slower"
+    assert steps["verdict"] == "likely_slower"
     rates = [32 / (value / 1e6) for value in STEPS_US]
     assert steps["before"]["samples_per_s"]["median"] == pytest.approx(
         statistics.median(rates)
@@ -146,4 +158,4 @@ def test_samples_per_second_when_the_capture_counts_in_samples(tmp_path: Path) -
     text = diff_text(result)
     assert "steps of the window (samples/s)" in text
     assert f"{statistics.median(rates):,.1f}" in text
-    assert "verdict slower" in text
+    assert "verdict likely slower" in text

@@ -1,7 +1,8 @@
 """A verdict that holds: comparability read from the traces' own
-metadata, warm-up and outlier steps set aside by a documented rule, an exact
-Mann–Whitney U test, per-step deltas and kernels matched by family across
-GPU architectures. Traces are built here, so every figure is known."""
+metadata, a stalled first or last step set aside for its reason (never by
+its duration alone), an exact Mann–Whitney U test behind a one-capture
+likely_ verdict, per-step deltas and kernels matched by family across GPU
+architectures. Traces are built here, so every figure is known."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from tests.builders.traces import cpu, gpu, write_trace
 from tui.core.diff.families import kernel_family
 from tui.core.diff.kept import kept_steps, mann_whitney_p
+from tui.core.diff.stalls import StepExtra
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
 from tui.core.results.diff import DiffResult
@@ -64,39 +66,79 @@ def test_the_exact_mann_whitney_p_of_two_separated_samples() -> None:
     assert mann_whitney_p([1, 2, 3], [1, 2, 3]) == pytest.approx(1.0)
 
 
-def test_a_first_step_far_above_the_median_is_set_aside_as_warm_up() -> None:
-    durations = [30_000, 10_000, 10_400, 10_200, 10_100, 10_300]
-    kept = kept_steps(tuple(range(2, 8)), tuple(durations))
+def extras(
+    untraced_ns: list[int], compile_ns: list[int] | None = None
+) -> tuple[StepExtra, ...]:
+    """Steps 2.. with these untraced and compilation times (no runtime stall)."""
+    compiling = compile_ns or [0] * len(untraced_ns)
+    return tuple(
+        StepExtra(step, 0, build, untraced, untraced + build, ())
+        for step, (untraced, build) in enumerate(
+            zip(untraced_ns, compiling, strict=True), start=2
+        )
+    )
+
+
+def test_a_slow_first_step_is_kept_unless_its_time_sits_in_what_the_others_lack() -> (
+    None
+):
+    durations = (30_000, 10_000, 10_400, 10_200, 10_100, 10_300)
+    numbers = tuple(range(2, 8))
+    # Its duration alone (no extras read), or extra time in the same kind of
+    # time every step has (the data zone, say): kept.
+    assert kept_steps(numbers, durations).kept == numbers
+    same = extras([1_000] * 6)
+    assert kept_steps(numbers, durations, same).set_aside == ()
+    # 19.5 µs of its 19.8 µs extra in a compilation range the others lack.
+    compiled = extras([1_000] * 6, [19_500, 0, 0, 0, 0, 0])
+    kept = kept_steps(numbers, durations, compiled)
     assert kept.kept == (3, 4, 5, 6, 7)
     assert [(entry.step, entry.why.split(":")[0]) for entry in kept.set_aside] == [
-        (2, "warm-up")
+        (2, "compilation")
     ]
 
 
-def test_a_step_outside_tukeys_far_fences_is_set_aside_as_an_outlier() -> None:
-    durations = [10_000, 10_400, 10_200, 50_000, 10_100, 10_300, 10_250]
-    kept = kept_steps(tuple(range(7)), tuple(durations))
-    assert [entry.step for entry in kept.set_aside] == [3]
-    assert kept.set_aside[0].why.startswith("outlier")
+def test_no_fence_sets_the_quickest_step_or_a_middle_spike_aside() -> None:
+    """Far fences on a handful of steps would drop these; only an edge step with
+    a reason goes."""
+    durations = (10_400, 10_500, 50_000, 10_450, 10_500, 10_480, 9_000)
+    numbers = tuple(range(7))
+    kept = kept_steps(numbers, durations, extras([500] * 7))
+    assert kept.kept == numbers and kept.set_aside == ()
+    # The last step slow with untraced time the others lack: set aside.
+    slow_end = (*durations[:-1], 25_000)
+    kept = kept_steps(numbers, slow_end, extras([500] * 6 + [15_000]))
+    assert [entry.step for entry in kept.set_aside] == [6]
+    assert kept.set_aside[0].why.startswith("untraced time: the window's last step is")
 
 
-def test_same_trace_against_itself_says_no_change(tmp_path: Path) -> None:
+def test_same_trace_against_itself_is_identical(tmp_path: Path) -> None:
     path = build(tmp_path / "one.json")
     payload = result(path, path).to_json()
-    assert payload["steps"]["verdict"] == "inconclusive"
-    assert payload["steps"]["reason"].startswith("no change")
+    assert payload["steps"]["verdict"] == "identical"
+    assert payload["steps"]["reason"] == "the same file on both sides"
     assert payload["comparable"] is True
+    # A byte-for-byte copy elsewhere: the same figures.
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(path.read_bytes())
+    again = result(path, copy).to_json()["steps"]
+    assert again["verdict"] == "identical"
+    assert again["reason"].startswith("the same figures on both sides")
 
 
-def test_a_warm_up_step_no_longer_hides_a_faster_capture(tmp_path: Path) -> None:
-    # The after side's first step is slowed 3x: the raw ranges overlap.
+def test_a_stalled_first_step_no_longer_hides_a_quicker_capture(
+    tmp_path: Path,
+) -> None:
+    # The after side's first step lasts 15 ms, 10 ms of it untraced on its
+    # thread where the other steps have none of that: the raw ranges overlap.
     after_steps = [value / 2 for value in STEPS_US]
     after_steps[0] = STEPS_US[0] * 1.5
     before = build(tmp_path / "before.json")
     after = build(tmp_path / "after.json", after_steps)
     payload = result(before, after).to_json()
     steps = payload["steps"]
-    assert steps["verdict"] == "faster"
+    assert steps["verdict"] == "likely_faster"
+    assert "one capture a side: run-to-run variance unknown" in steps["reason"]
     assert steps["after"]["kept"] == [3, 4, 5, 6, 7]
     assert steps["after"]["set_aside"] == [
         {
@@ -105,6 +147,7 @@ def test_a_warm_up_step_no_longer_hides_a_faster_capture(tmp_path: Path) -> None
             "why": steps["after"]["set_aside"][0]["why"],
         }
     ]
+    assert steps["after"]["set_aside"][0]["why"].startswith("untraced time:")
     assert steps["test"]["name"].startswith("Mann")
 
 
@@ -117,7 +160,7 @@ def test_overlapping_ranges_with_a_significant_rank_test_give_an_order(
         build(tmp_path / "b.json", before_steps),
         build(tmp_path / "a.json", after_steps),
     ).to_json()
-    assert payload["steps"]["verdict"] == "slower"
+    assert payload["steps"]["verdict"] == "likely_slower"
     assert payload["steps"]["test"]["p"] < 0.05
     assert "rank test" in payload["steps"]["reason"]
 
@@ -263,8 +306,9 @@ def test_the_screen_names_only_the_checks_it_made_and_the_steps_set_aside(
     assert "not recorded: device" in checks
     assert "neither capture has a capture description" in checks  # the caveat
     verdict = verdict_text(outcome).plain
-    assert "FASTER" in verdict
-    assert "set aside: after #2 15" in verdict and "ms (warm-up)" in verdict
+    assert "LIKELY FASTER" in verdict
+    assert "set aside: after #2 15" in verdict and "ms (untraced time)" in verdict
+    assert "runs: 1 before" in verdict and "what moved:" in verdict
 
 
 def test_a_not_comparable_tested_by_never_reads_as_a_change() -> None:

@@ -60,10 +60,20 @@ def test_labels_are_cut_after_a_whole_word() -> None:
 
 def test_the_verdicts_reasons_spell_durations_alike() -> None:
     from tui.core.diff.kept import kept_steps
+    from tui.core.diff.stalls import StepExtra
     from tui.core.diff.steps import kept_verdict
 
-    before = kept_steps((1, 2, 3, 4), (30_000_000, 10_000_000, 10_400_000, 10_200_000))
-    assert before.set_aside[0].why.startswith("warm-up: first step 30 ms, over ")
+    extras = tuple(
+        StepExtra(step, stall, 0, 0, stall, ("cudaMalloc",) if stall else ())
+        for step, stall in ((1, 20_000_000), (2, 0), (3, 0), (4, 0))
+    )
+    before = kept_steps(
+        (1, 2, 3, 4), (30_000_000, 10_000_000, 10_400_000, 10_200_000), extras
+    )
+    assert before.set_aside[0].why.startswith(
+        "runtime stall: the window's first step is 19.8 ms above the median of "
+        "the others (10.2 ms), 20 ms of it in runtime stall (cudaMalloc)"
+    )
     after = kept_steps((1, 2, 3), (10_100_000, 10_300_000, 10_500_000))
     reason = kept_verdict(before, after).reason
     assert "ranges overlap: 10 ms–10.4 ms before, 10.1 ms–10.5 ms after" in reason

@@ -7,8 +7,10 @@ from tui.core.base.units import duration_text
 from tui.core.base.vocab import GapKind, OpPresence, SortKey, Verdict
 from tui.core.diff import Rate, StepsDiff, TraceDiff
 from tui.core.diff.kept import KeptSteps
+from tui.core.diff.mechanisms import Mechanism
 from tui.core.diff.steps import SAMPLES_PER_S
 from tui.core.results.diff import DiffResult, Int64Array
+from tui.report.findings import words
 from tui.report.fit import pad_end
 from tui.report.kernel_names import kernel_labels
 from tui.report.text import UNTRACED_MEANS, distinct_cuts, fill, startup_parts
@@ -19,13 +21,19 @@ _NAME = 33
 _CELL = 10
 
 VERDICT_WORDS = {
-    Verdict.FASTER: "faster: every step after is quicker than every step before",
-    Verdict.SLOWER: "slower: every step after is slower than every step before",
+    Verdict.FASTER: "faster: every after-run is quicker than every before-run",
+    Verdict.SLOWER: "slower: every after-run is slower than every before-run",
+    Verdict.LIKELY_FASTER: "likely faster: every step after is quicker",
+    Verdict.LIKELY_SLOWER: "likely slower: every step after is slower",
+    Verdict.NO_CHANGE: "no change: the same step times on both sides",
+    Verdict.IDENTICAL: "identical: the same figures on both sides",
     Verdict.INCONCLUSIVE: "inconclusive: the ranges of step times overlap",
     Verdict.NOT_COMPARABLE: "not comparable: the captures ran on different machines",
 }
 NO_STEP_WORDS = "inconclusive: a side has no step in its window"
 NOT_RECORDED = "not recorded"
+# At most this many mechanisms in the text (JSON lists every finding).
+TEXT_MECHANISMS = 4
 
 
 def verdict_words(steps: StepsDiff) -> str:
@@ -36,6 +44,40 @@ def verdict_words(steps: StepsDiff) -> str:
         head = VERDICT_WORDS[steps.verdict].split(":", 1)[0]
         return f"{head}: {steps.reason}"
     return VERDICT_WORDS[steps.verdict]
+
+
+def _change_text(entry: Mechanism) -> str:
+    change = entry.change_ns_per_step
+    return "n/o" if change is None else _signed(round(change))
+
+
+def mechanism_words(entry: Mechanism) -> str:
+    """One finding's move: its title, change per step, and in how many run pairs."""
+    return (
+        f"{words(entry.example).title} {_change_text(entry)} per step in "
+        f"{entry.moved_in}/{entry.pairs} runs"
+    )
+
+
+def moved_words(diff: TraceDiff, limit: int = TEXT_MECHANISMS) -> str:
+    """What explains the step change: the findings that moved in every run pair
+    (at most `limit`, largest change first)."""
+    moved = diff.moved[:limit]
+    if not moved:
+        return "what moved: no finding's figure moved in every run pair"
+    return "what moved: " + "; ".join(mechanism_words(entry) for entry in moved)
+
+
+def runs_words(diff: TraceDiff) -> str:
+    """How many captures (runs) each side holds, and each run's median of kept steps."""
+    sides = []
+    for word, runs in (("before", diff.before_runs), ("after", diff.after_runs)):
+        medians = ", ".join(
+            "–" if (value := run.steps.kept_median_ns) is None else duration_text(value)
+            for run in runs
+        )
+        sides.append(f"{len(runs)} {word} ({medians})")
+    return f"runs: {', '.join(sides)}; each a median of kept steps"
 
 
 def check_value(value: object) -> str:
@@ -139,7 +181,29 @@ def _steps_text(result: DiffResult) -> list[str]:
     )
     if steps.test is not None and steps.verdict is not Verdict.NOT_COMPARABLE:
         lines += fill(f"{steps.test.name}: p = {steps.test.p:.3g}", "  ", "  ")
+    lines += fill(runs_words(result.diff), "  ", "    ")
+    lines += fill(moved_words(result.diff), "  ", "    ")
     lines += _startup_text(result)
+    lines += ["", *_mechanisms_text(result)]
+    return lines
+
+
+def _mechanisms_text(result: DiffResult) -> list[str]:
+    """Each finding's cost per step before and after, largest change first."""
+    shown = [entry for entry in result.diff.mechanisms if entry.change_ns_per_step][
+        :TEXT_MECHANISMS
+    ]
+    lines = ["findings per step, before → after (largest change first)"]
+    for entry in shown:
+        before, after = entry.before_ns_per_step, entry.after_ns_per_step
+        lines += fill(
+            f"{words(entry.example).title}: {_or_dash(before)} → {_or_dash(after)}"
+            f" ({_change_text(entry)}, in {entry.moved_in}/{entry.pairs} runs)",
+            "  ",
+            "    ",
+        )
+    if not shown:
+        lines.append("  no finding's figure changed")
     return lines
 
 

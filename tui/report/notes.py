@@ -72,7 +72,7 @@ def _ms(values: Sequence[float]) -> tuple[str, str, str]:
 def tested_by_text(tested: TestedBy) -> str:
     """The verdict of the diff that tested a hypothesis, with both windows' median and range.
 
-    A change in % is shown only with a verdict of faster or slower: an
+    A change in % is shown only with a verdict of (likely) faster or slower: an
     inconclusive or not comparable diff never reads as a speed-up.
     """
     parts: list[str] = [tested.verdict.value]
@@ -90,10 +90,7 @@ def tested_by_text(tested: TestedBy) -> str:
         else:
             sides.append(f"{word}: no step in the window")
     parts.append("; ".join(sides))
-    if (
-        tested.verdict in (Verdict.FASTER, Verdict.SLOWER)
-        and tested.change_pct is not None
-    ):
+    if tested.verdict.ordered and tested.change_pct is not None:
         parts.append(f"median {tested.change_pct:+.1f}%")
     text = " — ".join(parts)
     if not tested.comparable:

@@ -1,10 +1,11 @@
 """The comparison screen in words: the verdict, the comparability warnings and
 the operator-change cells, from one `DiffResult` (Textual-free).
 
-The verdict reads faster or slower only when the kept steps support it (ranges
-apart, or the rank test); the change of the median is shown only then, so an
-inconclusive or not comparable pair never reads as a speed-up. The steps set
-aside are listed, and the checks say only what both traces recorded. GPU cells of a side without GPU
+The verdict reads (likely) faster or slower only when the runs or the kept
+steps support it; the change of the median is shown only then, so an
+inconclusive or not comparable pair never reads as a speed-up. The runs, what
+moved and the steps set aside are listed, and the checks say only what both
+traces recorded. GPU cells of a side without GPU
 events read `n/o` (not observed), never 0.
 """
 
@@ -17,13 +18,19 @@ from tui.core.base.units import duration_text
 from tui.core.base.vocab import OpPresence, SortKey, TimeDevice, Verdict
 from tui.core.diff.tables import OpsDiff
 from tui.core.results.diff import DiffResult
-from tui.report.diff import verdict_words
+from tui.report.diff import moved_words, runs_words, verdict_words
 
 NOT_OBSERVED_CELL = "n/o"
+# The mechanisms the verdict names on the screen (the CLI's text names more).
+SCREEN_MECHANISMS = 1
 PRESENCE_MARK = {OpPresence.BOTH: " ", OpPresence.ADDED: "+", OpPresence.REMOVED: "-"}
 VERDICT_STYLE = {
     Verdict.FASTER: "bold reverse",
     Verdict.SLOWER: "bold reverse",
+    Verdict.LIKELY_FASTER: "bold reverse",
+    Verdict.LIKELY_SLOWER: "bold reverse",
+    Verdict.NO_CHANGE: "bold",
+    Verdict.IDENTICAL: "bold",
     Verdict.INCONCLUSIVE: "bold",
     Verdict.NOT_COMPARABLE: "bold",
 }
@@ -40,21 +47,26 @@ def sides_text(result: DiffResult) -> Text:
 
 
 def verdict_text(result: DiffResult) -> Text:
-    """The verdict and what it rests on, with the change of the median only when the
-    verdict is faster or slower (the steps strips below show both ranges)."""
+    """The verdict, the change of the median only when the verdict is (likely)
+    faster or slower, what it rests on, the runs and what moved (the steps
+    strips below show both ranges)."""
     steps = result.diff.steps
     said = verdict_words(steps)
     head, _, rest = said.partition(": ")
     text = Text()
     text.append(f" {head.upper()} ", style=VERDICT_STYLE[steps.verdict])
+    if steps.verdict.ordered and steps.change_pct is not None:
+        text.append(f" median step time {steps.change_pct:+.1f}%;", style="bold")
     text.append(f" {rest}")
     if (
-        steps.verdict in (Verdict.FASTER, Verdict.SLOWER)
-        and steps.change_pct is not None
+        not steps.verdict.ordered
+        and steps.verdict not in (Verdict.IDENTICAL, Verdict.NO_CHANGE)
+        and steps.before.stats is not None
+        and steps.after.stats is not None
     ):
-        text.append(f"; median step time {steps.change_pct:+.1f}%", style="bold")
-    elif steps.before.stats is not None and steps.after.stats is not None:
         text.append("; no change can be claimed", style="italic")
+    text.append(f"\n  {runs_words(result.diff)}; ")
+    text.append(moved_words(result.diff, SCREEN_MECHANISMS))
     aside = [
         f"{word} #{entry.step} {duration_text(entry.duration_ns)} "
         f"({entry.why.split(':', 1)[0]})"
@@ -81,6 +93,10 @@ SHORT_CHECKS = {
     "torch.compile": "compile",
     "GPU observed": "GPU",
     "steps recorded": "steps",
+    "window steps": "window",
+    "shapes recorded": "shapes",
+    "stack recorded": "stack",
+    "memory recorded": "memory profile",
 }
 
 

@@ -1,7 +1,7 @@
 """The comparison screen: two captures of the same window, before and after.
 
-The verdict (on the kept steps, with the steps set aside; faster / slower
-only when their ranges do not overlap or the rank test says so), the checks
+The verdict (likely faster / slower at most with one capture a side; the
+runs, what moved and the steps set aside for their reasons), the checks
 both traces record and those they do not, every comparability warning, both
 steps strips one above the other, the operator changes (`DiffOpTable`, rows by
 change per kept step), and — Enter on an

@@ -120,13 +120,28 @@ class FindingStatus(Word):
 
 
 class Verdict(Word):
-    """What a diff of two captures may say: an order only when the kept steps support it,
-    nothing when the captures ran on different hardware."""
+    """What a diff of two captures may say: an order only when runs separate (likely_
+    with one capture a side), nothing when the captures ran on different hardware."""
 
     FASTER = "faster"
     SLOWER = "slower"
+    LIKELY_FASTER = "likely_faster"
+    LIKELY_SLOWER = "likely_slower"
+    NO_CHANGE = "no_change"
+    IDENTICAL = "identical"
     INCONCLUSIVE = "inconclusive"
     NOT_COMPARABLE = "not_comparable"
+
+    @property
+    def ordered(self) -> bool:
+        """Whether it says after is quicker or slower (likely or conclusive)."""
+        return self in ORDERED_VERDICTS
+
+
+ORDERED_VERDICTS = frozenset(
+    {Verdict.FASTER, Verdict.SLOWER, Verdict.LIKELY_FASTER, Verdict.LIKELY_SLOWER}
+)
+"""The verdicts that put after before or behind before."""
 
 
 class DiffCheck(Word):
@@ -145,6 +160,8 @@ class DiffCheck(Word):
     SHAPES = "shapes"
     DEVICE = "device"
     WORLD_SIZE = "world_size"
+    CAPTURE = "capture"
+    """Window position, instrumentation or versions differ as the traces record them."""
 
     @property
     def breaks_comparability(self) -> bool:
@@ -154,6 +171,7 @@ class DiffCheck(Word):
             DiffCheck.FEW_STEPS,
             DiffCheck.NO_STEPS,
             DiffCheck.SHAPES,
+            DiffCheck.CAPTURE,
         )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tui.core.base.vocab import DiffCheck, ZoneSource
-from tui.core.diff.facts import HARDWARE_CHECKS, checks
+from tui.core.diff.facts import CAPTURE_CHECKS, HARDWARE_CHECKS, checks
 from tui.core.diff.side import CaptureSide
 from tui.core.diff.steps import FEW_STEPS
 from tui.core.model.description import CaptureDescription, Window
@@ -227,6 +227,36 @@ def _hardware(before: CaptureSide, after: CaptureSide) -> list[DiffWarning]:
     return warnings
 
 
+VERSION_CHECKS = ("torch version", "CUDA runtime version", "CUDA driver version")
+OPTION_CHECKS = ("shapes recorded", "stack recorded", "memory recorded")
+
+
+def _capture(
+    before: CaptureSide, after: CaptureSide, said: list[DiffWarning]
+) -> list[DiffWarning]:
+    """Window position, window length, instrumentation and versions as the traces
+    record them, each named with both values (not said again when the
+    descriptions' warnings already say it)."""
+    described = before.capture.present and after.capture.present
+    options_said = any(warning.check is DiffCheck.OPTIONS for warning in said)
+    warnings = []
+    for check in checks(before.facts, after.facts):
+        if check.check not in CAPTURE_CHECKS or check.same is not False:
+            continue
+        if (described and check.check in VERSION_CHECKS) or (
+            options_said and check.check in OPTION_CHECKS
+        ):
+            continue
+        warnings.append(
+            DiffWarning(
+                DiffCheck.CAPTURE,
+                f"{check.check} differs: {_pair(check.before, check.after)}; "
+                f"{CAPTURE_CHECKS[check.check]}",
+            )
+        )
+    return warnings
+
+
 def comparability(before: CaptureSide, after: CaptureSide) -> list[DiffWarning]:
     """Every difference that makes the two captures not comparable, then the caveats."""
     warnings: list[DiffWarning] = _hardware(before, after)
@@ -248,6 +278,7 @@ def comparability(before: CaptureSide, after: CaptureSide) -> list[DiffWarning]:
                 "instrumentation, question and batch size cannot be checked",
             )
         )
+    warnings += _capture(before, after, warnings)
     warnings += _steps(before, after)
     warnings.sort(key=lambda warning: not warning.breaks_comparability)
     return warnings

@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tui.core.figures.shapes import shapes_in_trace
 from tui.core.model.description import CaptureDescription
-from tui.core.model.trace import Trace
+from tui.core.model.trace import Kind, Trace
 
 GRAPH_LAUNCHES = frozenset({"cudaGraphLaunch", "hipGraphLaunch"})
 COMPILED_MARKS = ("CompiledFunction", "Torch-Compiled Region", "triton_", "inductor")
@@ -73,6 +74,20 @@ def _steps_recorded(numbers: tuple[int, ...]) -> int | None:
     return len(numbers) if numbers else None
 
 
+def _window_steps(numbers: tuple[int, ...]) -> str | None:
+    """Where the window sits in the run: its first and last step numbers."""
+    if not numbers:
+        return None
+    return f"{min(numbers)}–{max(numbers)}"
+
+
+def _recorded(metadata: Mapping[str, Any], key: str, seen: bool) -> bool:
+    """An instrumentation option as the trace's top level says it (newer torch),
+    else as its events show it."""
+    value = metadata.get(key)
+    return bool(value) if isinstance(value, bool | int) else seen
+
+
 @dataclass(frozen=True)
 class TraceFacts:
     """Where and how one capture ran, as far as the trace records it."""
@@ -118,6 +133,21 @@ class TraceFacts:
             ),
             ("GPU observed", trace.gpu_observed),
             ("steps recorded", _steps_recorded(window_steps)),
+            ("window steps", _window_steps(window_steps)),
+            (
+                "shapes recorded",
+                _recorded(metadata, "record_shapes", shapes_in_trace(trace)),
+            ),
+            (
+                "stack recorded",
+                _recorded(
+                    metadata, "with_stack", bool((trace.kind == Kind.PYTHON).any())
+                ),
+            ),
+            (
+                "memory recorded",
+                _recorded(metadata, "profile_memory", len(trace.memory) > 0),
+            ),
             (
                 "schedule",
                 None
@@ -145,6 +175,18 @@ class TraceFacts:
 
 # The checks whose difference means one machine's capture is set against another's.
 HARDWARE_CHECKS = ("device model", "device count", "world size")
+# The checks whose difference is a caveat on how the captures were taken, with
+# what it may change.
+CAPTURE_CHECKS = {
+    "window steps": "the window sits elsewhere in the run (warm-up, caches, data order)",
+    "steps recorded": "the windows hold different numbers of steps",
+    "shapes recorded": "recording shapes costs time and can keep tensors alive",
+    "stack recorded": "recording stacks costs time on the host",
+    "memory recorded": "recording memory costs time on the host",
+    "torch version": "another torch runs other code",
+    "CUDA runtime version": "another CUDA runtime runs other code",
+    "CUDA driver version": "another driver runs other code",
+}
 
 
 def checks(before: TraceFacts, after: TraceFacts) -> list[Check]:

@@ -1,13 +1,13 @@
-"""Which steps represent the code, and the rank test a verdict may rest on.
+"""Which steps represent the code, and the rank test a one-capture verdict may rest on.
 
 The rule that sets steps aside (documented in docs/diff.md, `steptrace diff`):
-
-1. **Warm-up**: with at least 3 window steps, the first one is set aside when
-   it lasts more than 1.5 times the median of the others (caches, allocator,
-   autotuning and lazy initialisation land there).
-2. **Outliers**: with at least 5 steps left, a step outside Tukey's far fences
-   (below Q1 − 3·IQR or above Q3 + 3·IQR, quartiles of the steps left) is set
-   aside. The far fences (3, not 1.5) keep the ordinary spread of a few steps.
+only the window's first or last step, and only for a reason — its extra time
+(over the median of the other steps, by more than 10 % of it) sits, at least
+half of it, in something the other steps lack: a runtime stall (allocation,
+synchronisation, lazy module loading), a compilation range, or untraced time
+on the step's thread (`stalls.py`). No step is set aside by its duration alone:
+fences on a handful of steps would drop the quickest step as readily as a
+stalled one.
 
 Every step set aside is listed with its duration and why; the verdict reads the
 kept steps only. The rank test is Mann–Whitney U, two-sided, computed exactly
@@ -22,12 +22,21 @@ import statistics
 from dataclasses import dataclass
 
 from tui.core.base.units import duration_text
+from tui.core.diff.stalls import COMPILATION, STALL, UNTRACED, StepExtra
 
-WARM_UP_FACTOR = 1.5
-TUKEY_FAR = 3.0
+# The edge step's extra time must pass this share of the others' median step.
+EDGE_EXTRA_SHARE = 0.1
+# At least this share of the extra time sits in what the other steps lack.
+LACKED_SHARE = 0.5
 EXACT_LIMIT = 10_000
 EXACT_NAME = "Mann-Whitney U (exact, two-sided)"
 NORMAL_NAME = "Mann-Whitney U (normal approximation, two-sided)"
+# How a reason starts, by the kind of time the step holds and the others lack.
+REASON_HEADS = {
+    STALL: "runtime stall",
+    COMPILATION: "compilation",
+    UNTRACED: "untraced time",
+}
 
 
 @dataclass(frozen=True)
@@ -52,44 +61,65 @@ def _ms(value: float) -> str:
     return duration_text(value)
 
 
-def kept_steps(numbers: tuple[int, ...], durations_ns: tuple[int, ...]) -> KeptSteps:
-    """Apply the rule of this module's docstring to one side's window steps."""
-    pairs = list(zip(numbers, durations_ns, strict=True))
-    aside: list[SetAside] = []
-    if len(pairs) >= 3:
-        rest = statistics.median(duration for _, duration in pairs[1:])
-        step, duration = pairs[0]
-        if duration > WARM_UP_FACTOR * rest:
-            aside.append(
-                SetAside(
-                    step,
-                    duration,
-                    f"warm-up: first step {_ms(duration)}, over "
-                    f"{WARM_UP_FACTOR}× the median of the others ({_ms(rest)})",
-                )
-            )
-            pairs = pairs[1:]
-    if len(pairs) >= 5:
-        q1, _, q3 = statistics.quantiles(
-            [duration for _, duration in pairs], n=4, method="inclusive"
-        )
-        low, high = q1 - TUKEY_FAR * (q3 - q1), q3 + TUKEY_FAR * (q3 - q1)
-        outside = [(step, d) for step, d in pairs if not low <= d <= high]
-        for step, duration in outside:
-            side = "above" if duration > high else "below"
-            aside.append(
-                SetAside(
-                    step,
-                    duration,
-                    f"outlier: {_ms(duration)} {side} Tukey's far fence "
-                    f"({_ms(high if duration > high else low)})",
-                )
-            )
-        pairs = [pair for pair in pairs if pair not in outside]
+def _edge_reason(
+    index: int,
+    others: list[int],
+    durations_ns: tuple[int, ...],
+    extras: tuple[StepExtra, ...],
+) -> str | None:
+    """Why the step at `index` (first or last) is set aside, or None to keep it."""
+    rest = statistics.median(durations_ns[other] for other in others)
+    extra = durations_ns[index] - rest
+    if extra <= EDGE_EXTRA_SHARE * rest:
+        return None
+    lacked = extras[index].any_ns - statistics.median(
+        extras[other].any_ns for other in others
+    )
+    if lacked < LACKED_SHARE * extra:
+        return None
+    excess = {
+        kind: ns - statistics.median(extras[other].by_kind()[kind] for other in others)
+        for kind, ns in extras[index].by_kind().items()
+    }
+    kind = max(excess, key=lambda name: excess[name])
+    what = kind
+    if kind == STALL and extras[index].stall_names:
+        what = f"{kind} ({', '.join(extras[index].stall_names[:3])})"
+    where = "first" if index == 0 else "last"
+    return (
+        f"{REASON_HEADS[kind]}: the window's {where} step is {_ms(extra)} above the "
+        f"median of the others ({_ms(rest)}), {_ms(lacked)} of it in {what} "
+        "that the other steps lack"
+    )
+
+
+def kept_steps(
+    numbers: tuple[int, ...],
+    durations_ns: tuple[int, ...],
+    extras: tuple[StepExtra, ...] = (),
+) -> KeptSteps:
+    """Apply the rule of this module's docstring to one side's window steps.
+
+    `extras` are the steps' stall, compilation and untraced times (in step
+    order); without them, every step is kept.
+    """
+    count = len(numbers)
+    aside: dict[int, str] = {}
+    if count >= 3 and len(extras) == count:
+        for index in (0, count - 1):
+            others = [
+                other for other in range(count) if other != index and other not in aside
+            ]
+            why = _edge_reason(index, others, durations_ns, extras)
+            if why is not None:
+                aside[index] = why
     return KeptSteps(
-        tuple(step for step, _ in pairs),
-        tuple(duration for _, duration in pairs),
-        tuple(sorted(aside, key=lambda entry: entry.step)),
+        tuple(numbers[index] for index in range(count) if index not in aside),
+        tuple(durations_ns[index] for index in range(count) if index not in aside),
+        tuple(
+            SetAside(numbers[index], durations_ns[index], why)
+            for index, why in sorted(aside.items())
+        ),
     )
 
 

@@ -28,6 +28,8 @@ from tui.core.figures.zones import (
     ZoneSummary,
     default_zone_choice,
 )
+from tui.core.findings.finding import Finding
+from tui.core.findings.readings import compute_findings
 from tui.core.model.description import CaptureDescription
 from tui.core.model.observed import gpu_missing_reason
 
@@ -114,6 +116,8 @@ class CaptureSide:
     """Operators by name, summed over the kept steps (divide by `kept_count` for a mean)."""
     kernels_kept: KernelTotals | None
     """Kernels starting in the kept steps, summed (None: no GPU events)."""
+    findings: tuple[Finding, ...] = ()
+    """The capture's readings, whose per-step costs say what moved."""
 
     @property
     def kept_count(self) -> int:
@@ -160,6 +164,7 @@ class CaptureSide:
             TraceFacts.of(trace, tuple(step.number for step in analysis.window_steps)),
             analysis.op_table_in(spans),
             kernels_kept,
+            tuple(compute_findings(analysis)),
         )
 
 

@@ -20,7 +20,8 @@ from tui.core.base.units import us
 from tui.core.base.vocab import SortKey, TimeDevice
 from tui.core.diff import Rate, StartupFigures, StepFigures, TraceDiff
 from tui.core.diff.facts import Check
-from tui.core.diff.side import ZoneFigures
+from tui.core.diff.mechanisms import Mechanism
+from tui.core.diff.side import CaptureSide, ZoneFigures
 from tui.core.figures.analysis import Analysis
 
 Int64Array = npt.NDArray[np.int64]
@@ -75,8 +76,29 @@ class DiffResult:
         by_shape: bool = False,
     ) -> DiffResult:
         """Compare two analysed captures (operators by name and input shapes with `by_shape`)."""
+        return cls.of_runs(
+            (before,),
+            (after,),
+            sort=sort,
+            device=device,
+            limit=limit,
+            by_shape=by_shape,
+        )
+
+    @classmethod
+    def of_runs(
+        cls,
+        before: tuple[Analysis, ...],
+        after: tuple[Analysis, ...],
+        *,
+        sort: SortKey | str = SortKey.SELF,
+        device: TimeDevice | str | None = None,
+        limit: int | None = None,
+        by_shape: bool = False,
+    ) -> DiffResult:
+        """Compare two sides of one or more analysed captures (runs) each."""
         return cls.from_diff(
-            TraceDiff.of(before, after, by_shape=by_shape),
+            TraceDiff.of_runs(before, after, by_shape=by_shape),
             sort=sort,
             device=device,
             limit=limit,
@@ -141,6 +163,11 @@ class DiffResult:
                 if steps.test is None
                 else {"name": steps.test.name, "p": steps.test.p},
                 "unit": steps.unit,
+                "runs": {"before": steps.runs[0], "after": steps.runs[1]},
+                "run_figures": {
+                    "before": [_run_json(run) for run in diff.before_runs],
+                    "after": [_run_json(run) for run in diff.after_runs],
+                },
                 "startup": {
                     "before": _startup_json(steps.before.startup),
                     "after": _startup_json(steps.after.startup),
@@ -154,6 +181,7 @@ class DiffResult:
                 "after": _zone_json(diff.zone.after),
             },
             "kernels": self._kernels_json(),
+            "mechanisms": [_mechanism_json(entry) for entry in diff.mechanisms],
         }
 
     def _ops_json(self) -> list[dict[str, Any]]:
@@ -226,6 +254,30 @@ class DiffResult:
             }
             for row in self.kernel_rows.tolist()
         ]
+
+
+def _run_json(run: CaptureSide) -> dict[str, Any]:
+    """One run (capture) of a side: its kept steps' median, the figure the verdict reads."""
+    kept = run.steps.kept
+    return {
+        "trace": run.path,
+        "n": run.steps.count,
+        "kept": len(kept.kept),
+        "median_us_of_kept": _us_or_none(run.steps.kept_median_ns),
+        "set_aside": [entry.step for entry in kept.set_aside],
+    }
+
+
+def _mechanism_json(entry: Mechanism) -> dict[str, Any]:
+    """One finding's per-step figure on both sides and in how many run pairs it moved."""
+    return {
+        "id": entry.finding.value,
+        "before_us_per_step": _us_or_none(entry.before_ns_per_step),
+        "after_us_per_step": _us_or_none(entry.after_ns_per_step),
+        "change_us_per_step": _us_or_none(entry.change_ns_per_step),
+        "moved_in": f"{entry.moved_in}/{entry.pairs}",
+        "moved": entry.moved,
+    }
 
 
 def _steps_json(side: StepFigures) -> dict[str, Any]:
