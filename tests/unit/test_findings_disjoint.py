@@ -27,7 +27,7 @@ from tui.core.findings.ranking import disjoint_costs
 from tui.core.findings.readings import compute_findings
 from tui.core.findings.weights import Scale, Weight, scale_of
 from tui.core.ingest.load import load_trace
-from tui.report.findings import cost_text
+from tui.report.findings import cost_text, words
 
 STEP_US = 1000.0
 US = 1000  # ns
@@ -431,3 +431,50 @@ def test_an_old_step_range_is_not_the_critical_path_s_cpu_work(tmp_path: Path) -
     # The device is busy 80 % of each step: the step is not CPU-bound.
     assert critical.figures.bound_by is BoundBy.GPU_COMPUTE
     assert critical.status is FindingStatus.NOT_SEEN
+
+
+def test_a_small_cost_holds_only_the_part_of_its_claim_it_takes(tmp_path: Path) -> None:
+    """Syncs costing 100 µs a step over a 600 µs claim hold its first 100 µs: the
+    host-bound umbrella after them keeps the other 500."""
+    analysis = _analysis(zone_trace(tmp_path / "t.json", 150.0))
+    small = _claimed(FindingId.HOST_SYNC, 100, [(0, 600)])
+    whole = _claimed(FindingId.HOST_BOUND, 500, [(0, 600)])
+    assert whole.claim is not None
+    whole = dataclasses.replace(
+        whole, claim=dataclasses.replace(whole.claim, umbrella=True)
+    )
+    found = _by_id(disjoint_costs([whole, small], analysis, Scale(STEP_US * US, 4)))
+    assert found[FindingId.HOST_SYNC].cost_ns_per_step == pytest.approx(100 * US)
+    host = found[FindingId.HOST_BOUND]
+    assert host.cost_ns_per_step == pytest.approx(500 * US)
+    assert host.bound is not None
+    assert host.bound.held_ns_per_step == pytest.approx(100 * US)
+    assert host.bound.held_by == (FindingId.HOST_SYNC,)
+
+
+def test_text_json_panel_and_report_read_one_ranking(tmp_path: Path) -> None:
+    """The CLI's text and JSON, the report and the app's panel show the same
+    findings in the same order with the same costs."""
+    from tui.app.widgets.findings_panel import finding_text
+    from tui.core.results.findings import FindingsResult
+    from tui.report.findings import findings_json, findings_text
+    from tui.report.report import ReportResult
+
+    analysis = _analysis(_sync_step_trace(tmp_path / "t.json", busy_us=950))
+    listed = compute_findings(analysis)
+    result = FindingsResult.of(analysis)
+    assert [f.id for f in result.findings] == [f.id for f in listed]
+    as_json = findings_json(result)["findings"]
+    report = ReportResult.of(analysis).to_json()["findings"]
+    for shown in (as_json, report):
+        assert [f["id"] for f in shown] == [f.id.value for f in listed]
+        assert [f["cost_us_per_step"] for f in shown] == [
+            None if f.cost_ns_per_step is None else f.cost_ns_per_step / US
+            for f in listed
+        ]
+    text = findings_text(result)
+    titles = [finding_text(f).plain.splitlines()[0] for f in listed]
+    positions = [text.find(f"- {words(f).title} — ") for f in listed]
+    assert all(position >= 0 for position in positions)
+    assert positions == sorted(positions)
+    assert titles[0].endswith("The device is the bottleneck")
