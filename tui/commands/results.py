@@ -219,6 +219,12 @@ def ops_options(parser: argparse.ArgumentParser) -> None:
         "--step", type=int, default=None, metavar="N", help="only ProfilerStep#N"
     )
     parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="every name whole (default: the table takes the terminal's width and "
+        "cuts longer names at their end; --json always has them whole)",
+    )
+    parser.add_argument(
         "--group-by",
         choices=("name", "shape"),
         default="name",
@@ -286,6 +292,16 @@ def modules_result(
 ) -> ModulesResult:
     """The module tree, in the order asked for."""
     return kind.of(analysis, args.sort)
+
+
+def ops_text(result: OpsResult, args: argparse.Namespace) -> str:
+    """The operator table as wide as the terminal, or with every name whole (`--wide`)."""
+    import shutil
+
+    from tui.report.ops import ops_text as words
+
+    width = None if args.wide else shutil.get_terminal_size().columns
+    return words(result, width) + "\n"
 
 
 def kernels_options(parser: argparse.ArgumentParser) -> None:
