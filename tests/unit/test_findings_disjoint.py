@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from tests import shared_traces as shared
-from tests.builders.syncs import runtime
+from tests.builders.syncs import runtime, sync_trace
 from tests.builders.traces import cpu, gpu, metadata, write_trace
 from tests.unit.test_findings_weighed import zone_trace
 from tui.core.base.intervals import Intervals
@@ -478,3 +478,63 @@ def test_text_json_panel_and_report_read_one_ranking(tmp_path: Path) -> None:
     assert all(position >= 0 for position in positions)
     assert positions == sorted(positions)
     assert titles[0].endswith("The device is the bottleneck")
+
+
+def test_the_idle_after_syncs_is_not_counted_again_by_host_bound(
+    tmp_path: Path,
+) -> None:
+    """The syncs' trace (tests/builders/syncs.py): the device idles 231 µs after
+    the syncs in the first step and waits on the host 350 µs over the two steps;
+    the idle after the syncs is host wait too, and counts under the syncs only."""
+    findings = compute_findings(_analysis(sync_trace(tmp_path / "syncs.json")))
+    found = _by_id(findings)
+    sync = found[FindingId.HOST_SYNC]
+    host = found[FindingId.HOST_BOUND]
+    assert sync.cost_ns_per_step == pytest.approx(231 * US / 2)
+    assert host.bound is not None
+    assert host.bound.read_ns_per_step == pytest.approx(175 * US)
+    assert host.bound.held_by[0] is FindingId.HOST_SYNC
+    assert host.cost_ns_per_step == pytest.approx(
+        175 * US - host.bound.held_ns_per_step
+    )
+    assert host.cost_ns_per_step is not None and host.cost_ns_per_step < 175 * US
+
+
+def _launches_trace(path: Path) -> Path:
+    """Two 1 ms steps of 60 operators, each a 10 µs launch call then a 5 µs
+    kernel starting 1 µs after it: the device waits on the host between them."""
+    events = list(metadata())
+    correlation = 0
+    for index in range(2):
+        at = index * STEP_US
+        events.append(
+            cpu(f"ProfilerStep#{index + 1}", at, STEP_US, cat="user_annotation")
+        )
+        for k in range(60):
+            correlation += 1
+            start = at + k * 16
+            events += [
+                cpu("aten::add", start, 11),
+                runtime("cudaLaunchKernel", start, 10, correlation),
+                gpu("add_kernel", start + 11, 5, correlation=correlation),
+            ]
+    return write_trace(path, events)
+
+
+def test_launch_waits_are_counted_once(tmp_path: Path) -> None:
+    analysis = _analysis(_launches_trace(tmp_path / "t.json"))
+    findings = compute_findings(analysis)
+    found = _by_id(findings)
+    launches = found[FindingId.SMALL_LAUNCHES]
+    assert launches.seen and launches.cost_ns_per_step
+    # The device is busy 60 x 5 = 300 µs a step: the readings that claim its idle
+    # (launches, host-bound, critical path, syncs) hold at most the 700 µs left.
+    idle_readers = (
+        FindingId.SMALL_LAUNCHES,
+        FindingId.HOST_BOUND,
+        FindingId.CRITICAL_PATH,
+        FindingId.HOST_SYNC,
+    )
+    held = sum(found[i].cost_ns_per_step or 0.0 for i in idle_readers)
+    assert held <= 700 * US + 1
+    assert _fired_ns(findings) <= STEP_US * US
