@@ -51,8 +51,8 @@ CANNOT_SAY = (
 SIMPLIFIED_CANNOT_SAY = (
     "With simplified inputs it does not show the full load, even on this machine."
 )
-CPU_LABEL = "CPU time: some thread runs an operator or runtime call"
-GPU_LABEL = "GPU work: device busy (kernels, copies, sets)"
+CPU_LABEL = "CPU busy: threads' operators (union)"
+GPU_LABEL = "GPU busy (kernels, copies, sets)"
 OPTION_COSTS = (
     ("record_shapes", "Shapes", "adds cost; recording shapes can keep tensors alive"),
     ("with_stack", "Stacks", "adds cost; stacks carry code paths, which leak"),
@@ -124,6 +124,22 @@ class ReportResult:
         if zone.total_gap_ns is None or zone.kind is not GapKind.UNTRACED:
             return None
         return f"untraced time: {UNTRACED_MEANS} (no GPU events)."
+
+    def cpu_note(self) -> str:
+        """What the CPU figure counts, and why TensorBoard's CPU Exec differs."""
+        said = (
+            "CPU busy: time when at least one thread runs an operator or a runtime "
+            "call, counted once however many threads do; user annotations "
+            "(record_function), Python and waits are not operators"
+        )
+        if self.summary.step_breakdown is None:
+            return said + "."
+        return (
+            f"{said}. TensorBoard's CPU Exec (the step split below) counts user "
+            "annotations and Python ranges too, in what the parts before it leave: "
+            "an annotation around a read or a wait is CPU Exec there, not CPU busy "
+            "here."
+        )
 
     def split_rows(self) -> list[SplitRow]:
         """Step time, CPU time, GPU work, data zone and waiting, each apart."""

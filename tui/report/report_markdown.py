@@ -83,6 +83,7 @@ def report_markdown(result: ReportResult, trace_name: str | None = None) -> str:
             f"| {missing or duration_text(row.total_ns)} "
             f"| {share_text(row.share)} |"
         )
+    lines += ["", md_inline(result.cpu_note())]
     untraced = result.untraced_note()
     if untraced is not None:
         lines += ["", untraced]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from tui.core.base.textsafe import printable
 from tui.core.base.units import NOT_OBSERVED, duration_text
 from tui.report.findings import no_gpu_line, one_by_one, words
-from tui.report.fit import fit_words, pad_end
+from tui.report.fit import pad_end
 from tui.report.gpu_idle import gpu_idle_report_line
 from tui.report.markdown import SIMPLIFIED_MEANS, scenario_parts
 from tui.report.notes import render_text
@@ -43,11 +45,14 @@ def report_text(result: ReportResult) -> str:
         missing = "n/o" if row.missing == NOT_OBSERVED else "–"
         median = missing if row.total_ns is None else duration_text(row.median_ns)
         total = missing if row.total_ns is None else duration_text(row.total_ns)
-        label = fit_words(printable(row.label), 38)
+        # A label longer than its column wraps, never cut; the figures sit
+        # on its last line.
+        *above, last = textwrap.wrap(printable(row.label), 38) or [""]
+        lines += [f"  {line}" for line in above]
         lines.append(
-            f"  {pad_end(label, 38)} {median:>11} {total:>11} "
-            f"{share_text(row.share):>6}"
+            f"  {pad_end(last, 38)} {median:>11} {total:>11} {share_text(row.share):>6}"
         )
+    lines += fill(result.cpu_note(), "  ", "  ")
     untraced = result.untraced_note()
     if untraced is not None:
         lines += fill(untraced, "  ", "  ")
