@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from tests.builders.diff_pair import write_capture, write_runs
@@ -195,3 +196,48 @@ def test_the_screen_shows_the_verdict_runs_and_what_moved(tmp_path: Path) -> Non
     assert shown.startswith(" FASTER ")
     assert "runs: 3 before (10.15 ms, 10.55 ms, 9.85 ms), 3 after" in shown
     assert "what moved: GPU idle during the data zone -5.5 ms per step in 3/3" in shown
+
+
+def test_the_cli_reads_several_runs_a_side(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui.cli import main
+
+    before = write_runs(
+        tmp_path, "slow", WINDOW_MS, (0.0, 0.4, -0.3), read_us=SLOW_READ_US
+    )
+    after = write_runs(
+        tmp_path, "fast", QUICKER_MS, (0.0, 0.2, -0.2), read_us=FAST_READ_US
+    )
+    argv = ["diff", "--before", *map(str, before), "--after", *map(str, after)]
+    assert main([*argv, "--json"]) == 0
+    payload = orjson.loads(capsys.readouterr().out)
+    assert payload["steps"]["verdict"] == "faster"
+    assert payload["steps"]["runs"] == {"before": 3, "after": 3}
+    assert [run["trace"] for run in payload["steps"]["run_figures"]["after"]] == [
+        str(path) for path in after
+    ]
+    assert main([*argv, "--text"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "verdict faster: every after-run median is below every before-run" in text
+    assert "runs: 3 before (10.15 ms, 10.55 ms, 9.85 ms), 3 after" in text
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [["A", "--before", "B"], ["--before", "A"], ["A"], ["--after", "A", "B"]],
+    ids=["mixed", "no-after", "one", "no-before"],
+)
+def test_the_cli_refuses_sides_given_half_or_both_ways(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: list[str]
+) -> None:
+    from tui.cli import main
+
+    path = str(write_capture(tmp_path / "one.json", WINDOW_MS))
+    argv = [path if word in ("A", "B") else word for word in shape]
+    assert main(["diff", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "steptrace: diff takes BEFORE AFTER, or --before TRACE... and --after "
+        "TRACE...\n"
+    )
