@@ -193,10 +193,12 @@ class OperatorTable(SortableRows[str]):
             self.set_table(message.table, message.label)
 
     def _show_keeping_cursor(self, table: OpTable) -> None:
+        """Show `table` with the cursor on the same operator, silently: another
+        scope or grouping is no new choice of operator to mark on the timeline."""
         name = self.current_name
         self._set_table(table)
         if name is not None and name in table.names:
-            self.select_name(name)
+            self.select_name(name, say=False)
 
     # -- rows by input shape ---------------------------------------------------
 
@@ -312,14 +314,15 @@ class OperatorTable(SortableRows[str]):
         row = self.current_row
         return None if row is None else self.table.names[row]
 
-    def select_name(self, name: str) -> None:
-        """Put the cursor on an operator by name, if shown (by shape: its first row shown)."""
+    def select_name(self, name: str, *, say: bool = True) -> None:
+        """Put the cursor on an operator by name, if shown (by shape: its first
+        row shown); `say`: announce it (OperatorSelected), as a move by the user."""
         rows = [row for row, item in enumerate(self.table.names) if item == name]
         if not rows:
             return
         found = np.flatnonzero(np.isin(self.order, np.array(rows, dtype=np.int64)))
         if found.size:
-            self.move_cursor(int(found[0]))
+            self.move_cursor(int(found[0]), say=say)
 
     def values(self, row: int) -> tuple[int, int, int | None]:
         """Calls, CPU and GPU time of a row in the current mode."""
