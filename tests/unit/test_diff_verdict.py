@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.builders.traces import cpu, gpu, write_trace
+from tests.builders.traces import CPU_TID, cpu, gpu, write_trace
 from tui.core.diff.families import kernel_family
 from tui.core.diff.kept import kept_steps, mann_whitney_p
 from tui.core.diff.stalls import StepExtra
@@ -331,3 +331,23 @@ def test_a_not_comparable_tested_by_never_reads_as_a_change() -> None:
     text = tested_by_text(tested)
     assert text.startswith("not_comparable")
     assert "+100.0%" not in text and "world size differs" in text
+
+
+def test_a_slow_first_step_busy_on_another_thread_is_kept(tmp_path: Path) -> None:
+    """Its extra 10 ms is an operator on a second thread: traced work, no reason
+    to set it aside (the same step with nothing recorded is set aside above)."""
+    events = []
+    at = 0.0
+    durations = [15_000.0, 5_000.0, 5_200.0, 5_100.0, 5_050.0, 5_150.0]
+    for number, duration in enumerate(durations, start=2):
+        events.append(
+            cpu(f"ProfilerStep#{number}", at, duration, cat="user_annotation")
+        )
+        events.append(cpu("aten::mm", at + 200, 4_500))
+        if number == 2:
+            events.append(cpu("aten::bmm", at + 4_800, 10_000, tid=CPU_TID + 1))
+        at += duration + 10
+    path = write_trace(tmp_path / "busy.json", events)
+    payload = result(build(tmp_path / "b.json"), path).to_json()
+    assert payload["steps"]["after"]["set_aside"] == []
+    assert payload["steps"]["after"]["kept"] == list(range(2, 8))

@@ -1,5 +1,5 @@
 """What each window step spends in time that is not the step's own work: runtime
-stalls, compilation and untraced time on the step's thread.
+stalls, compilation and untraced time (nothing recorded on any thread or device).
 
 A diff sets aside the window's first or last step only when its extra time sits
 here and the other steps do not have it (`kept.py`); this module measures it.
@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from tui.core.base.intervals import Intervals
 from tui.core.figures.analysis import Analysis
-from tui.core.model.steps import Step
+from tui.core.model.steps import STEP_PREFIX, Step
 from tui.core.model.trace import Trace
 
 Int64Array = npt.NDArray[np.int64]
@@ -57,7 +57,7 @@ STALL_CALLS = frozenset(
 COMPILE_MARKS = ("dynamo_timed", "compile_fx", "compile_inner", "inductor_compile")
 STALL = "runtime stall"
 COMPILATION = "compilation"
-UNTRACED = "untraced time on the step's thread"
+UNTRACED = "untraced time (nothing recorded on any thread or device)"
 
 
 @dataclass(frozen=True)
@@ -99,19 +99,22 @@ def _covered(intervals: Intervals, steps: list[Step]) -> Int64Array:
     return intervals.covered_in(starts, ends)
 
 
-def _untraced(trace: Trace, steps: list[Step]) -> list[Intervals]:
-    """Per step: the parts of the step on its own thread that no event starting in it covers."""
-    found = []
-    for step in steps:
-        track = int(trace.track[step.event])
-        low, high = int(trace.track_start[track]), int(trace.track_start[track + 1])
-        starts = trace.start_ns[low:high]
-        ends = starts + trace.duration_ns[low:high]
-        inside = (starts >= step.start_ns) & (starts < step.end_ns)
-        inside[step.event - low] = False
-        covered = Intervals.union_of(starts[inside], ends[inside])
-        found.append(Intervals.span(step.start_ns, step.end_ns).subtract(covered))
-    return found
+def _untraced(analysis: Analysis, steps: list[Step]) -> list[Intervals]:
+    """Per step: the parts of it where no CPU thread records anything but the
+    profiler's step ranges and no device works (work on another thread or on
+    the device counts as traced)."""
+    trace = analysis.trace
+    recorded = analysis.on_cpu.copy()
+    recorded &= ~np.isin(trace.name_id, trace.name_ids_starting(STEP_PREFIX))
+    busy = Intervals.union_of(
+        trace.start_ns[recorded], (trace.start_ns + trace.duration_ns)[recorded]
+    ).union(analysis.busy_all_devices)
+    return [
+        Intervals.span(step.start_ns, step.end_ns).subtract(
+            busy.clip(step.start_ns, step.end_ns)
+        )
+        for step in steps
+    ]
 
 
 def step_extras(analysis: Analysis) -> tuple[StepExtra, ...]:
@@ -129,7 +132,7 @@ def step_extras(analysis: Analysis) -> tuple[StepExtra, ...]:
     compiles = Intervals.union_of(trace.start_ns[compile_mask], ends[compile_mask])
     stall_ns = _covered(stalls, steps)
     compile_ns = _covered(compiles, steps)
-    untraced = _untraced(trace, steps)
+    untraced = _untraced(analysis, steps)
     either = stalls.union(compiles)
     stall_events = np.flatnonzero(stall_mask)
     extras = []
