@@ -21,9 +21,12 @@ from tui.core.figures.step_split import StepBreakdown
 
 TITLE = "Step time as TensorBoard splits it"
 MEANING = (
-    "Each step ends with the device work it launched; where parts overlap, the "
-    "first in the legend's order counts. Comm: nccl/gloo collectives; CPU Exec: "
-    "other CPU operators; Other: none of these. Figures: steptrace summary."
+    "Each step here is TensorBoard's: the CPU-side step extended to the end of "
+    "the device work it launched, so it can be longer than the CPU-side step "
+    "the header's steps, the headline and the findings use. Where parts "
+    "overlap, the first in the legend's order counts. Comm: nccl/gloo "
+    "collectives; CPU Exec: other CPU operators; Other: none of these. "
+    "Figures: steptrace summary."
 )
 
 

@@ -15,6 +15,8 @@ from tui.core.base.vocab import StepPhase
 from tui.core.figures.analysis import Analysis
 
 CAVEAT = "few steps show the mechanism, not a distribution"
+STEPS_LABEL = "CPU-side steps "
+"""The steps are ProfilerStep ranges on the host: `B` says TensorBoard's longer ones."""
 
 
 @dataclass
@@ -56,7 +58,7 @@ class StepsStrip(Widget):
             text.append("none: no ProfilerStep#N in this capture; ")
             text.append("figures cover the whole window", style="italic")
             return text
-        text.append("Steps ", style="bold")
+        text.append(STEPS_LABEL, style="bold")
         self._cells = []
         # Only the cells that fit are built (a capture can hold thousands of
         # steps); the window slides so that the current step stays in view.
