@@ -51,12 +51,13 @@ def test_faster_at_80x24(
         assert "runs: 1 before (10.3 ms), 1 after (8.15 ms)" in text
         assert "what moved: GPU idle during the data zone -2 ms per step" in text
         assert "caveat: 4 steps before, 4 after: under 5 steps" in text
-        assert any(line.startswith(" before Steps") for line in lines)
-        assert any(line.startswith(" after  Steps") for line in lines)
+        assert any(line.startswith(" before CPU-side steps") for line in lines)
+        assert any(line.startswith(" after  CPU-side steps") for line in lines)
         assert "by change of self GPU time" in text and "Δ GPU ▼" in text
         first = next(i for i, line in enumerate(lines) if "Δ GPU ▼" in line) + 1
         assert lines[first].split()[:2] == ["aten::mm", "5→5"]
-        assert lines[first].rstrip().endswith("-1.5 ms")
+        # Δ per kept step, as `steptrace diff` says it (1.5 ms over the trace).
+        assert lines[first].rstrip().endswith("-300 µs")
 
     assert _shot(snap_compare, *write_pair(tmp_path), (80, 24), check=check)
 
@@ -77,7 +78,8 @@ def test_gpu_against_cpu_not_comparable(
         rows = [line for line in lines[header + 1 :] if "→" in line]
         assert len(rows) == 8
         assert all(" n/o " in row for row in rows)
-        assert rows[0].split()[:2] == ["ProfilerStep*", "5→5"] and "-8.6 ms" in rows[0]
+        # Δ per kept step (-8.6 ms over the whole trace).
+        assert rows[0].split()[:2] == ["ProfilerStep*", "5→5"] and "-2.15 ms" in rows[0]
 
     assert _shot(snap_compare, before, after, (130, 36), check=check)
 

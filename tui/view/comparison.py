@@ -133,8 +133,12 @@ def comparability_text(result: DiffResult) -> Text:
     return text
 
 
-def ops_title(result: DiffResult, mode: SortKey, device: TimeDevice) -> str:
-    """What the operator table compares and how its rows are ordered."""
+def ops_title(
+    result: DiffResult, mode: SortKey, device: TimeDevice, per_step: bool = True
+) -> str:
+    """What the operator table compares and how its rows are ordered; `per_step`:
+    its Δ is the change of the mean per kept step (as `steptrace diff`), else
+    of the whole trace."""
     ops = result.diff.ops
     order = (
         "by name"
@@ -143,10 +147,22 @@ def ops_title(result: DiffResult, mode: SortKey, device: TimeDevice) -> str:
         if result.sort is SortKey.CALLS
         else f"by change of {mode.value} {device.value.upper()} time"
     )
-    if ops.per_step and result.sort is not SortKey.NAME:
-        order += " per kept step"
     shapes = " and input shapes" if ops.by_shape else ""
-    return f"Operators{shapes} ({len(ops)}) {order}; whole trace; + added, - removed"
+    if not ops.per_step:
+        return (
+            f"Operators{shapes} ({len(ops)}) {order}; whole trace; + added, - removed"
+        )
+    if result.sort is not SortKey.NAME:
+        order += " per kept step"
+    if per_step:
+        return (
+            f"Operators{shapes} ({len(ops)}): Δ per kept step (w: whole trace), "
+            f"{order}; before, after: whole trace; + added, - removed"
+        )
+    return (
+        f"Operators{shapes} ({len(ops)}): Δ over the whole trace (w: per kept "
+        f"step), {order}; + added, - removed"
+    )
 
 
 def gpu_note(ops: OpsDiff) -> str | None:
@@ -169,9 +185,11 @@ def calls_cell(ops: OpsDiff, row: int) -> str:
 
 
 def time_cells(
-    ops: OpsDiff, row: int, mode: SortKey, device: TimeDevice
+    ops: OpsDiff, row: int, mode: SortKey, device: TimeDevice, per_step: bool = True
 ) -> tuple[str, str, str]:
-    """Before, after and the signed change of one time column; n/o where not observed."""
+    """Before, after (whole trace) and the signed change of one time column: of
+    the mean per kept step where both sides have kept steps and `per_step`, as
+    `steptrace diff` says it, else of the whole trace; n/o where not observed."""
     values = []
     for table in (ops.before, ops.after):
         if device is TimeDevice.GPU:
@@ -184,4 +202,10 @@ def time_cells(
     if before is None or after is None:
         return shown[0], shown[1], "–"
     delta = after - before
+    if per_step and ops.per_step:
+        means = [
+            ops.per_step_column(side, mode, device) for side in ("before", "after")
+        ]
+        if means[0] is not None and means[1] is not None:
+            delta = round(float(means[1][row]) - float(means[0][row]))
     return shown[0], shown[1], ("+" if delta > 0 else "") + duration_text(delta)

@@ -47,6 +47,7 @@ class DiffOpTable(RowsView):
         Binding("enter", "activate", "Timelines"),
         Binding("o", "order", "Order: change/calls/name", show=False),
         Binding("c", "clock", "CPU/GPU", show=False),
+        Binding("w", "whole", "Δ per step/whole trace", show=False),
     ]
 
     # Two header lines (what is compared, the columns), bold but not underlined.
@@ -70,6 +71,8 @@ class DiffOpTable(RowsView):
         self.mode = mode
         self.order_by = order
         self.device = diff.ops.device_for(device)
+        self.per_step = True
+        """Δ per kept step, as `steptrace diff` (False: of the whole trace, `w`)."""
         shapes = diff.ops.input_shapes
         self._shown = [
             printable(name)
@@ -143,6 +146,11 @@ class DiffOpTable(RowsView):
         self.order_by = ORDERS[(ORDERS.index(self.order_by) + 1) % len(ORDERS)]
         self.reorder()
 
+    def action_whole(self) -> None:
+        """Δ of the mean per kept step, or of the whole trace."""
+        self.per_step = not self.per_step
+        self.rows_changed()
+
     def action_clock(self) -> None:
         """Read CPU time or GPU work (the change is ordered on GPU only when both sides have it)."""
         self.device = (
@@ -162,7 +170,7 @@ class DiffOpTable(RowsView):
     def title_text(self) -> str:
         """The first header line: what is compared, the order, what is not observed."""
         result = self.result
-        title = ops_title(result, self.mode, result.device)
+        title = ops_title(result, self.mode, result.device, self.per_step)
         note = gpu_note(self.diff.ops)
         return title if note is None else f"{title}; {note}"
 
@@ -196,7 +204,9 @@ class DiffOpTable(RowsView):
         text += fit(self._shown[row], self._name_width(len(devices)))
         text += " " + fit(calls_cell(ops, row), CALLS_WIDTH, right=True)
         for device in devices:
-            before, after, delta = time_cells(ops, row, self.mode, device)
+            before, after, delta = time_cells(
+                ops, row, self.mode, device, self.per_step
+            )
             text += (
                 " "
                 + fit(before, CELL_WIDTH, right=True)
