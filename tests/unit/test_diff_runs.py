@@ -218,7 +218,10 @@ def test_the_cli_reads_several_runs_a_side(
         str(path) for path in after
     ]
     assert main([*argv, "--text"]) == 0
-    text = " ".join(capsys.readouterr().out.split())
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    text = " ".join(out.split())
+    assert "operators and kernels below read the first capture of each side" in text
     assert "verdict faster: every after-run median is below every before-run" in text
     assert "runs: 3 before (10.15 ms, 10.55 ms, 9.85 ms), 3 after" in text
 

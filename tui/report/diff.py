@@ -136,7 +136,16 @@ def diff_text(result: DiffResult) -> str:
     )
     if diff.checks:
         lines += ["", *comparability_lines(diff)]
-    lines += ["", *_steps_text(result), "", *_zone_text(result)]
+    lines += ["", *_steps_text(result)]
+    if len(diff.before_runs) > 1 or len(diff.after_runs) > 1:
+        lines += [
+            "",
+            *fill(
+                "the data zone, operators and kernels below read the first "
+                "capture of each side; the verdict and what moved read every run"
+            ),
+        ]
+    lines += ["", *_zone_text(result)]
     lines += ["", *_ops_text(result)]
     if diff.before.gpu_observed or diff.after.gpu_observed:
         lines += ["", *_kernels_text(result)]
