@@ -102,7 +102,7 @@ def header_lines(
     if capture.scenario.inputs_simplified:
         second.append("  ")
         second.append("simplified inputs", style="italic underline")
-    lines = [first, second]
+    lines = [first, second, *_demo_lines(analysis, width)]
     if gpu:
         if first.cell_len + 2 + len(state) <= width:
             first.append("  ")
@@ -114,6 +114,29 @@ def header_lines(
     if trace.cut_off:
         lines += cut_off_banner(analysis, width)
     return Text("\n").join(lines)
+
+
+# What the demo's header words mean, one line each: a capture on simplified
+# inputs, and the method's zone names (French, as the method writes them).
+SIMPLIFIED_LINE = (
+    "simplified inputs: the capture isolates a behaviour, not the full load"
+)
+METHOD_ZONES = ("lecture_batch_cpu", "transfert", "entrainement")
+ZONES_LINE = (
+    "zones: lecture_batch_cpu reads, transfert copies to device, entrainement trains"
+)
+
+
+def _demo_lines(analysis: Analysis, width: int) -> list[Text]:
+    """On a capture of simplified inputs (the demo's), what that means and what
+    the method's zone names stand for, a line each."""
+    if not analysis.trace.capture.scenario.inputs_simplified:
+        return []
+    lines = [Text(fit_end(SIMPLIFIED_LINE, width), style="italic")]
+    present = analysis.zone_names_present
+    if all(name in present for name in METHOD_ZONES):
+        lines.append(Text(fit_end(ZONES_LINE, width), style="italic"))
+    return lines
 
 
 CUT_OFF = " CUT OFF "
