@@ -39,20 +39,7 @@ def report_text(result: ReportResult) -> str:
     lines += fill(f"{unit}. {UNIT_RULE}", "  ", "  ")
     lines += ["", "window and start-up"]
     lines += _window_text(result)
-    lines += ["", "CPU time, GPU work and waiting (kept apart, never added)"]
-    lines.append(f"  {'':<38} {'median':>11} {'total':>11} {'share':>6}")
-    for row in result.split_rows():
-        missing = "n/o" if row.missing == NOT_OBSERVED else "–"
-        median = missing if row.total_ns is None else duration_text(row.median_ns)
-        total = missing if row.total_ns is None else duration_text(row.total_ns)
-        # A label longer than its column wraps, never cut; the figures sit
-        # on its last line.
-        *above, last = textwrap.wrap(printable(row.label), 38) or [""]
-        lines += [f"  {line}" for line in above]
-        lines.append(
-            f"  {pad_end(last, 38)} {median:>11} {total:>11} {share_text(row.share):>6}"
-        )
-    lines += fill(result.cpu_note(), "  ", "  ")
+    lines += _split_text(result)
     untraced = result.untraced_note()
     if untraced is not None:
         lines += fill(untraced, "  ", "  ")
@@ -65,22 +52,7 @@ def report_text(result: ReportResult) -> str:
     split = step_breakdown_lines(summary.step_breakdown)
     if split:
         lines += ["", *split]
-    lines += [
-        "",
-        "findings, costliest first (possible observation → hypothesis → next check)",
-    ]
-    apart, no_gpu = one_by_one(result.findings)
-    for finding in apart:
-        said = words(finding)
-        lines += fill(f"{printable(said.title)} — {said.status_label}", "  - ", "    ")
-        if said.cost:
-            lines += fill(said.cost, "      cost: ", "      ")
-        lines += fill(printable(said.observation), "      ", "      ")
-        if finding.observed:
-            lines += fill(said.hypothesis, "      hypothesis: ", "      ")
-            lines += fill(said.next_check, "      next check: ", "      ")
-    if no_gpu:
-        lines += fill(no_gpu_line(no_gpu), "  - ", "    ")
+    lines += _findings_text(result)
     lines += ["", "notes"]
     notes_text = render_text(result.notes)
     lines += notes_text.rstrip().splitlines() if notes_text else ["  no notes yet"]
@@ -101,6 +73,46 @@ def report_text(result: ReportResult) -> str:
         for warning in summary.warnings:
             lines += fill(printable(warning), "  - ", "    ")
     return "\n".join(lines)
+
+
+def _split_text(result: ReportResult) -> list[str]:
+    """Step time, CPU busy, GPU busy, data zone and waiting, and what CPU busy counts."""
+    lines = ["", "CPU time, GPU work and waiting (kept apart, never added)"]
+    lines.append(f"  {'':<38} {'median':>11} {'total':>11} {'share':>6}")
+    for row in result.split_rows():
+        missing = "n/o" if row.missing == NOT_OBSERVED else "–"
+        median = missing if row.total_ns is None else duration_text(row.median_ns)
+        total = missing if row.total_ns is None else duration_text(row.total_ns)
+        # A label longer than its column wraps, never cut; the figures sit
+        # on its last line.
+        *above, last = textwrap.wrap(printable(row.label), 38) or [""]
+        lines += [f"  {line}" for line in above]
+        lines.append(
+            f"  {pad_end(last, 38)} {median:>11} {total:>11} {share_text(row.share):>6}"
+        )
+    lines += fill(result.cpu_note(), "  ", "  ")
+    return lines
+
+
+def _findings_text(result: ReportResult) -> list[str]:
+    """Each finding with its words; those needing GPU events one line."""
+    lines = [
+        "",
+        "findings, costliest first (possible observation → hypothesis → next check)",
+    ]
+    apart, no_gpu = one_by_one(result.findings)
+    for finding in apart:
+        said = words(finding)
+        lines += fill(f"{printable(said.title)} — {said.status_label}", "  - ", "    ")
+        if said.cost:
+            lines += fill(said.cost, "      cost: ", "      ")
+        lines += fill(printable(said.observation), "      ", "      ")
+        if finding.observed:
+            lines += fill(said.hypothesis, "      hypothesis: ", "      ")
+            lines += fill(said.next_check, "      next check: ", "      ")
+    if no_gpu:
+        lines += fill(no_gpu_line(no_gpu), "  - ", "    ")
+    return lines
 
 
 def _window_text(result: ReportResult) -> list[str]:
