@@ -35,6 +35,14 @@ TIMELINE_FOCUSED = (
 """Said when a timeline key pressed in another pane gives the timeline the focus."""
 
 
+def out_of_view_words(count: int, what: str) -> str:
+    """`; 3 launch queues out of view (shift+↓ walks the tracks)`, "" for none:
+    said when a key adds rows to the timeline that it cannot show."""
+    if not count:
+        return ""
+    return f"; {plural(count, what)} out of view (shift+↓ walks the tracks)"
+
+
 @dataclass(frozen=True)
 class Part:
     """A piece of the line with its own leading spaces; `rank` says how long

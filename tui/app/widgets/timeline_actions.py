@@ -7,17 +7,22 @@ move the view and the cursor. What they need of the widget is `KeysHost`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
+from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.events import Click
 from textual.geometry import Region
 from textual.message import Message
 
-from tui.app.messages import EventActivated, EventSelected
-from tui.core.model.trace import Trace
+from tui.app.messages import EventActivated, EventSelected, StatusText
+from tui.core.base.units import plural
+from tui.core.base.vocab import RowRole
+from tui.core.model.trace import Trace, TrackKind
 from tui.view.layout import Row
 from tui.view.navigation import longest_in, next_on_row, row_contains, track_target
+from tui.view.status import out_of_view_words
 from tui.view.timeline_index import TimelineIndex
 
 ZOOM = Binding.Group("Zoom")
@@ -67,6 +72,34 @@ def clamped(total_ns: int, start: int, end: int) -> tuple[int, int]:
     return start, start + span
 
 
+def rows_out_of_view(host: KeysHost, wanted: Callable[[Row], bool]) -> tuple[int, int]:
+    """How many track rows `wanted` keeps, and how many of them lie out of view."""
+    header = len(host._header)
+    top = int(host.scroll_y)
+    height = max(host.scrollable_content_region.height - header, 0)
+    picked = [
+        position for position, row in enumerate(host._rows[header:]) if wanted(row)
+    ]
+    off = sum(1 for position in picked if not top <= position < top + height)
+    return len(picked), off
+
+
+LAYOUT_TURNS = 3
+"""Refreshes before rows added are in place: the rows counted, the screen's
+share of lines given, the new height laid out (`MainScreen._share_rows`)."""
+
+
+def say_when_laid_out(
+    host: KeysHost, said: Callable[[], str], turns: int = LAYOUT_TURNS
+) -> None:
+    """Put `said()` on the status line once the rows just added are laid out
+    (where they land depends on the height the screen gives the timeline)."""
+    if turns > 0:
+        host.call_after_refresh(say_when_laid_out, host, said, turns - 1)
+    else:
+        host.post_message(StatusText(Text(said())))
+
+
 class KeysHost(Protocol):
     """What the keys need of the timeline widget."""
 
@@ -101,6 +134,9 @@ class KeysHost(Protocol):
     def fit(self, start_ns: int, end_ns: int) -> None: ...
     def select_event(self, event: int | None) -> None: ...
     def post_message(self, message: Message) -> bool: ...
+    def call_after_refresh(
+        self, callback: Callable[..., object], *args: object
+    ) -> bool: ...
     def scroll_to(self, *, y: float, animate: bool, immediate: bool) -> None: ...
     def _label_width(self) -> int: ...
     def _lane_width(self) -> int: ...
@@ -219,17 +255,44 @@ class TimelineKeys:
             self.post_message(EventSelected(found))
 
     def action_toggle_expand(self: KeysHost) -> None:
-        """Show every depth of the cursor's track, or fold it back to the cap."""
+        """Show every depth of the cursor's track, or fold it back to the cap;
+        the status line says where the device rows went."""
         row = self.cursor_row_info
         if row is None or row.track is None:
             return
         self._expanded ^= {row.track}
         self._relayout()
+        what = "unfolded" if row.track in self._expanded else "folded"
+        tracks = self.trace.tracks
+
+        def said() -> str:
+            _, off = rows_out_of_view(
+                self,
+                lambda each: (
+                    each.first_of_track
+                    and each.track is not None
+                    and tracks[each.track].kind == TrackKind.DEVICE
+                ),
+            )
+            return f"track {what}" + out_of_view_words(off, "device stream")
+
+        say_when_laid_out(self, said)
 
     def action_toggle_queues(self: KeysHost) -> None:
-        """Show each device stream's launch queue under it (HTA's queue length), or hide them."""
+        """Show each device stream's launch queue under it (HTA's queue length),
+        or hide them; the status line says how many and whether they show."""
         self._queues_shown = not self._queues_shown
         self._relayout()
+        if not self._queues_shown:
+            self.post_message(StatusText(Text("launch queues hidden (Q shows them)")))
+            return
+
+        def said() -> str:
+            shown, off = rows_out_of_view(self, lambda each: each.role is RowRole.QUEUE)
+            words = f"{plural(shown, 'launch queue')} shown"
+            return words + out_of_view_words(off, "launch queue")
+
+        say_when_laid_out(self, said)
 
     def action_activate(self: KeysHost) -> None:
         """Ask the app to open the selected event."""
