@@ -101,7 +101,7 @@ def test_tested_by_records_the_verdict_and_raw_ranges(
     )
     assert (status, out.strip(), err) == (0, note_id, "")
     raw = sidecar(before)
-    assert raw["schema"] == 3
+    assert raw["schema"] == 4  # likely_faster: a verdict schema 3 does not know
     tested = raw["notes"][0]["result"]["tested_by"]
     assert tested["verdict"] == "likely_faster"
     assert tested["comparable"] is True
@@ -358,3 +358,20 @@ def test_untrusted_link_text_cannot_break_the_markdown_table() -> None:
     assert unescaped_pipes == 6  # five cells
     assert "(<x%5D%28evil%29%20%7C%20y.json>)" in row
     assert "\x1b" not in render_text([note])
+
+
+def test_a_verdict_schema_3_does_not_know_writes_schema_4() -> None:
+    """likely_faster is unknown to a steptrace that reads schema 3: such a file
+    says 4, so that one leaves it alone; a schema-3 verdict keeps schema 3."""
+    from tui.notes.document import schema_for
+
+    def noted(verdict: str) -> Note:
+        tested = TestedBy("a.json", "a.json", Verdict(verdict), comparable=True)
+        return Note(
+            id="d" * 32, created=WHEN, updated=WHEN, result=Result(tested_by=tested)
+        )
+
+    assert schema_for([noted("likely_faster")]) == 4
+    assert schema_for([noted("identical"), noted("slower")]) == 4
+    assert schema_for([noted("slower"), noted("not_comparable")]) == 3
+    assert schema_for([]) == 2

@@ -139,7 +139,7 @@ def test_parse_document_rejects(data: bytes) -> None:
 
 def test_parse_document_rejects_newer_schema_and_duplicates() -> None:
     with pytest.raises(NotesSchemaError, match="newer"):
-        parse_document(b'{"schema": 4, "notes": []}')
+        parse_document(b'{"schema": 5, "notes": []}')
     note = {"id": "x", "created": WHEN}
     with pytest.raises(NotesFormatError, match="twice"):
         parse_document(orjson.dumps({"schema": 1, "notes": [note, note]}))

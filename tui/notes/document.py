@@ -13,8 +13,9 @@ from typing import Any
 
 import orjson
 
+from tui.core.base.vocab import Verdict
 from tui.notes.errors import InvalidNoteError, NotesFormatError, NotesSchemaError
-from tui.notes.model import BASE_SCHEMA, SCHEMA_VERSION, Note
+from tui.notes.model import BASE_SCHEMA, SCHEMA_VERSION, TESTED_SCHEMA, Note
 
 
 @dataclass(frozen=True)
@@ -96,12 +97,23 @@ def parse_document(data: bytes) -> NotesDocument:
     return NotesDocument(trace=trace, notes=notes, extra=extra)
 
 
+# The verdicts schema 3 knows; any other needs schema 4.
+SCHEMA_3_VERDICTS = frozenset(
+    {Verdict.FASTER, Verdict.SLOWER, Verdict.INCONCLUSIVE, Verdict.NOT_COMPARABLE}
+)
+
+
 def schema_for(notes: Sequence[Note]) -> int:
-    """The oldest schema that holds these notes: 3 only when a result names its test."""
-    tested = any(
-        note.result is not None and note.result.tested_by is not None for note in notes
-    )
-    return SCHEMA_VERSION if tested else BASE_SCHEMA
+    """The oldest schema that holds these notes: 3 when a result names its test,
+    4 when such a test's verdict is one schema 3 does not know."""
+    verdicts = {
+        note.result.tested_by.verdict
+        for note in notes
+        if note.result is not None and note.result.tested_by is not None
+    }
+    if not verdicts:
+        return BASE_SCHEMA
+    return TESTED_SCHEMA if verdicts <= SCHEMA_3_VERDICTS else SCHEMA_VERSION
 
 
 def dump_document(document: NotesDocument) -> bytes:

@@ -38,6 +38,7 @@ __all__ = [
     "EDITABLE_FIELDS",
     "SCHEMA_VERSION",
     "STATUSES",
+    "TESTED_SCHEMA",
     "VERDICTS",
     "AmbiguousNoteError",
     "Anchor",
@@ -60,19 +61,23 @@ __all__ = [
     "utc_now",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The newest notes-file schema this code writes; it reads this one and older,
 and leaves a newer one alone.
 
 1: anchor times as float microseconds (`start_us`, `end_us`);
 2: anchor times as integer nanoseconds (`start_ns`, `end_ns`), exact;
-3: a result may name the capture that tested it (`result.tested_by`).
+3: a result may name the capture that tested it (`result.tested_by`);
+4: its verdict may be likely_faster, likely_slower, no_change or identical.
 
 A file is written with the oldest schema that holds its notes (2 unless a
-note has `tested_by`), so a steptrace that knows only schema 2 still reads
-it; one that would drop `tested_by` sees schema 3 and leaves the file alone.
+note has `tested_by`, 3 unless a verdict is one of schema 4's), so a
+steptrace that knows only schema 2 still reads it; one that would drop
+`tested_by`, or refuse a verdict it does not know, sees the newer schema and
+leaves the file alone.
 """
 BASE_SCHEMA = 2
+TESTED_SCHEMA = 3
 
 
 class Status(Word):
