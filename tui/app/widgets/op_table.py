@@ -145,7 +145,7 @@ class OperatorTable(SortableRows[str]):
         if self.by_shape:
             self._read_shapes()
         else:
-            self._show_keeping_cursor(table)
+            self._show_keeping_cursor(table, say=False)
 
     def scope_window(self, table: OpTable) -> None:
         """Cover the whole window, whose table (operators only) is `table`."""
@@ -192,13 +192,14 @@ class OperatorTable(SortableRows[str]):
         if (self.scope_span is None) == (message.label == "whole window"):
             self.set_table(message.table, message.label)
 
-    def _show_keeping_cursor(self, table: OpTable) -> None:
-        """Show `table` with the cursor on the same operator, silently: another
-        scope or grouping is no new choice of operator to mark on the timeline."""
+    def _show_keeping_cursor(self, table: OpTable, *, say: bool = True) -> None:
+        """Show `table` with the cursor on the same operator; `say`: mark its
+        rows anew (by input shapes, a row holds other events), which another
+        scope does not (it is no new choice of operator)."""
         name = self.current_name
         self._set_table(table)
         if name is not None and name in table.names:
-            self.select_name(name, say=False)
+            self.select_name(name, say=say)
 
     # -- rows by input shape ---------------------------------------------------
 
