@@ -30,12 +30,6 @@ from tui.core.ingest.source import read_trace_bytes
 from tui.core.model.trace import Trace
 
 SHARED_TRACES = shared.paths(keep=lambda path: "LICENSE" not in path.name)
-# Shared traces the native decoder leaves to the usual one, and why.
-GIVES_WAY = {
-    # "stream": "0x0" (a string where an integer id is read): the usual
-    # decoder's tolerant path reads such args.
-    "amd_trace-mi250_minitoy_train_ROCm6_2_kineto.json.gz",
-}
 
 
 @pytest.fixture(autouse=True)
@@ -112,9 +106,6 @@ def test_shared_traces_decode_the_same_natively(
     monkeypatch.setattr(pieces, "MIN_PIECE_BYTES", max(2048, events_bytes // 8))
     want = sequential(path)
     got = native_only(path)
-    if path.name in GIVES_WAY:
-        assert got is None
-        return
     assert got is not None, "a well-formed trace must take the native path"
     assert_same(got, want)
 
@@ -194,6 +185,68 @@ def test_nested_objects_and_braces_in_strings_take_the_native_path(
     assert got is not None
     assert_same(got, sequential(path))
     assert "a},{b" in got.names
+
+
+ODD_IDS = [
+    event(ph="X", name="a", pid=1, tid=7, ts=5, dur=1, args={"stream": "0x0"}),
+    event(ph="X", name="b", pid=1, tid=7, ts=6, dur=1, args={"correlation": "0042"}),
+    event(ph="X", name="c", pid=1, tid=7, ts=7, dur=1, args={"External id": 3.0}),
+    event(ph="X", name="d", pid=1, tid=7, ts=8, dur=1, args={"correlation": True}),
+    event(
+        ph="X",
+        name="e",
+        pid=1,
+        tid=7,
+        ts=9,
+        dur=1,
+        args={"External id": -1, "external id": "12"},
+    ),
+    event(
+        ph="X",
+        name="f",
+        pid=1,
+        tid=7,
+        ts=10,
+        dur=1,
+        args={"stream": 2**63, "correlation": 2**62},
+    ),
+    event(
+        ph="X",
+        name="g",
+        pid=1,
+        tid=7,
+        ts=11,
+        dur=1,
+        args={"correlation": None, "stream": 7.0},
+    ),
+]
+
+
+def test_ids_of_other_types_read_as_the_usual_decoder_reads_them(
+    tmp_path: Path,
+) -> None:
+    events = op_kernel_events(40)
+    events[50:50] = ODD_IDS
+    path = tmp_path / "ids.json"
+    path.write_bytes(document(events))
+    got = native_only(path)
+    assert got is not None
+    want = sequential(path)
+    assert_same(got, want)
+    named = {want.names[code]: at for at, code in enumerate(want.name_id.tolist())}
+    assert want.correlation[named["b"]] == 42
+    assert want.external_id[named["e"]] == 12
+    assert want.stream_arg[named["a"]] == -1
+
+
+def test_other_scripts_digits_give_way(tmp_path: Path) -> None:
+    events = op_kernel_events(40)
+    events[50:50] = [
+        event(ph="X", name="h", pid=1, tid=7, ts=5, dur=1, args={"correlation": "٣"})
+    ]
+    path = tmp_path / "digits.json"
+    path.write_bytes(document(events))
+    assert native_only(path) is None
 
 
 @pytest.mark.parametrize("oddity", sorted(ODDITIES))

@@ -74,15 +74,22 @@ _EVENTS = (
 )
 
 _NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')"
-_INTEGER_TYPES = "('BIGINT', 'UBIGINT')"
 _KEY_TYPES = "('BIGINT', 'UBIGINT', 'VARCHAR')"
 
 
 def _known(key: str) -> str:
-    return f"json_type(ids[{_KNOWN_IDS.index(key) + 1}])"
+    """A known id arg's JSON value."""
+    return f"ids[{_KNOWN_IDS.index(key) + 1}]"
 
 
-# Complete events the usual decoder reads another way than this path would.
+def _text_of(key: str) -> str:
+    """A known id arg's text, when it is a JSON string."""
+    return f"({_known(key)} ->> '$')"
+
+
+# Complete events the usual decoder reads another way than this path would:
+# its tolerant path reads an id given as a string of digits with Python's
+# `str.isdigit`, which takes other scripts' digits too.
 _ODD_COMPLETE = " OR ".join(
     [
         "ts IS NULL",
@@ -91,17 +98,34 @@ _ODD_COMPLETE = " OR ".join(
         f"(pid IS NOT NULL AND json_type(pid) NOT IN {_KEY_TYPES})",
         f"(tid IS NOT NULL AND json_type(tid) NOT IN {_KEY_TYPES})",
         *(
-            f"({_known(key)} IS NOT NULL AND {_known(key)} NOT IN {_INTEGER_TYPES})"
-            for key in _KNOWN_IDS
+            f"(json_type({_known(key)}) = 'VARCHAR' "
+            f"AND NOT regexp_full_match({_text_of(key)}, '[\\x00-\\x7f]*'))"
+            for key in _KNOWN_IDS[:3]
         ),
     ]
 )
 
 
 def _id_column(key: str) -> str:
-    """An integer arg as BIGINT, -1 when absent or beyond int64."""
+    """An id arg as the usual collector reads it: an integer that fits int64, or
+    a string of 1 to 17 digits; -1 for anything else or none."""
+    value = _known(key)
     return (
-        f"coalesce(TRY_CAST(ids[{_KNOWN_IDS.index(key) + 1}]::VARCHAR AS BIGINT), -1)"
+        f"coalesce(CASE json_type({value}) "
+        f"WHEN 'BIGINT' THEN TRY_CAST({value}::VARCHAR AS BIGINT) "
+        f"WHEN 'UBIGINT' THEN TRY_CAST({value}::VARCHAR AS BIGINT) "
+        f"WHEN 'VARCHAR' THEN CASE WHEN regexp_full_match({_text_of(key)}, "
+        f"'[0-9]{{1,17}}') THEN CAST({_text_of(key)} AS BIGINT) END END, -1)"
+    )
+
+
+def _stream_column() -> str:
+    """The stream arg as the usual collector reads it: an integer that fits
+    int64, else -1."""
+    value = _known("stream")
+    return (
+        f"coalesce(CASE WHEN json_type({value}) IN ('BIGINT', 'UBIGINT') "
+        f"THEN TRY_CAST({value}::VARCHAR AS BIGINT) END, -1)"
     )
 
 
@@ -246,7 +270,7 @@ def _complete_part(
         f"x.dur, {_id_column('correlation')} AS correlation, "
         f"{_id_column('External id')} AS external_id, "
         f"{_id_column('external id')} AS external_id_old, "
-        f"{_id_column('stream')} AS stream, "
+        f"{_stream_column()} AS stream, "
         "coalesce(x.args::VARCHAR, '{}') AS args, "
         "strlen(coalesce(x.args::VARCHAR, '{}')) AS args_length "
         "FROM x "
