@@ -69,3 +69,26 @@ def test_wide_and_json_keep_every_name_whole(
     assert LONG in out and TWIN in out
     data = json.loads(_ops(long_names, capsys, "--json"))
     assert {LONG, TWIN} <= {row["name"] for row in data["ops"]}
+
+
+def test_zones_names_take_the_width_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    zone = "a_user_annotation_whose_name_runs_well_past_forty_four_cells"
+    events = [
+        *metadata(),
+        cpu("ProfilerStep#1", 0, 1000, cat="user_annotation"),
+        cpu(zone, 10, 400, cat="user_annotation"),
+    ]
+    trace = write_trace(tmp_path / "zone.json", events)
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["zones", str(trace)]) == 0
+    narrow = capsys.readouterr().out
+    assert zone not in narrow and zone[:40] in narrow
+    assert max(map(len, narrow.splitlines())) <= 80
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["zones", str(trace)]) == 0
+    assert zone in capsys.readouterr().out
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["zones", str(trace), "--wide"]) == 0
+    assert zone in capsys.readouterr().out

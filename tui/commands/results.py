@@ -136,7 +136,10 @@ class ResultCommand:
 
         if self.check is not None:
             self.check(args)
-        args.trace, which = trace_in(args.trace, args.window, self.name)
+        # A command parsing its own flags (collectives) may have no --window
+        # or --strict: read as not given.
+        window = getattr(args, "window", None)
+        args.trace, which = trace_in(args.trace, window, self.name)
         if which is not None:
             notice(which)
         with progress_on_stderr() as progress:
@@ -170,7 +173,7 @@ class ResultCommand:
             sys.stdout.write(self.text(result, args))
         else:
             sys.stdout.write(imported(str(self.words))(result) + "\n")
-        return WARNED if warnings and args.strict else 0
+        return WARNED if warnings and getattr(args, "strict", False) else 0
 
 
 def add_strict_option(parser: argparse.ArgumentParser) -> None:
@@ -398,15 +401,25 @@ def gaps_result(
 
 
 def zones_options(parser: argparse.ArgumentParser) -> None:
-    """`zones --all`."""
+    """`zones --all`, `--wide`."""
     parser.add_argument("--all", action="store_true", help="list every candidate")
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="every name whole (default: the table takes the terminal's width and "
+        "cuts longer names at their end; --json always has them whole)",
+    )
 
 
 def zones_text(result: ZonesResult, args: argparse.Namespace) -> str:
-    """The candidate zones, the first 40 unless `--all`."""
+    """The candidate zones, the first 40 unless `--all`, as wide as the terminal
+    unless `--wide`."""
+    import shutil
+
     from tui.report.zones import zones_text as words
 
-    return words(result, None if args.all else 40) + "\n"
+    width = None if args.wide else shutil.get_terminal_size().columns
+    return words(result, None if args.all else 40, width) + "\n"
 
 
 def min_share_option(parser: argparse.ArgumentParser) -> None:

@@ -3,31 +3,41 @@ the data zone's line the summary and `gaps` open with."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.base.vocab import GapKind, ZoneSource
 from tui.core.figures.zones import DATALOADER_GROUP, DEFAULT_DATA_ZONE, ZoneSummary
 from tui.core.results.zones import ZonesResult
-from tui.report.fit import pad_end
-from tui.report.text import UNTRACED_MEANS, distinct_cuts, fill
+from tui.report.fit import fit_end, pad_end
+from tui.report.text import TEXT_WIDTH, UNTRACED_MEANS, fill
 
 _NAME_WIDTH = 44
 
 
-def zones_text(result: ZonesResult, limit: int | None = 40) -> str:
-    """A table of candidates, the chosen ones first and marked with `*`."""
+def zones_text(
+    result: ZonesResult, limit: int | None = 40, width: int | None = TEXT_WIDTH
+) -> str:
+    """A table of candidates, the chosen ones first and marked with `*`, at
+    `width` columns (None: every name whole); a name longer than its column is
+    cut at its end."""
     shown = result.candidates if limit is None else result.candidates[:limit]
-    names = distinct_cuts([printable(c.name) for c in shown], _NAME_WIDTH)
+    names = [printable(c.name) for c in shown]
+    longest = max(map(cell_len, names), default=0)
+    if width is not None:
+        longest = min(longest, width - (TEXT_WIDTH - 2 - _NAME_WIDTH))
+    room = max(_NAME_WIDTH, longest)
     in_use = ", ".join(printable(name) for name in result.chosen) or "none"
     lines = fill(f"{in_use} ({result.source.label})", "data zone: ", "  ")
     lines += [
         "",
-        f"  {'name':<{_NAME_WIDTH}} {'kind':<10} {'calls':>7} {'total':>12}",
+        f"  {'name':<{room}} {'kind':<10} {'calls':>7} {'total':>12}",
     ]
     for name, candidate in zip(names, shown, strict=True):
         mark = "*" if candidate.name in result.chosen else " "
         lines.append(
-            f"{mark} {pad_end(name, _NAME_WIDTH)} {candidate.kind:<10} "
+            f"{mark} {pad_end(fit_end(name, room), room)} {candidate.kind:<10} "
             f"{candidate.calls:>7} {duration_text(candidate.total_ns):>12}"
         )
     if len(shown) < len(result.candidates):
