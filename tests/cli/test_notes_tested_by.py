@@ -130,6 +130,20 @@ def test_tested_by_records_the_verdict_and_raw_ranges(
     status, out, _ = cli(capsys, "notes", "--md", str(before))
     assert "tested by [after.json](<runs/after.json>): likely_faster" in out
     assert "median -49.0%" in out
+    # The runs and what moved, as `steptrace diff` names them.
+    assert tested["runs"] == {"before": 1, "after": 1}
+    status, out, _ = cli(capsys, "diff", str(before), str(after), "--json")
+    moved = [entry for entry in orjson.loads(out)["mechanisms"] if entry["moved"]]
+    assert moved and [
+        (entry["finding"], entry["change_us_per_step"], entry["moved_in"])
+        for entry in tested["moved"]
+    ] == [(entry["id"], entry["change_us_per_step"], "1/1") for entry in moved]
+    # Each worded as the diff's text words it.
+    status, out, _ = cli(capsys, "diff", str(before), str(after), "--text")
+    assert all(entry["title"] in " ".join(out.split()) for entry in tested["moved"])
+    status, out, _ = cli(capsys, "notes", "--md", str(before))
+    words = " ".join(out.split())
+    assert "— runs: 1 before, 1 after — what moved: " in words
 
 
 def test_an_inconclusive_diff_never_reads_as_a_speed_up(
@@ -375,3 +389,42 @@ def test_a_verdict_schema_3_does_not_know_writes_schema_4() -> None:
     assert schema_for([noted("identical"), noted("slower")]) == 4
     assert schema_for([noted("slower"), noted("not_comparable")]) == 3
     assert schema_for([]) == 2
+
+
+def test_a_link_reads_back_its_runs_and_what_moved_and_rejects_bad_ones() -> None:
+    from tui.notes.link import Moved
+
+    tested = TestedBy(
+        "a.json",
+        "a.json",
+        Verdict.FASTER,
+        comparable=True,
+        runs=(3, 3),
+        moved=(
+            Moved("gpu_idle_data_zone", -58_500.0, "3/3"),
+            Moved("gpu_idle_data_zone", -1_000.0, "3/3", "Untraced time in the zone"),
+        ),
+    )
+    raw = tested.to_dict()
+    assert raw["runs"] == {"before": 3, "after": 3}
+    assert TestedBy.from_dict(raw) == tested
+    from tui.report.notes import tested_by_text
+
+    # Without a title, the finding's own by its id; with one, that title.
+    assert tested_by_text(tested).endswith(
+        "runs: 3 before, 3 after — what moved: GPU idle during the data zone "
+        "-58.5 ms per step in 3/3 runs; Untraced time in the zone -1 ms per step "
+        "in 3/3 runs"
+    )
+    for bad in (
+        {"runs": {"before": 0, "after": 3}},
+        {"runs": [3, 3]},
+        {"moved": [{"finding": "x", "change_us_per_step": 1.0, "moved_in": "all"}]},
+        {"moved": [{"finding": "", "change_us_per_step": 1.0, "moved_in": "1/1"}]},
+        {"moved": "x"},
+    ):
+        with pytest.raises(InvalidNoteError):
+            TestedBy.from_dict(raw | bad)
+    # An older link (no runs, no moved) reads as before, and keeps schema 3.
+    old = {key: value for key, value in raw.items() if key not in ("runs", "moved")}
+    assert TestedBy.from_dict(old).runs is None

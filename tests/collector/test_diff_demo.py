@@ -126,6 +126,10 @@ def test_notes_record_the_demo_verdict(
     assert main(["notes", "--md", str(slow)]) == 0
     markdown = capsys.readouterr().out
     assert "tested by [fast.json](<fast.json>): likely_faster" in markdown
+    words = " ".join(markdown.split())
+    assert "runs: 1 before, 1 after — what moved: Untraced time in the data zone" in (
+        words
+    )
     assert main(["report", str(slow), "--md"]) == 0
     report = capsys.readouterr().out
     assert "tested by [fast.json](<fast.json>): likely_faster" in report

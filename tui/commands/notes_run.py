@@ -309,6 +309,7 @@ def _record_tested_by(store: NotesStore, note_id: str, trace: Path, after: Path)
     from tui.core.figures.analysis import Analysis
     from tui.notes.hashing import sha256_file
     from tui.notes.tested_by import record_tested_by
+    from tui.report.diff import mechanism_title
 
     diff = TraceDiff.of(
         Analysis(load_for_cli(str(trace))), Analysis(load_for_cli(str(after)))
@@ -324,7 +325,9 @@ def _record_tested_by(store: NotesStore, note_id: str, trace: Path, after: Path)
             "the two captures are not comparable: "
             + "; ".join(w.message for w in diff.warnings if w.breaks_comparability)
         )
-    return record_tested_by(store, note_id, diff, after, after_sha256=sha256)
+    return record_tested_by(
+        store, note_id, diff, after, after_sha256=sha256, title=mechanism_title
+    )
 
 
 def _rm(trace: Path, options: argparse.Namespace) -> int:

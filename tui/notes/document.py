@@ -97,7 +97,7 @@ def parse_document(data: bytes) -> NotesDocument:
     return NotesDocument(trace=trace, notes=notes, extra=extra)
 
 
-# The verdicts schema 3 knows; any other needs schema 4.
+# The verdicts schema 3 knows; any other (or runs, or what moved) needs schema 4.
 SCHEMA_3_VERDICTS = frozenset(
     {Verdict.FASTER, Verdict.SLOWER, Verdict.INCONCLUSIVE, Verdict.NOT_COMPARABLE}
 )
@@ -105,15 +105,21 @@ SCHEMA_3_VERDICTS = frozenset(
 
 def schema_for(notes: Sequence[Note]) -> int:
     """The oldest schema that holds these notes: 3 when a result names its test,
-    4 when such a test's verdict is one schema 3 does not know."""
-    verdicts = {
-        note.result.tested_by.verdict
+    4 when such a test's verdict is one schema 3 does not know, or it records
+    the runs and what moved."""
+    links = [
+        note.result.tested_by
         for note in notes
         if note.result is not None and note.result.tested_by is not None
-    }
-    if not verdicts:
+    ]
+    if not links:
         return BASE_SCHEMA
-    return TESTED_SCHEMA if verdicts <= SCHEMA_3_VERDICTS else SCHEMA_VERSION
+    if all(
+        link.verdict in SCHEMA_3_VERDICTS and link.runs is None and not link.moved
+        for link in links
+    ):
+        return TESTED_SCHEMA
+    return SCHEMA_VERSION
 
 
 def dump_document(document: NotesDocument) -> bytes:

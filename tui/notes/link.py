@@ -37,6 +37,70 @@ def figures(values: object, what: str) -> tuple[float, ...]:
 VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
 """A diff's verdicts, as the notes file writes them."""
 
+_MOVED_IN = re.compile(r"\d+/\d+")
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A finding whose cost per step moved in every run pair of the diff."""
+
+    finding: str
+    change_us_per_step: float
+    moved_in: str
+    """Run pairs it moved in, of all: "3/3"."""
+    title: str = ""
+    """Its title as the diff worded it from its figures ("": read by its id)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.finding, str) or not self.finding:
+            raise InvalidNoteError("tested_by moved finding must be non-empty text")
+        if not isinstance(self.title, str):
+            raise InvalidNoteError("tested_by moved title must be text")
+        object.__setattr__(
+            self,
+            "change_us_per_step",
+            finite(self.change_us_per_step, "tested_by moved change_us_per_step"),
+        )
+        if (
+            not isinstance(self.moved_in, str)
+            or _MOVED_IN.fullmatch(self.moved_in) is None
+        ):
+            raise InvalidNoteError("tested_by moved_in must read like 3/3")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "finding": self.finding,
+            "change_us_per_step": self.change_us_per_step,
+            "moved_in": self.moved_in,
+            "title": self.title,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: object) -> Moved:
+        """Validate and build one from its JSON form."""
+        if not isinstance(raw, Mapping):
+            raise InvalidNoteError("tested_by moved must be a list of objects")
+        return cls(
+            raw.get("finding", ""),
+            raw.get("change_us_per_step"),  # type: ignore[arg-type]
+            raw.get("moved_in", ""),
+            raw.get("title", ""),
+        )
+
+
+def _runs(raw: object) -> tuple[int, int] | None:
+    """`{"before": n, "after": m}` as (n, m); None when absent."""
+    if raw is None:
+        return None
+    counts = (raw.get("before"), raw.get("after")) if isinstance(raw, Mapping) else ()
+    if len(counts) != 2 or not all(
+        isinstance(count, int) and not isinstance(count, bool) and count > 0
+        for count in counts
+    ):
+        raise InvalidNoteError("tested_by runs must give before and after counts")
+    return counts[0], counts[1]  # type: ignore[return-value]
+
 
 @dataclass(frozen=True)
 class TestedBy:
@@ -62,6 +126,10 @@ class TestedBy:
     size: int | None = None
     sha256: str | None = None
     diffed: str | None = None
+    runs: tuple[int, int] | None = None
+    """How many captures each side of the diff held (None: not recorded)."""
+    moved: tuple[Moved, ...] = ()
+    """The findings the diff names as what moved, largest change first."""
 
     def __post_init__(self) -> None:
         for name in ("path", "name"):
@@ -125,6 +193,10 @@ class TestedBy:
             "change_pct": self.change_pct,
             "warnings": list(self.warnings),
             "diffed": self.diffed,
+            "runs": None
+            if self.runs is None
+            else {"before": self.runs[0], "after": self.runs[1]},
+            "moved": [entry.to_dict() for entry in self.moved],
         }
 
     @classmethod
@@ -144,4 +216,12 @@ class TestedBy:
             size=raw.get("size"),
             sha256=raw.get("sha256"),
             diffed=raw.get("diffed"),
+            runs=_runs(raw.get("runs")),
+            moved=_moved(raw.get("moved", ())),
         )
+
+
+def _moved(raw: object) -> tuple[Moved, ...]:
+    if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
+        raise InvalidNoteError("tested_by moved must be a list of objects")
+    return tuple(Moved.from_dict(entry) for entry in raw)

@@ -68,7 +68,8 @@ and leaves a newer one alone.
 1: anchor times as float microseconds (`start_us`, `end_us`);
 2: anchor times as integer nanoseconds (`start_ns`, `end_ns`), exact;
 3: a result may name the capture that tested it (`result.tested_by`);
-4: its verdict may be likely_faster, likely_slower, no_change or identical.
+4: its verdict may be likely_faster, likely_slower, no_change or identical,
+   and it records the diff's runs and what moved (`runs`, `moved`).
 
 A file is written with the oldest schema that holds its notes (2 unless a
 note has `tested_by`, 3 unless a verdict is one of schema 4's), so a

@@ -2,8 +2,9 @@
 
 The CLI (`steptrace notes set TRACE ID --tested-by AFTER`) and the app's
 comparison screen both call `record_tested_by`: the note's result then holds
-the diff's verdict, whether the two captures are comparable, and both
-windows' raw step times — never a speed-up the verdict does not support.
+the diff's verdict, whether the two captures are comparable, both windows'
+raw step times, the runs and what moved — never a speed-up the verdict does
+not support.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from datetime import datetime
 from pathlib import Path
 
 from tui.core.base.paths import resolved
+from tui.core.base.units import us
 from tui.core.diff import TraceDiff
+from tui.core.diff.mechanisms import Mechanism
+from tui.notes.link import Moved
 from tui.notes.model import (
     InvalidNoteError,
     Note,
@@ -38,8 +42,10 @@ def tested_by_of(
     *,
     after_sha256: str | None = None,
     clock: Callable[[], datetime] = utc_now,
+    title: Callable[[Mechanism], str] | None = None,
 ) -> TestedBy:
-    """The link a diff of the noted trace (before) with AFTER makes."""
+    """The link a diff of the noted trace (before) with AFTER makes; `title`
+    words each finding that moved (the report's words; None: read by its id)."""
     try:
         size: int | None = after.stat().st_size
     except OSError:
@@ -57,6 +63,16 @@ def tested_by_of(
         size=size,
         sha256=after_sha256,
         diffed=iso_utc(clock()),
+        runs=steps.runs,
+        moved=tuple(
+            Moved(
+                entry.finding.value,
+                us(entry.change_ns_per_step or 0.0),
+                f"{entry.moved_in}/{entry.pairs}",
+                "" if title is None else title(entry),
+            )
+            for entry in diff.moved
+        ),
     )
 
 
@@ -75,6 +91,7 @@ def record_tested_by(
     *,
     after_sha256: str | None = None,
     text: str | None = None,
+    title: Callable[[Mechanism], str] | None = None,
 ) -> Note:
     """Put the diff's verdict and figures in a note's result (call `store.save()` after).
 
@@ -101,6 +118,7 @@ def record_tested_by(
             store.trace_path,
             after_sha256=after_sha256,
             clock=store.clock,
+            title=title,
         ),
     )
     return store.update(note.id, result=result)

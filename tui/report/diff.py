@@ -51,10 +51,16 @@ def _change_text(entry: Mechanism) -> str:
     return "n/o" if change is None else _signed(round(change))
 
 
+def mechanism_title(entry: Mechanism) -> str:
+    """A moved finding's title, as its figures word it (never "GPU idle" on a
+    side without GPU events)."""
+    return words(entry.example).title
+
+
 def mechanism_words(entry: Mechanism) -> str:
     """One finding's move: its title, change per step, and in how many run pairs."""
     return (
-        f"{words(entry.example).title} {_change_text(entry)} per step in "
+        f"{mechanism_title(entry)} {_change_text(entry)} per step in "
         f"{entry.moved_in}/{entry.pairs} runs"
     )
 
@@ -206,7 +212,7 @@ def _mechanisms_text(result: DiffResult) -> list[str]:
     for entry in shown:
         before, after = entry.before_ns_per_step, entry.after_ns_per_step
         lines += fill(
-            f"{words(entry.example).title}: {_or_dash(before)} → {_or_dash(after)}"
+            f"{mechanism_title(entry)}: {_or_dash(before)} → {_or_dash(after)}"
             f" ({_change_text(entry)}, in {entry.moved_in}/{entry.pairs} runs)",
             "  ",
             "    ",

@@ -15,9 +15,11 @@ from collections.abc import Iterable, Sequence
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
-from tui.core.base.vocab import Verdict
+from tui.core.base.vocab import FindingId, Verdict
 from tui.core.results.summary import SummaryResult
+from tui.notes.link import Moved
 from tui.notes.model import Note, Result, Status, TestedBy
+from tui.report.finding_words.registry import text_of
 from tui.report.markdown import (
     capture_lines,
     md_cell,
@@ -69,8 +71,25 @@ def _ms(values: Sequence[float]) -> tuple[str, str, str]:
     )
 
 
+# The findings a tested-by line names as what moved (largest change first).
+MOVED_SHOWN = 2
+
+
+def _moved_text(entry: Moved) -> str:
+    """One finding that moved: its title, change per step and run pairs."""
+    try:
+        title = entry.title or text_of(FindingId(entry.finding)).wording.title
+    except (KeyError, ValueError):
+        title = entry.finding
+    title = printable(title)
+    change = entry.change_us_per_step * 1000
+    sign = "+" if change > 0 else ""
+    return f"{title} {sign}{duration_text(change)} per step in {entry.moved_in} runs"
+
+
 def tested_by_text(tested: TestedBy) -> str:
-    """The verdict of the diff that tested a hypothesis, with both windows' median and range.
+    """The verdict of the diff that tested a hypothesis, with both windows' median
+    and range, the runs and what moved.
 
     A change in % is shown only with a verdict of (likely) faster or slower: an
     inconclusive or not comparable diff never reads as a speed-up.
@@ -92,6 +111,13 @@ def tested_by_text(tested: TestedBy) -> str:
     parts.append("; ".join(sides))
     if tested.verdict.ordered and tested.change_pct is not None:
         parts.append(f"median {tested.change_pct:+.1f}%")
+    if tested.runs is not None:
+        parts.append(f"runs: {tested.runs[0]} before, {tested.runs[1]} after")
+    if tested.moved:
+        parts.append(
+            "what moved: "
+            + "; ".join(_moved_text(entry) for entry in tested.moved[:MOVED_SHOWN])
+        )
     text = " — ".join(parts)
     if not tested.comparable:
         reasons = "; ".join(tested.warnings) or "see steptrace diff"

@@ -21,6 +21,7 @@ def link(
     """Ask which open note of the capture at `before` (kept by `keeper`) the
     comparison tests, then record it."""
     from tui.notes.tested_by import tested_by_of
+    from tui.report.diff import mechanism_title
     from tui.report.notes import tested_by_text
 
     if keeper.store is None:
@@ -35,7 +36,9 @@ def link(
         )
         return
     after = comparison.after.path
-    preview = tested_by_text(tested_by_of(comparison.diff, after, before))
+    preview = tested_by_text(
+        tested_by_of(comparison.diff, after, before, title=mechanism_title)
+    )
 
     def chosen(note_id: str | None) -> None:
         if note_id is not None:
@@ -54,12 +57,15 @@ def record(keeper: NotesKeeper, comparison: Comparison, note_id: str) -> None:
     def link_note(store: Any) -> str:
         from tui.notes.hashing import sha256_file
         from tui.notes.tested_by import record_tested_by
+        from tui.report.diff import mechanism_title
 
         try:
             sha256: str | None = sha256_file(after)
         except OSError:
             sha256 = None
-        note = record_tested_by(store, note_id, diff, after, after_sha256=sha256)
+        note = record_tested_by(
+            store, note_id, diff, after, after_sha256=sha256, title=mechanism_title
+        )
         tested = note.result.tested_by if note.result is not None else None
         said = tested_by_text(tested) if tested is not None else ""
         return f"Note {note.short_id} tested by {after.name}: {said}"
