@@ -140,3 +140,31 @@ def test_steps_and_tracks_are_the_summarys(capsys: pytest.CaptureFixture[str]) -
         capsys, GPU, "select track_kind, count(*) from tracks group by 1 order by 1"
     )
     assert kinds == [["cpu", 1], ["device", 3], ["other", 1]]
+
+
+@pytest.mark.usefixtures("shared_traces")
+def test_event_args_hold_each_events_args(capsys: pytest.CaptureFixture[str]) -> None:
+    """`event_args` is each event's args as JSON: its External id is the column's,
+    and its shapes are the file's."""
+    differ = _rows(
+        capsys,
+        GPU,
+        "select count(*) from events e join event_args a using (id) where "
+        "coalesce(TRY_CAST(a.args->>'$.\"External id\"' AS BIGINT), -1) "
+        "<> coalesce(e.external_id, -1)",
+    )
+    assert differ == [[0]]
+    trace = CPU_ADDMM
+    raw = json.loads(gzip.decompress(trace.read_bytes()))["traceEvents"]
+    dims = sorted(
+        json.dumps(event["args"]["Input Dims"], separators=(",", ":"))
+        for event in raw
+        if event.get("name") == "aten::addmm" and event.get("ph") == "X"
+    )
+    rows = _rows(
+        capsys,
+        trace,
+        "select a.args->'$.\"Input Dims\"' from events e join event_args a "
+        "using (id) where e.name = 'aten::addmm'",
+    )
+    assert sorted(row[0] for row in rows) == dims

@@ -53,6 +53,12 @@ VIEWS = (
        FROM raw_flows f JOIN raw_categories c USING (category_id)""",
 )
 
+ARGS_TABLE = "event_args"
+"""Each event's args as JSON: made only for a query that names it, as it holds
+every event's args text (read whole from the trace or its cache entry)."""
+
+ARGS_VIEW = f"CREATE VIEW {ARGS_TABLE} AS SELECT id, args::JSON AS args FROM raw_args"
+
 # Settings that close every way out of the database, then lock themselves.
 CLOSED = (
     "SET autoinstall_known_extensions = false",
@@ -82,7 +88,7 @@ class SqlResult:
         """Run `query` over the trace's tables; QueryRefused says why it cannot."""
         import duckdb
 
-        connection = trace_database(analysis)
+        connection = trace_database(analysis, args=ARGS_TABLE in query.lower())
         try:
             _check_read_only(connection, query)
             cursor = connection.execute(query)
@@ -95,9 +101,12 @@ class SqlResult:
         return cls(columns, rows)
 
 
-def trace_database(analysis: Analysis) -> duckdb.DuckDBPyConnection:
-    """An in-memory database holding the trace's tables as views of its columns,
-    closed to files, network and extensions, its configuration locked."""
+def trace_database(
+    analysis: Analysis, *, args: bool = False
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory database holding the trace's tables as views of its columns
+    (`event_args` too when `args`), closed to files, network and extensions,
+    its configuration locked."""
     import duckdb
 
     connection = duckdb.connect(":memory:")
@@ -105,6 +114,9 @@ def trace_database(analysis: Analysis) -> duckdb.DuckDBPyConnection:
         connection.register(name, columns)
     for view in VIEWS:
         connection.execute(view)
+    if args:
+        connection.register("raw_args", _args_table(analysis.trace))
+        connection.execute(ARGS_VIEW)
     for setting in CLOSED:
         connection.execute(setting)
     return connection
@@ -158,6 +170,21 @@ def _raw_tables(analysis: Analysis) -> dict[str, dict[str, Any]]:
             "source_event": flows.source_event,
             "target_event": flows.target_event,
         },
+    }
+
+
+def _args_table(trace: Trace) -> dict[str, Any]:
+    """Each event's args text, one string an event (the whole args blob read)."""
+    blob = trace.args_blob
+    texts = [
+        bytes(blob[begin:end]).decode("utf-8", errors="replace")
+        for begin, end in zip(
+            trace.args_begin.tolist(), trace.args_end.tolist(), strict=True
+        )
+    ]
+    return {
+        "id": np.arange(trace.event_count, dtype=np.int64),
+        "args": np.array(texts, dtype=object),
     }
 
 
