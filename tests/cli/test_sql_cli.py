@@ -168,3 +168,33 @@ def test_event_args_hold_each_events_args(capsys: pytest.CaptureFixture[str]) ->
         "using (id) where e.name = 'aten::addmm'",
     )
     assert sorted(row[0] for row in rows) == dims
+
+
+@pytest.mark.usefixtures("shared_traces")
+def test_rows_past_the_limit_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    query = "select id from events"
+    count = _rows(capsys, GPU, "select count(*) from events")[0][0]
+    status, out, _ = _run(capsys, "sql", str(GPU), query, "--max-rows", str(count))
+    assert status == 0
+    assert out.splitlines()[-1] == f"{count:,} rows"
+    status, out, err = _run(
+        capsys, "sql", str(GPU), query, "--max-rows", str(count - 1)
+    )
+    assert status == 2
+    assert out == ""
+    assert f"more than {count - 1:,} rows" in err
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.usefixtures("shared_traces")
+def test_a_query_past_the_memory_budget_is_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    query = "select count(*) from (select repeat('x', 100000) s from range(3000) order by s)"
+    status, out, err = _run(capsys, "sql", str(CPU_ADDMM), query, "--max-memory", "64M")
+    assert status == 2
+    assert out == ""
+    assert "Out of Memory" in err
+    assert len(err.splitlines()) == 1
+    status, out, _ = _run(capsys, "sql", str(CPU_ADDMM), query, "--max-memory", "2G")
+    assert status == 0

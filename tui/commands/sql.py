@@ -34,6 +34,13 @@ def register(subparsers: Any) -> None:
         help='print {"columns": [...], "rows": [[...], ...]}',
     )
     output.add_argument("--csv", action="store_true", help="print CSV with a header")
+    parser.add_argument(
+        "--max-rows",
+        type=_row_count,
+        default=None,
+        metavar="N",
+        help="refuse a query giving more rows (default: 1,000,000)",
+    )
     add_workers_option(parser)
     add_max_memory_option(parser)
     parser.set_defaults(func=run)
@@ -45,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     from tui.core.base.vocab import CacheUse
     from tui.core.figures.analysis import Analysis
     from tui.core.ingest.load import load_trace
-    from tui.core.results.sql import QueryRefused, SqlResult
+    from tui.core.ingest.source import default_max_memory
+    from tui.core.results.sql import MAX_ROWS, QueryRefused, SqlResult
     from tui.report.sql import sql_csv, sql_text
 
     if not args.query.strip():
@@ -59,7 +67,12 @@ def run(args: argparse.Namespace) -> int:
             max_memory=args.max_memory,
         )
     try:
-        result = SqlResult.of_query(Analysis(trace), args.query)
+        result = SqlResult.of_query(
+            Analysis(trace),
+            args.query,
+            max_rows=MAX_ROWS if args.max_rows is None else args.max_rows,
+            memory_bytes=args.max_memory or default_max_memory(),
+        )
     except QueryRefused as refused:
         raise CommandError(f"query refused: {refused}") from None
     if args.json:
@@ -69,3 +82,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(sql_text(result) + "\n")
     return 0
+
+
+def _row_count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return count

@@ -68,6 +68,10 @@ CLOSED = (
 )
 
 
+MAX_ROWS = 1_000_000
+"""The most rows a query may give (each becomes Python objects, then text)."""
+
+
 class QueryRefused(ValueError):
     """A query that is not one read-only SELECT, or that DuckDB rejects: one line why."""
 
@@ -84,16 +88,32 @@ class SqlResult:
         return {"columns": list(self.columns), "rows": [list(row) for row in self.rows]}
 
     @classmethod
-    def of_query(cls, analysis: Analysis, query: str) -> SqlResult:
-        """Run `query` over the trace's tables; QueryRefused says why it cannot."""
+    def of_query(
+        cls,
+        analysis: Analysis,
+        query: str,
+        *,
+        max_rows: int = MAX_ROWS,
+        memory_bytes: int | None = None,
+    ) -> SqlResult:
+        """Run `query` over the trace's tables; QueryRefused says why it cannot
+        (more than `max_rows` rows, more than `memory_bytes` of working memory)."""
         import duckdb
 
-        connection = trace_database(analysis, args=ARGS_TABLE in query.lower())
+        connection = trace_database(
+            analysis, args=ARGS_TABLE in query.lower(), memory_bytes=memory_bytes
+        )
         try:
             _check_read_only(connection, query)
             cursor = connection.execute(query)
             columns = tuple(column[0] for column in cursor.description or ())
-            rows = [tuple(map(_plain, row)) for row in cursor.fetchall()]
+            fetched = cursor.fetchmany(max_rows + 1)
+            if len(fetched) > max_rows:
+                raise QueryRefused(
+                    f"the query gives more than {max_rows:,} rows: add a LIMIT, "
+                    "or raise --max-rows"
+                )
+            rows = [tuple(map(_plain, row)) for row in fetched]
         except duckdb.Error as error:
             raise QueryRefused(_one_line(error)) from None
         finally:
@@ -102,14 +122,17 @@ class SqlResult:
 
 
 def trace_database(
-    analysis: Analysis, *, args: bool = False
+    analysis: Analysis, *, args: bool = False, memory_bytes: int | None = None
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory database holding the trace's tables as views of its columns
     (`event_args` too when `args`), closed to files, network and extensions,
+    using at most `memory_bytes` (DuckDB's default: most of the machine's),
     its configuration locked."""
     import duckdb
 
     connection = duckdb.connect(":memory:")
+    if memory_bytes is not None:
+        connection.execute(f"SET memory_limit = '{int(memory_bytes)}B'")
     for name, columns in _raw_tables(analysis).items():
         connection.register(name, columns)
     for view in VIEWS:
