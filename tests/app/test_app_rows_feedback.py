@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from tests import shared_traces as shared
 from tests.pilot import info, make_app, pilot_test, settle
 from tui.app.screens.main import MainScreen
 
@@ -44,3 +47,19 @@ async def test_unfolding_the_main_thread_says_the_stream_went_down(
     said = await _said_after(cuda_trace, (80, 24), "x")
     assert said == f"track unfolded; 1 device stream {OUT_OF_VIEW}"
     assert await _said_after(cuda_trace, (200, 60), "x") == "track unfolded"
+
+
+MULTI_STREAM = (
+    shared.FOLDER
+    / "critical_path-cuda_event_sync_multi_stream-event_sync_trace.json.gz"
+)
+
+
+@pytest.mark.usefixtures("shared_traces", "isolated_data_dir")
+@pilot_test
+async def test_x_on_a_device_row_unfolds_its_streams() -> None:
+    """Four streams of GPU 0 are one row at 80x24; x there shows them under it."""
+    said = await _said_after(MULTI_STREAM, (80, 24), "shift+down", "x")
+    assert said == "GPU 0 ×4 streams: unfolded (x folds them)"
+    folded = await _said_after(MULTI_STREAM, (80, 24), "shift+down", "x", "x")
+    assert folded == "GPU 0 ×4 streams: folded into one row (x)"

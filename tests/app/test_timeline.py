@@ -619,6 +619,7 @@ async def test_selecting_an_event_below_the_screen_scrolls_its_track_in() -> Non
     async with app.run_test(size=(80, 24)) as pilot:
         timeline = app.query_one(Timeline)
         timeline.focus()
+        await pilot.press("x")  # GPU 0's 60 streams, unfolded under its row
         assert "stream 59" not in "\n".join(lines(timeline))
         last = trace.event_count - 1
         timeline.select_event(last)

@@ -54,6 +54,8 @@ class Row:
     """The allocated bytes a memory row draws."""
     queue: QueueLane | None = None
     """The launch queue a queue row draws."""
+    device: int | None = None
+    """The device a device row draws the streams of."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,7 @@ def build_layout(
     expanded: set[int] | frozenset[int] = frozenset(),
     first_cap: int = DEFAULT_DEPTH_CAP,
     queues: bool = False,
+    unfolded: set[int | None] | frozenset[int | None] = frozenset(),
 ) -> TimelineLayout:
     """Rows: axis, steps, zones, then the tracks in the index's order, with one
     memory row per device after the device streams (after the main thread when
@@ -139,7 +142,10 @@ def build_layout(
     device stream's launch queue under it.
 
     `first_cap` folds the first track (the main thread) to fewer depths so
-    that, on a small terminal, the first device stream still shows.
+    that, on a small terminal, the first device stream still shows. A device
+    of several streams gets one row of them all before them (busy wherever
+    any is), and its stream rows only when `unfolded` holds it or `queues`
+    are shown (each under its stream).
     """
     trace = index.trace
     header = [Row(RowRole.AXIS, "")]
@@ -165,8 +171,20 @@ def build_layout(
         )
     body: list[Row] = []
     memory_after = _memory_position(index)
+    several = {
+        device: streams
+        for device, streams in index.device_streams().items()
+        if len(streams) > 1
+    }
     for position, track_index in enumerate(index.track_order):
         track = trace.tracks[track_index]
+        streams = several.get(track.device) if track.kind == TrackKind.DEVICE else None
+        if streams is not None and streams[0] == track_index:
+            body.append(device_row(index, zone, track.device, streams))
+        if streams is not None and track.device not in unfolded and not queues:
+            if position == memory_after:
+                body += memory_rows(index)
+            continue
         if track_index in expanded:
             cap = EXPANDED_DEPTH_CAP
         elif position == 0:
@@ -197,6 +215,25 @@ def build_layout(
     if memory_after < 0:
         body += memory_rows(index)
     return TimelineLayout(header, body)
+
+
+def device_row(
+    index: TimelineIndex, zone: ZoneView, device: int | None, streams: list[int]
+) -> Row:
+    """One row of a device's streams as one: `GPU 0 ×4 streams`."""
+    members, lanes = index.device_lanes(device, streams)
+    name = "device" if device is None else f"GPU {device}"
+    gaps = (
+        zone.gaps_by_device.get(device) if zone.gap_kind is GapKind.GPU_IDLE else None
+    )
+    return Row(
+        RowRole.DEVICE,
+        f"{name} ×{len(streams)} streams",
+        lanes,
+        gaps=gaps,
+        members=members,
+        device=device,
+    )
 
 
 def memory_rows(index: TimelineIndex) -> list[Row]:

@@ -29,14 +29,15 @@ def row_contains(index: TimelineIndex, row: Row, event: int) -> bool:
 
 
 def row_of(index: TimelineIndex, layout: TimelineLayout, event: int) -> int | None:
-    """Index of the row drawing `event`: its track's row, else a header row."""
+    """Index of the row drawing `event`: its track's row, else a header row or
+    its device's row (its stream folded)."""
     rows = layout.rows
     track = int(index.trace.track[event])
     for position, row in enumerate(rows):
         if row.track == track and row_contains(index, row, event):
             return position
-    for position, row in enumerate(layout.header):
-        if row_contains(index, row, event):
+    for position, row in enumerate(rows):  # a header row, or its device's row
+        if row.role is not RowRole.TRACK and row_contains(index, row, event):
             return position
     return None
 

@@ -50,6 +50,9 @@ class TimelineIndex:
     """Per device track, its launch queue (drawn under it when asked)."""
     _per_depth: dict[int, list[Int64Array]] = field(default_factory=dict)
     _lanes: dict[tuple[int, int, bool], list[Lane]] = field(default_factory=dict)
+    _devices: dict[int | None, tuple[Int64Array, list[Lane]]] = field(
+        default_factory=dict
+    )
 
     @classmethod
     def build(
@@ -127,6 +130,30 @@ class TimelineIndex:
                 events = per_depth[depth]
             cached = lanes_of(self.trace, events)
             self._lanes[key] = cached
+        return cached
+
+    def device_streams(self) -> dict[int | None, list[int]]:
+        """Each device's stream tracks, in display order."""
+        tracks = self.trace.tracks
+        streams: dict[int | None, list[int]] = {}
+        for track in self.track_order:
+            if tracks[track].kind == TrackKind.DEVICE:
+                streams.setdefault(tracks[track].device, []).append(track)
+        return streams
+
+    def device_lanes(
+        self, device: int | None, streams: list[int]
+    ) -> tuple[Int64Array, list[Lane]]:
+        """The events of a device's streams (sorted, to find one) and their
+        lanes drawn as one row: busy wherever any stream is."""
+        cached = self._devices.get(device)
+        if cached is None:
+            events = np.sort(
+                np.concatenate([self.per_depth(track)[0] for track in streams])
+            ).astype(np.int64)
+            by_start = events[np.argsort(self.trace.start_ns[events], kind="stable")]
+            cached = (events, lanes_of(self.trace, by_start))
+            self._devices[device] = cached
         return cached
 
     def depth_of(self, event: int) -> int:

@@ -104,6 +104,8 @@ class Timeline(TimelineKeys, ScrollView, can_focus=True):
         self._cursor_fraction = 0.5
         self._expanded: set[int] = set()
         self._queues_shown = False
+        self._unfolded: set[int | None] = set()
+        """Devices whose streams show one by one under their device row (x)."""
         self._first_cap = DEFAULT_DEPTH_CAP
         self._marked_mask: npt.NDArray[np.bool_] | None = None
         self._row_marks: dict[int, list[Lane]] = {}
@@ -137,13 +139,18 @@ class Timeline(TimelineKeys, ScrollView, can_focus=True):
             self._expanded,
             self._first_cap,
             self._queues_shown,
+            self._unfolded,
         )
         self._row_marks.clear()
         rows = self._rows
         target = self.rows_layout.first_track_row()
         if here is not None:
             for position, row in enumerate(rows):
-                if row.role is here.role and row.track == here.track:
+                if (
+                    row.role is here.role
+                    and row.track == here.track
+                    and row.device == here.device
+                ):
                     target = position
                     if row.depth >= here.depth:
                         break

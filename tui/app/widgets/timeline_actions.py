@@ -47,7 +47,9 @@ KEY_BINDINGS: list[BindingType] = [
     ),
     Binding("home", "home", "Start", show=False),
     Binding("end", "end", "End", show=False),
-    Binding("x", "toggle_expand", "Expand track", show=False),
+    Binding(
+        "x", "toggle_expand", "Expand track (a device's row: its streams)", show=False
+    ),
     Binding("Q", "toggle_queues", "Launch queue under each stream", show=False),
     Binding("enter", "activate", "Details"),
 ]
@@ -84,6 +86,32 @@ def rows_out_of_view(host: KeysHost, wanted: Callable[[Row], bool]) -> tuple[int
     return len(picked), off
 
 
+def toggle_streams(host: KeysHost, row: Row) -> None:
+    """Show a device's streams one by one under its row, or fold them into it."""
+    host._unfolded ^= {row.device}
+    host._relayout()
+    if row.device not in host._unfolded:
+        host.post_message(StatusText(Text(f"{row.label}: folded into one row (x)")))
+        return
+    tracks = host.trace.tracks
+
+    def said() -> str:
+        _, off = rows_out_of_view(
+            host,
+            lambda each: (
+                each.first_of_track
+                and each.track is not None
+                and tracks[each.track].kind == TrackKind.DEVICE
+                and tracks[each.track].device == row.device
+            ),
+        )
+        return f"{row.label}: unfolded (x folds them)" + out_of_view_words(
+            off, "stream"
+        )
+
+    say_when_laid_out(host, said)
+
+
 LAYOUT_TURNS = 3
 """Refreshes before rows added are in place: the rows counted, the screen's
 share of lines given, the new height laid out (`MainScreen._share_rows`)."""
@@ -110,6 +138,7 @@ class KeysHost(Protocol):
     _cursor_row: int
     _expanded: set[int]
     _queues_shown: bool
+    _unfolded: set[int | None]
     selected_event: int | None
 
     @property
@@ -255,9 +284,13 @@ class TimelineKeys:
             self.post_message(EventSelected(found))
 
     def action_toggle_expand(self: KeysHost) -> None:
-        """Show every depth of the cursor's track, or fold it back to the cap;
-        the status line says where the device rows went."""
+        """Show every depth of the cursor's track (on a device's row: its
+        streams one by one), or fold it back; the status line says where the
+        device rows went."""
         row = self.cursor_row_info
+        if row is not None and row.role is RowRole.DEVICE:
+            toggle_streams(self, row)
+            return
         if row is None or row.track is None:
             return
         self._expanded ^= {row.track}

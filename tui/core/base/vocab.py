@@ -276,6 +276,8 @@ class RowRole(Word):
     STEPS = "steps"
     ZONES = "zones"
     TRACK = "track"
+    DEVICE = "device"
+    """A device's streams as one row: busy wherever any of them is."""
     MEMORY = "memory"
     QUEUE = "queue"
 
