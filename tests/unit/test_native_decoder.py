@@ -313,3 +313,33 @@ def test_the_switch_chooses_the_decoder(
     assert bytes(load_trace(result.path).args_blob) == file_text
     monkeypatch.setenv("STEPTRACE_DECODER", "native")
     assert bytes(load_trace(result.path).args_blob) != file_text
+
+
+def test_a_full_scratch_gives_way_and_is_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _small_pieces: Path
+) -> None:
+    """A write refused for want of room (ENOSPC): the usual decoder reads the
+    trace, and the pieces written so far are gone."""
+    import errno
+    import io
+
+    written: list[str] = []
+
+    class FullFile(io.BytesIO):
+        def __init__(self, path: str) -> None:
+            super().__init__()
+            written.append(path)
+            Path(path).write_bytes(b"[")
+
+        def write(self, data: object) -> int:
+            if len(written) > 1:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return 0
+
+    monkeypatch.setattr(
+        pieces, "open", lambda path, mode: FullFile(path), raising=False
+    )
+    result = generate(tmp_path / "t.json", steps=1, seed=3)
+    assert native_only(result.path) is None
+    assert len(written) == 2
+    assert list(_small_pieces.iterdir()) == []

@@ -13,11 +13,10 @@ import contextlib
 import errno
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from typing import Any
 
-from tui.core.ingest.parallel.driver import scratch_root
+from tui.core.ingest.parallel.driver import _LIVE_SCRATCH, _new_scratch
 from tui.core.ingest.parallel.layout import EventsLayout, event_ranges
 
 # Pieces smaller than this are not worth a file of their own.
@@ -38,10 +37,12 @@ def piece_ranges(data: Any, layout: EventsLayout, parts: int) -> list[tuple[int,
 @contextlib.contextmanager
 def scratch_pieces(data: Any, ranges: list[tuple[int, int]]) -> Iterator[list[str]]:
     """Each range written as `[` … `]` to its own file; the folder is removed
-    when the block ends, whatever ends it. NoScratchRoom when it cannot be written."""
+    when the block ends, whatever ends it (a stopped pool worker's signal
+    handler removes it too, as the parallel decoder's). NoScratchRoom when it
+    cannot be written."""
     needed = sum(end - begin + 2 for begin, end in ranges)
     try:
-        folder = tempfile.mkdtemp(prefix="steptrace-native-", dir=scratch_root(needed))
+        folder = _new_scratch(needed)
     except OSError as error:
         raise NoScratchRoom(str(error)) from None
     try:
@@ -62,3 +63,4 @@ def scratch_pieces(data: Any, ranges: list[tuple[int, int]]) -> Iterator[list[st
         yield paths
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        _LIVE_SCRATCH.discard(folder)
