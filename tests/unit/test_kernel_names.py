@@ -67,3 +67,9 @@ def test_long_names_of_their_own_differ_where_they_differ() -> None:
     labels = kernel_labels(names, 34)
     assert len(set(labels)) == 2 and not any("#" in label for label in labels)
     assert "128x64x32" in labels[0] and "256x64x16" in labels[1], labels
+
+
+def test_a_long_name_is_cut_at_its_end_never_its_middle() -> None:
+    name = "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t"
+    assert kernel_label(name, 24) == "ncclKernel_SendRecv_RIN…"
+    assert kernel_label(name, len(name)) == name

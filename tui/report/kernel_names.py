@@ -49,12 +49,13 @@ def _with_args(readable: str, width: int, cut: Callable[[str, int], str]) -> str
 
 
 def _alone(readable: str, folded: str, width: int) -> str:
-    """A name by itself: readable if it fits, else folded, else cut."""
+    """A name by itself: readable if it fits, else folded, else cut at its
+    end (its start says which kernel; the whole name is a key away: v)."""
     if cell_len(readable) <= width:
         return readable
     if cell_len(folded) <= width:
         return folded
-    return fit_middle(folded, width)
+    return fit_end(folded, width)
 
 
 def _around(at: int) -> Callable[[str, int], str]:
