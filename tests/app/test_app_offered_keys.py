@@ -67,3 +67,16 @@ async def test_ranks_offer_the_idle_shares_only_with_device_work(
     cpu_only = write_heat_run(tmp_path / "cpu", ARRIVALS, SCALES, world_size=4)
     keys, screen = await _ranks_keys(cpu_only)
     assert "i" not in keys and not screen.table.has_idle
+
+
+@pilot_test
+async def test_the_palette_offers_only_what_works_here(cuda_trace: Path) -> None:
+    """A single capture without warnings: no way back to a run's ranks, no W."""
+    app = make_app(cuda_trace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        assert "Next gap" in titles and "Zoom in" in titles
+        assert "Back to the ranks" not in titles
+        assert "Next rank, same step" not in titles
+        assert "Load warnings" not in titles

@@ -11,6 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
+from textual.actions import parse as parse_action
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -142,7 +143,8 @@ class StepTraceApp(App[int]):
         self.sub_title = f"{message.loaded.path.name}, {place.label()}"
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
-        """The app's own commands plus every key of the main screen and its widgets."""
+        """The app's own commands plus every key of the main screen and its
+        widgets that works now."""
         yield from super().get_system_commands(screen)
         if not isinstance(screen, MainScreen):
             return
@@ -160,6 +162,9 @@ class StepTraceApp(App[int]):
                     continue
                 if binding.action.startswith("app.") or binding.description in seen:
                     continue
+                _, name, parameters = parse_action(binding.action)
+                if target.check_action(name, parameters) is False:
+                    continue  # offered only where it works (u on a rank of a run)
                 seen.add(binding.description)
                 yield SystemCommand(
                     binding.description,
