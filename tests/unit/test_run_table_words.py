@@ -43,3 +43,10 @@ def test_a_rank_that_waits_says_its_wait_and_the_sum() -> None:
     assert "last at the collectives" not in said
     assert ", wait " in said and "summed over 8 steps" in said
     assert table.header_left(RankSort.RANK, False).split()[-1] == WAIT_TITLE
+
+
+def test_the_columns_say_their_unit_and_what_the_wait_sums() -> None:
+    table = _table()
+    assert table.columns_words() == (
+        f"median, {WAIT_TITLE} in {table.unit} (Σ: over 8 steps)"
+    )

@@ -316,6 +316,14 @@ class RunTable:
         value = step.duration_ns.get(rank)
         return Cell(self.aligned(self.number(value), mark + glyph), level, straggler)
 
+    def columns_words(self) -> str:
+        """The left columns' unit, and what the wait sums: `median, Σwait in
+        ms (Σ: over 4 steps)`."""
+        return (
+            f"median, {WAIT_TITLE} in {self.unit}"
+            f" ({WAIT_TITLE[0]}: over {self.heat.read_steps or len(self.steps)} steps)"
+        )
+
     # -- words about a cell -----------------------------------------------------
 
     def cell_info(self, row_index: int, step_index: int) -> Text:

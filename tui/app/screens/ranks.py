@@ -229,6 +229,7 @@ class RanksScreen(Screen[None]):
         if heat is not None:
             arrow = "▼" if heat.descending else "▲"
             third.append(f"  sorted by {heat.sort.label} {arrow}")
+        third.append(f"  {self.table.columns_words()}")
         third.append(f"  zone {self.zone_words()}")
         third.append(f"  unit {printable(run.unit)}")
         return Text("\n").join([first, legend, third])
