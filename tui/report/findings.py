@@ -19,7 +19,8 @@ from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text, plural, us
 from tui.core.base.vocab import FindingStatus
 from tui.core.findings.finding import Finding, MissingReason
-from tui.core.results.findings import FindingsResult, finding_data
+from tui.core.findings.weights import StepSetAside
+from tui.core.results.findings import FindingsResult, finding_data, set_aside_data
 from tui.report.finding_words.bounds import bound_text
 from tui.report.finding_words.registry import text_of
 from tui.report.finding_words.wording import percent
@@ -122,11 +123,22 @@ def no_gpu_line(group: Sequence[Finding]) -> str:
     )
 
 
+def set_aside_text(set_aside: Sequence[StepSetAside]) -> str:
+    """Why the median step leaves steps out, each reason once ("" when none)."""
+    return "; ".join(printable(entry.reason) for entry in set_aside)
+
+
 def findings_text(result: FindingsResult) -> str:
     """`steptrace findings`: each reading, costliest first, with its cost and words."""
+    kept = result.steps - len(result.set_aside)
+    over = (
+        f"{kept} of {plural(result.steps, 'window step')}"
+        if result.set_aside
+        else plural(result.steps, "window step")
+    )
+    aside = f"; {set_aside_text(result.set_aside)}" if result.set_aside else ""
     step = (
-        f"median step {duration_text(result.median_step_ns)} over"
-        f" {plural(result.steps, 'window step')}"
+        f"median step {duration_text(result.median_step_ns)} over {over}{aside}"
         if result.steps
         else f"no steps: the capture ({duration_text(result.median_step_ns)}) is"
         " weighed as one step"
@@ -151,10 +163,12 @@ def findings_text(result: FindingsResult) -> str:
 
 
 def findings_json(result: FindingsResult) -> dict[str, Any]:
-    """`steptrace findings --json`: the median step, the floor, each finding costliest first."""
+    """`steptrace findings --json`: the median step, the steps it sets aside
+    (and why), the floor, each finding costliest first."""
     return {
         "median_step_us": us(result.median_step_ns),
         "steps": result.steps,
+        "set_aside_steps": set_aside_data(result.set_aside),
         "min_share_pct": 100.0 * result.min_share,
         "findings": [finding_json(finding) for finding in result.findings],
     }

@@ -20,7 +20,7 @@ from tui.core.figures.time_split import TimeSplit
 from tui.core.findings.finding import Finding
 from tui.core.findings.weights import DEFAULT_MIN_SHARE
 from tui.core.model.description import CaptureDescription
-from tui.core.results.findings import FindingsResult
+from tui.core.results.findings import FindingsResult, set_aside_data
 from tui.core.results.queue import stream_summary_json
 from tui.core.results.step_split import step_breakdown_json
 from tui.core.results.summary import SummaryResult
@@ -276,6 +276,7 @@ class ReportResult:
             else [stream_summary_json(stream) for stream in self.queue.streams],
             "findings": findings_json(self.weighed)["findings"],
             "findings_median_step_us": us(self.weighed.median_step_ns),
+            "findings_set_aside_steps": set_aside_data(self.weighed.set_aside),
             "notes": [note.to_dict() for note in self.notes],
             "instrumentation": _instrumentation_json(capture),
             "resources": {

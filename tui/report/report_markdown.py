@@ -15,7 +15,7 @@ from tui.core.base.units import duration_text
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.finding import Finding
 from tui.notes.model import Note
-from tui.report.findings import no_gpu_line, one_by_one, words
+from tui.report.findings import no_gpu_line, one_by_one, set_aside_text, words
 from tui.report.gpu_idle import gpu_idle_report_line
 from tui.report.markdown import (
     capture_lines,
@@ -98,6 +98,8 @@ def report_markdown(result: ReportResult, trace_name: str | None = None) -> str:
     if split:
         lines += ["", "## Step time as TensorBoard splits it", "", *split]
     lines += ["", "## Findings", "", FINDINGS_RULE]
+    if result.weighed.set_aside:
+        lines += ["", md_inline(set_aside_text(result.weighed.set_aside))]
     lines += _findings_markdown(result.findings)
     lines += ["", "## Notes", "", *notes_section(result.notes)]
     lines += ["", "## Instrumentation", ""]

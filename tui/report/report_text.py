@@ -6,7 +6,7 @@ import textwrap
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import NOT_OBSERVED, duration_text
-from tui.report.findings import no_gpu_line, one_by_one, words
+from tui.report.findings import no_gpu_line, one_by_one, set_aside_text, words
 from tui.report.fit import pad_end
 from tui.report.gpu_idle import gpu_idle_report_line
 from tui.report.markdown import SIMPLIFIED_MEANS, scenario_parts
@@ -100,6 +100,8 @@ def _findings_text(result: ReportResult) -> list[str]:
         "",
         "findings, costliest first (possible observation → hypothesis → next check)",
     ]
+    if result.weighed.set_aside:
+        lines += fill(set_aside_text(result.weighed.set_aside), "  ", "  ")
     apart, no_gpu = one_by_one(result.findings)
     for finding in apart:
         said = words(finding)

@@ -13,7 +13,12 @@ that cost against the median window step. The status follows from the share:
 - `minor`: seen, but below the floor: not worth a look before the others;
 - `not_seen`: the pattern is absent; `not_observed`: the capture cannot say.
 
-A capture without steps is weighed as one step: its analysed span.
+A capture without steps is weighed as one step: its analysed span. A window
+step holding a torch.compile compilation (an outermost compile range starting
+in it, `figures/compiled.py`) is set aside from the median step, with its
+reason: it lasts what the compile lasts, 10-100x its neighbours, and says
+nothing of the step's own work. When every window step compiles, none is set
+aside (there is no other step to weigh against).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from tui.core.base.vocab import FindingStatus
 
 if TYPE_CHECKING:  # read by the CLI's --help: no numpy here
     from tui.core.figures.analysis import Analysis
+    from tui.core.figures.compiled import Compilation
     from tui.core.model.steps import Step
 
 # Below this share of the median step a seen pattern is `minor` (`--min-share`).
@@ -64,12 +70,25 @@ class Weight:
 
 
 @dataclass(frozen=True)
+class StepSetAside:
+    """A window step the median step leaves out, its duration, and why."""
+
+    step: int
+    duration_ns: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class Scale:
-    """What findings are weighed against: the median step, and the user's floor."""
+    """What findings are weighed against: the median step, and the user's floor.
+
+    `steps` counts every window step; `set_aside` those the median leaves out.
+    """
 
     median_step_ns: float
     steps: int
     min_share: float = DEFAULT_MIN_SHARE
+    set_aside: tuple[StepSetAside, ...] = ()
 
     def weigh(
         self, seen: bool, cost_ns_per_step: float | None
@@ -117,9 +136,57 @@ def status_of(
     return FindingStatus.MINOR
 
 
+def _some(count: int, noun: str) -> str:
+    return "" if not count else f"a {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def compiling_reason(step: int, compilations: list[Compilation]) -> str:
+    """`step 2 holds a recompilation (compile id 0/1): set aside from the median step`."""
+    recompiles = sum(item.recompile for item in compilations)
+    held = " and ".join(
+        part
+        for part in (
+            _some(len(compilations) - recompiles, "compilation"),
+            _some(recompiles, "recompilation"),
+        )
+        if part
+    )
+    ids = [item.compile_id for item in compilations if item.compile_id is not None]
+    named = ""
+    if ids:
+        named = f" (compile id{'s' if len(ids) > 1 else ''} {', '.join(ids)})"
+    return f"step {step} holds {held}{named}: set aside from the median step"
+
+
+def compiling_steps(analysis: Analysis) -> tuple[StepSetAside, ...]:
+    """The window steps holding a compilation, unless every window step does."""
+    from tui.core.figures.compiled import CompiledFigures  # numpy: not at import
+
+    steps = analysis.window_steps
+    held: dict[int, list[Compilation]] = {}
+    for item in CompiledFigures.of(analysis).compilations:
+        if item.in_window and item.step is not None:
+            held.setdefault(item.step, []).append(item)
+    aside = [step for step in steps if step.number in held]
+    if len(aside) == len(steps):
+        return ()
+    return tuple(
+        StepSetAside(
+            step.number,
+            step.duration_ns,
+            compiling_reason(step.number, held[step.number]),
+        )
+        for step in aside
+    )
+
+
 def scale_of(analysis: Analysis, min_share: float = DEFAULT_MIN_SHARE) -> Scale:
-    """What this capture's findings are weighed against."""
+    """What this capture's findings are weighed against: the median of the
+    window steps not set aside (`compiling_steps`)."""
     steps = analysis.window_steps
     trace = analysis.trace
     span = int(trace.end_ns.max() - trace.start_ns.min()) if trace.event_count else 0
-    return Scale(median_step_ns(steps, span), len(steps), min_share)
+    aside = compiling_steps(analysis)
+    left_out = {entry.step for entry in aside}
+    kept = [step for step in steps if step.number not in left_out]
+    return Scale(median_step_ns(kept, span), len(steps), min_share, aside)

@@ -17,17 +17,19 @@ from tui.core.base.units import us
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.finding import Finding
 from tui.core.findings.readings import compute_findings
-from tui.core.findings.weights import DEFAULT_MIN_SHARE, scale_of
+from tui.core.findings.weights import DEFAULT_MIN_SHARE, StepSetAside, scale_of
 
 
 @dataclass(frozen=True)
 class FindingsResult:
-    """The findings of one capture and the step they are weighed against."""
+    """The findings of one capture and the step they are weighed against
+    (`set_aside`: the window steps its median leaves out, and why)."""
 
     median_step_ns: float
     steps: int
     min_share: float
     findings: tuple[Finding, ...]
+    set_aside: tuple[StepSetAside, ...] = ()
 
     @classmethod
     def of(
@@ -40,6 +42,7 @@ class FindingsResult:
             scale.steps,
             min_share,
             tuple(compute_findings(analysis, min_share)),
+            scale.set_aside,
         )
 
 
@@ -60,6 +63,18 @@ def finding_data(finding: Finding) -> dict[str, Any]:
         if missing is None
         else {"reason": missing.reason.value, "detail": missing.detail},
     }
+
+
+def set_aside_data(set_aside: tuple[StepSetAside, ...]) -> list[dict[str, Any]]:
+    """The steps the median step leaves out, in JSON: step, duration, reason."""
+    return [
+        {
+            "step": entry.step,
+            "duration_us": us(entry.duration_ns),
+            "reason": entry.reason,
+        }
+        for entry in set_aside
+    ]
 
 
 def _anchor(anchor: object) -> dict[str, Any]:
