@@ -112,6 +112,29 @@ def test_no_fence_sets_the_quickest_step_or_a_middle_spike_aside() -> None:
     assert kept.set_aside[0].why.startswith("untraced time: the window's last step is")
 
 
+def test_a_step_compiling_anywhere_in_the_window_is_set_aside() -> None:
+    """A recompile in a middle step (no edge rule reaches it) is set aside with
+    its compile time; compile time every step has alike sets none aside."""
+    durations = (10_400, 10_500, 500_000, 10_450, 10_500, 10_480, 9_000)
+    numbers = tuple(range(7))
+    compiling = extras([500] * 7, [0, 0, 489_000, 0, 0, 0, 0])
+    kept = kept_steps(numbers, durations, compiling)
+    assert kept.kept == (0, 1, 3, 4, 5, 6)
+    assert [(entry.step, entry.duration_ns) for entry in kept.set_aside] == [
+        (2, 500_000)
+    ]
+    assert kept.set_aside[0].why == (
+        "compilation: step 2 holds 489 µs of torch.compile compile ranges,"
+        " which the other steps lack"
+    )
+    # Two steps compiling, one of them the last: both go, the others stay.
+    twice = extras([500] * 7, [0, 0, 489_000, 0, 0, 0, 8_000])
+    twice_aside = kept_steps(numbers, durations, twice).set_aside
+    assert [entry.step for entry in twice_aside] == [2, 6]
+    alike = extras([500] * 7, [2_000] * 7)
+    assert kept_steps(numbers, durations, alike).set_aside == ()
+
+
 def test_same_trace_against_itself_is_identical(tmp_path: Path) -> None:
     path = build(tmp_path / "one.json")
     payload = result(path, path).to_json()

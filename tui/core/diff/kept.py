@@ -1,13 +1,15 @@
 """Which steps represent the code, and the rank test a one-capture verdict may rest on.
 
-The rule that sets steps aside (documented in docs/diff.md, `steptrace diff`):
-only the window's first or last step, and only for a reason — its extra time
-(over the median of the other steps, by more than 10 % of it) sits, at least
-half of it, in something the other steps lack: a runtime stall (allocation,
-synchronisation, lazy module loading), a compilation range, or untraced time
-on the step's thread (`stalls.py`). No step is set aside by its duration alone:
-fences on a handful of steps would drop the quickest step as readily as a
-stalled one.
+The rule that sets steps aside (documented in docs/diff.md, `steptrace diff`),
+only ever for a reason. A step anywhere in the window holding more compile
+range time than the median of the other steps (torch.compile compiling or
+recompiling there, `stalls.py`) is set aside: it lasts what the compile lasts.
+Then the window's first or last step, when its extra time (over the median of
+the other steps kept, by more than 10 % of it) sits, at least half of it, in
+something the other steps lack: a runtime stall (allocation, synchronisation,
+lazy module loading), a compilation range, or untraced time on the step's
+thread. No step is set aside by its duration alone: fences on a handful of
+steps would drop the quickest step as readily as a stalled one.
 
 Every step set aside is listed with its duration and why; the verdict reads the
 kept steps only. The rank test is Mann–Whitney U, two-sided, computed exactly
@@ -93,6 +95,28 @@ def _edge_reason(
     )
 
 
+def _compiling_reason(
+    index: int, numbers: tuple[int, ...], extras: tuple[StepExtra, ...]
+) -> str | None:
+    """Why the step at `index` is set aside for the compile ranges it holds
+    past the other steps' median, or None to keep it."""
+    compile_ns = extras[index].compile_ns
+    rest = statistics.median(
+        extra.compile_ns for other, extra in enumerate(extras) if other != index
+    )
+    if compile_ns <= rest:
+        return None
+    others = (
+        f"the other steps a median of {_ms(rest)}"
+        if rest
+        else "which the other steps lack"
+    )
+    return (
+        f"{REASON_HEADS[COMPILATION]}: step {numbers[index]} holds {_ms(compile_ns)}"
+        f" of torch.compile compile ranges, {others}"
+    )
+
+
 def kept_steps(
     numbers: tuple[int, ...],
     durations_ns: tuple[int, ...],
@@ -105,11 +129,20 @@ def kept_steps(
     """
     count = len(numbers)
     aside: dict[int, str] = {}
+    if count >= 2 and len(extras) == count:
+        for index in range(count):
+            compiling = _compiling_reason(index, numbers, extras)
+            if compiling is not None:
+                aside[index] = compiling
     if count >= 3 and len(extras) == count:
         for index in (0, count - 1):
+            if index in aside:
+                continue
             others = [
                 other for other in range(count) if other != index and other not in aside
             ]
+            if not others:
+                continue
             why = _edge_reason(index, others, durations_ns, extras)
             if why is not None:
                 aside[index] = why

@@ -1,8 +1,9 @@
 """What each window step spends in time that is not the step's own work: runtime
 stalls, compilation and untraced time (nothing recorded on any thread or device).
 
-A diff sets aside the window's first or last step only when its extra time sits
-here and the other steps do not have it (`kept.py`); this module measures it.
+A diff sets aside a step compiling past the others, and the window's first or
+last step only when its extra time sits here and the other steps do not have
+it (`kept.py`); this module measures it.
 Every figure is a union of intervals clipped to the step, so a stall nested in
 a compilation range is counted once.
 """
