@@ -1,12 +1,14 @@
 """A key the help offers works in this view: W only when reading warned, the
 ranks screen's 5 only on a run of many ranks, its i only where some rank has a
-device idle share."""
+device idle share; the palette the same; a run opens on a tab that shows
+something."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from textual.widgets import TabbedContent
 
 from tests import shared_traces as shared
 from tests.app.test_app_ranks import ARRIVALS, SCALES, make_run_app, settle_on
@@ -80,3 +82,20 @@ async def test_the_palette_offers_only_what_works_here(cuda_trace: Path) -> None
         assert "Back to the ranks" not in titles
         assert "Next rank, same step" not in titles
         assert "Load warnings" not in titles
+
+
+@pilot_test
+async def test_a_run_without_device_work_opens_on_its_reading(
+    tmp_path: Path, isolated_data_dir: Path
+) -> None:
+    """The breakdown bars would all read not observed: the reading comes first."""
+    cpu_only = write_heat_run(tmp_path / "cpu", ARRIVALS, SCALES, world_size=4)
+    app = make_run_app(cpu_only)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await settle_on(pilot, RanksScreen)
+        assert screen.query_one(TabbedContent).active == "ranks-reading"
+    on_gpu = write_heat_run(tmp_path / "gpu", ARRIVALS, SCALES, on_gpu=(0, 1))
+    app = make_run_app(on_gpu)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await settle_on(pilot, RanksScreen)
+        assert screen.query_one(TabbedContent).active == "ranks-breakdown"

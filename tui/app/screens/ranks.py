@@ -149,7 +149,7 @@ class RanksScreen(Screen[None]):
         yield Static("", id="ranks-info", markup=False)
         warnings = [*self.run.warnings]
         many = self.table.is_many
-        with TabbedContent(id="ranks-bottom", initial=BOTTOM_TABS[4] if many else ""):
+        with TabbedContent(id="ranks-bottom", initial=self.first_tab()):
             if many:
                 with TabPane("Spread [5]", id=BOTTOM_TABS[4]), VerticalScroll():
                     yield Static(
@@ -171,6 +171,15 @@ class RanksScreen(Screen[None]):
                     COLLECTIVES_HINT, id="ranks-collectives-text", markup=False
                 )
         yield KeyFooter()
+
+    def first_tab(self) -> str:
+        """The bottom tab shown first: the spreads of many ranks; the reading
+        when no rank has device work (the bars would all read not observed)."""
+        if self.table.is_many:
+            return BOTTOM_TABS[4]
+        if not any(row.summary.gpu_observed for row in self.run.ranks):
+            return BOTTOM_TABS[1]
+        return BOTTOM_TABS[0]
 
     def on_mount(self) -> None:
         heat = self.heat
