@@ -10,6 +10,7 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 
 from tests.builders.app_traces import write_training_trace
+from tests.builders.compiling_steps import write_compiling_steps
 from tui.app.widgets.findings_panel import FindingsPanel, finding_text
 from tui.core.figures.analysis import Analysis
 from tui.core.findings import readings
@@ -18,13 +19,16 @@ from tui.core.ingest.load import load_trace
 
 
 class PanelApp(App[None]):
-    def __init__(self, findings: list[Finding]) -> None:
+    def __init__(
+        self, findings: list[Finding], analysis: Analysis | None = None
+    ) -> None:
         super().__init__()
         self.shown = findings
+        self.analysis = analysis
         self.chosen: list[Finding] = []
 
     def compose(self) -> ComposeResult:
-        yield FindingsPanel(self.shown)
+        yield FindingsPanel(self.shown, analysis=self.analysis)
 
     def on_findings_panel_chosen(self, message: FindingsPanel.Chosen) -> None:
         self.chosen.append(message.finding)
@@ -93,5 +97,45 @@ def test_a_problem_is_said_and_nothing_is_chosen(tmp_path: Path) -> None:
             await pilot.press("down", "enter")
             assert app.chosen == []
             assert "[bold]x[/]" in panel.render_line(0).text  # never markup
+
+    asyncio.run(scenario())
+
+
+def test_the_header_names_the_steps_the_median_step_sets_aside(tmp_path: Path) -> None:
+    """A recompiling step is named once above the findings; the keys still
+    light the first finding at the top, and a zone compiling nowhere has no
+    header."""
+    durations = [1000.0, 1100.0, 40_000.0, 900.0, 1050.0]
+    compiling = Analysis(
+        load_trace(write_compiling_steps(tmp_path / "c.json", durations, {3: "0/1"}))
+    )
+    found = readings.compute_findings(compiling)
+    plain = Analysis(
+        load_trace(write_compiling_steps(tmp_path / "p.json", durations, {}))
+    )
+
+    async def scenario() -> None:
+        app = PanelApp(found, compiling)
+        async with app.run_test(size=(60, 10)) as pilot:
+            panel = app.query_one(FindingsPanel)
+            panel.focus()
+            await pilot.pause()
+            top = panel._first_line[0]
+            header = " ".join(line.plain.strip() for _, line in panel._lines[:top])
+            assert all(owner == -1 for owner, _ in panel._lines[:top])
+            assert header == (
+                "step 3 holds a recompilation (compile id 0/1): set aside from the"
+                " median step"
+            )
+            assert panel.highlighted == 0 and panel.scroll_y == 0
+            await pilot.press("pagedown")
+            assert panel.scroll_y > 0
+            await pilot.press("pageup")  # back on the header: the first finding
+            assert panel.scroll_y == 0 and panel.highlighted == 0
+            await pilot.press("end", "home")
+            assert panel.scroll_y == 0 and panel.highlighted == 0
+            panel.follow_analysis(plain, readings.compute_findings(plain))
+            await pilot.pause()
+            assert panel._first_line[0] == 0 and panel._lines[0][0] == 0
 
     asyncio.run(scenario())

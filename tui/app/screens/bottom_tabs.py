@@ -79,7 +79,9 @@ TABS: list[BottomTab] = [
     BottomTab(
         "tab-findings",
         "Findings",
-        lambda shown: FindingsPanel(shown.findings, id="findings"),
+        lambda shown: FindingsPanel(
+            shown.findings, analysis=shown.analysis, id="findings"
+        ),
     ),
     BottomTab("tab-notes", "Notes", lambda shown: NotesPane(id="notes")),
     BottomTab(

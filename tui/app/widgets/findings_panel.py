@@ -28,7 +28,8 @@ from tui.app.widgets.rows_view import FiguresAsked
 from tui.core.base.textsafe import printable
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.finding import Finding
-from tui.report.findings import no_gpu_line, one_by_one, words
+from tui.core.findings.weights import compiling_steps
+from tui.report.findings import no_gpu_line, one_by_one, set_aside_text, words
 
 
 def finding_text(finding: Finding) -> Text:
@@ -48,6 +49,12 @@ def finding_text(finding: Finding) -> Text:
     text.append("\n  next check: ", style="italic")
     text.append(printable(said.next_check))
     return text
+
+
+def _header(analysis: Analysis) -> Text | None:
+    """The steps the median step leaves out, and why (None: it keeps them all)."""
+    aside = compiling_steps(analysis)
+    return Text(set_aside_text(aside)) if aside else None
 
 
 class FindingsPanel(ScrollView, can_focus=True):
@@ -96,13 +103,20 @@ class FindingsPanel(ScrollView, can_focus=True):
         finding: Finding
 
     def __init__(
-        self, findings: list[Finding] | None, *, id: str | None = None
+        self,
+        findings: list[Finding] | None,
+        *,
+        analysis: Analysis | None = None,
+        id: str | None = None,
     ) -> None:
-        """`findings`: None while they are being computed (a big capture)."""
+        """`findings`: None while they are being computed (a big capture);
+        `analysis`: the capture they read, whose steps set aside from the
+        median step the header names."""
         super().__init__(id=id)
         self.findings: list[Finding] = []
         self._no_gpu: tuple[Finding, ...] = ()
         self._keep(findings or [])
+        self._header = _header(analysis) if findings is not None and analysis else None
         self._note: str | None = (
             None if findings is not None else "computing the findings…"
         )
@@ -124,6 +138,7 @@ class FindingsPanel(ScrollView, can_focus=True):
         """The readings of another data zone (or the first ones, computed later)."""
         keep = self._highlighted
         self._keep(findings)
+        self._header = _header(analysis)
         self._note = None
         self._build_texts()
         shown = len(self.findings)
@@ -137,6 +152,7 @@ class FindingsPanel(ScrollView, can_focus=True):
     def show_problem(self, problem: str) -> None:
         """Say why there are no findings to show."""
         self.findings, self._no_gpu = [], ()
+        self._header = None
         self._note = printable(problem)
         self._highlighted = None
         self._build_texts()
@@ -211,6 +227,8 @@ class FindingsPanel(ScrollView, can_focus=True):
         self._strips.clear()
         console = self.app.console
         lines: list[tuple[int, Text]] = []
+        if self._header is not None and self._note is None:
+            lines.extend((-1, line) for line in self._header.wrap(console, width))
         first: list[int] = []
         for index, text in enumerate(self._texts):
             first.append(len(lines))
@@ -267,7 +285,7 @@ class FindingsPanel(ScrollView, can_focus=True):
         index = self._highlighted
         if index is None or index >= len(self._first_line):
             return
-        top = self._first_line[index]
+        top = self._first_line[index] if index else 0  # the first: the header too
         end = (
             self._first_line[index + 1]
             if index + 1 < len(self._first_line)
@@ -311,9 +329,10 @@ class FindingsPanel(ScrollView, can_focus=True):
         if after == before:  # at an end: to the first or last finding
             self.highlighted = 0 if direction < 0 else len(self.findings) - 1
             return
-        owner = self._lines[min(after, len(self._lines) - 1)][0]
-        if owner < 0:  # a line that is no finding: the last finding stays lit
-            owner = len(self.findings) - 1
+        line = min(after, len(self._lines) - 1)
+        owner = self._lines[line][0]
+        if owner < 0:  # no finding's line: the header (the first) or after (the last)
+            owner = 0 if line < self._first_line[0] else len(self.findings) - 1
         changed = owner != self._highlighted
         self._highlighted = owner  # the view stays where the page put it
         self.refresh()
