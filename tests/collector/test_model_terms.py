@@ -5,6 +5,7 @@ each checked against the trace's own ranges."""
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -242,3 +243,64 @@ def test_an_eager_capture_has_no_compilation_finding(
     document = _json(capsys, "findings", str(eager))
     finding = next(f for f in document["findings"] if f["id"] == "compilation")
     assert finding["status"] == "not_seen" and finding["figures"]["compiled"] is False
+
+
+# -- the median step without the compiling step --------------------------------
+
+
+def _step_durations(trace: Path) -> dict[int, float]:
+    """Each `ProfilerStep#N`'s duration (µs), from the trace itself."""
+    return {
+        int(e["name"].removeprefix("ProfilerStep#")): e["dur"]
+        for e in _complete(trace)
+        if e["name"].startswith("ProfilerStep#")
+    }
+
+
+def test_the_recompiling_step_is_set_aside_from_the_median_step(
+    recompiled: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _json(capsys, "findings", str(recompiled))
+    durations = _step_durations(recompiled)
+    assert document["steps"] == len(durations) == 3
+    others = [dur for number, dur in durations.items() if number != RECOMPILE_STEP]
+    assert document["median_step_us"] == pytest.approx(
+        statistics.median(others), rel=1e-6
+    )
+    assert document["set_aside_steps"] == [
+        {
+            "step": RECOMPILE_STEP,
+            "duration_us": pytest.approx(durations[RECOMPILE_STEP], rel=1e-6),
+            "reason": f"step {RECOMPILE_STEP} holds a recompilation (compile id 0/1):"
+            " set aside from the median step",
+        }
+    ]
+    # The compile costs what it takes over every window step, capped at the step.
+    finding = next(f for f in document["findings"] if f["id"] == "compilation")
+    per_step = finding["figures"]["compile_us"] / len(durations)
+    assert finding["cost_us_per_step"] == pytest.approx(
+        min(per_step, document["median_step_us"]), rel=1e-6
+    )
+    # The diff's kept steps leave it out too, though it is no edge step; an
+    # edge step may go as well, for the edge rule's own reasons.
+    steps = _json(capsys, "diff", str(recompiled), str(recompiled))["steps"]
+    assert RECOMPILE_STEP not in (min(durations), max(durations))
+    aside = {entry["step"]: entry["why"] for entry in steps["before"]["set_aside"]}
+    assert aside[RECOMPILE_STEP].startswith(f"compilation: step {RECOMPILE_STEP} holds")
+    assert set(aside) <= {min(durations), RECOMPILE_STEP, max(durations)}
+    assert RECOMPILE_STEP not in steps["before"]["kept"]
+
+
+def test_an_eager_capture_sets_no_step_aside(
+    eager: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _json(capsys, "findings", str(eager))
+    durations = _step_durations(eager)
+    assert document["set_aside_steps"] == []
+    assert document["median_step_us"] == pytest.approx(
+        statistics.median(durations.values()), rel=1e-6
+    )
+    steps = _json(capsys, "diff", str(eager), str(eager))["steps"]
+    assert not any(
+        entry["why"].startswith("compilation") for entry in steps["before"]["set_aside"]
+    )
