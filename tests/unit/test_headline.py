@@ -115,3 +115,9 @@ def test_run_without_a_late_rank_says_none_is_late() -> None:
     said = run_headline(_late(seen=False))
     assert said.lead.startswith("no rank is late at the collectives in most steps")
     assert "others wait" not in said.lead.split("(")[0]
+
+
+def test_a_cost_past_the_median_step_is_never_a_share_above_100() -> None:
+    lead = capture_headline([_dominant("aten::mm", 130.0)], ()).lead
+    assert lead.endswith("130 ms per step (more than the median step)")
+    assert "%" not in lead

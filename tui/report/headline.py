@@ -73,8 +73,16 @@ def finding_lead(finding: Finding) -> str:
     text += f": {duration_text(cost)} per step"
     share = finding.share_of_step
     if share is not None:
-        text += f" ({percent(share)} of the median step)"
+        text += f" ({share_words(share)})"
     return text
+
+
+def share_words(share: float) -> str:
+    """`34% of the median step`; past the median step (a cost per step is
+    a mean over the steps) never a share above 100%: `more than the median step`."""
+    if share > 1.0:
+        return "more than the median step"
+    return f"{percent(share)} of the median step"
 
 
 def findings_lead(findings: Sequence[Finding] | None, problem: str | None) -> str:
@@ -128,8 +136,7 @@ def run_headline(finding: Finding) -> Headline:
             "",
         )
     share = (
-        f" ({percent(figures.median_wait_ns / figures.median_step_ns)} of the"
-        " median step)"
+        f" ({share_words(figures.median_wait_ns / figures.median_step_ns)})"
         if figures.median_step_ns > 0
         else ""
     )
