@@ -116,3 +116,14 @@ def test_a_known_zone_is_kept_and_nothing_proposed(tmp_path: Path) -> None:
         tmp_path, [("lecture_batch_cpu", 10, 100, 10), ("fetch", 200, 600, 10)]
     )
     assert (choice.names, choice.source) == (("lecture_batch_cpu",), ZoneSource.DEFAULT)
+
+
+def test_the_apps_header_names_the_proposed_zone_and_the_key(tmp_path: Path) -> None:
+    from tui.app.widgets.header_line import zone_words
+
+    trace = load_trace(
+        write_trace(tmp_path / "t.json", _steps([("fetch", 10, 600, 10)]))
+    )
+    assert zone_words(Analysis(trace)) == (
+        "fetch (your annotation, once per step; z chooses another)"
+    )
