@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders.traces import metadata, training_step_events, write_trace
+from tests.builders.traces import cpu, metadata, training_step_events, write_trace
 from tui.cli import main
 
 RESULT_COMMANDS = ("summary", "ops", "findings", "gaps", "report", "zones", "kernels")
@@ -55,7 +55,7 @@ def test_a_real_trace_cut_at_40_percent_says_so_first_on_stderr(
     first = warnings[0]
     assert "ends mid-event (cut off, or still being written)" in first
     assert "1 of the 5 steps found whole (#101," in first
-    assert "the other 4 lack what came after the cut" in first
+    assert "the other 4 may lack what came after the cut" in first
     assert "device work only" in first
     everything = captured.err + captured.out
     assert "%" not in " ".join(warnings)
@@ -113,3 +113,38 @@ def test_strict_exits_0_on_a_sound_capture(
     path = write_trace(tmp_path / "whole.json", events)
     assert main(["summary", str(path), "--strict"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_a_cut_between_steps_claims_no_more_than_it_knows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Cut where step 3 would begin: step 1 is whole, step 2 may be, and how
+    many steps the file would have held is not guessed."""
+    events = metadata()
+    for step in (1, 2, 3, 4):
+        events += training_step_events(step, (step - 1) * 1000.0)
+    whole = write_trace(tmp_path / "whole.json", events).read_bytes()
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(whole[: whole.index(b'"ProfilerStep#3"') - 20])
+    assert main(["summary", str(cut)]) == 0
+    first = _warnings(capsys.readouterr().err)[0]
+    assert "1 of the 2 steps found whole (#1, 1 ms)" in first
+    assert "the other may lack what came after the cut" in first
+    assert "%" not in first and "device work only" not in first
+
+
+def test_steps_with_events_after_them_are_all_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Events written after the last step kept show every step is whole."""
+    events = metadata()
+    for step in (1, 2):
+        events += training_step_events(step, (step - 1) * 1000.0)
+    events.append(cpu("aten::empty", 2500.0, 10))
+    events.append(cpu("aten::zeros", 2600.0, 10))
+    whole = write_trace(tmp_path / "whole.json", events).read_bytes()
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(whole[: whole.rindex(b'"aten::zeros"') - 20])
+    assert main(["summary", str(cut)]) == 0
+    first = _warnings(capsys.readouterr().err)[0]
+    assert "the figures cover the 2 steps written before the cut (#1–#2, 2 ms)" in first

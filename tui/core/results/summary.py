@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from tui.core.base.units import duration_text, ms, us
 from tui.core.base.vocab import StepPhase
 from tui.core.figures.analysis import Analysis, ZoneFigure
@@ -14,7 +16,7 @@ from tui.core.figures.step_split import StepBreakdown
 from tui.core.figures.zones import ZoneShare, ZoneSummary, zone_group
 from tui.core.model.description import CaptureDescription
 from tui.core.model.observed import gpu_missing_reason
-from tui.core.model.steps import StepStats
+from tui.core.model.steps import StepStats, step_name_ids
 from tui.core.results.gpu_idle import gpu_idle_json, gpu_idle_missing_reason
 from tui.core.results.step_split import step_breakdown_json
 
@@ -38,17 +40,25 @@ def cut_off_coverage(analysis: Analysis) -> str:
     the cut and how far the kept events reach.
 
     A writer flushes host events and device events apart, so each kind may stop
-    at its own time: a step is whole only where both reach past its end.
+    at its own time: the device's events were cut where steps kept begin after
+    its last one (their host side is there, their device work is not), and a
+    step is whole only where both reach past its end.
     """
     trace = analysis.trace
     ends = trace.end_ns
-    host_end = int(ends[~trace.device_work_mask].max(initial=0))
+    # A step's own range is written whole at its start: its end says nothing
+    # of what was written inside it.
+    step_ranges = np.isin(trace.name_id, step_name_ids(trace))
+    host_end = int(ends[~trace.device_work_mask & ~step_ranges].max(initial=0))
     device_end = int(ends[trace.device_work_mask].max(initial=0))
-    reached = min(host_end, device_end) if trace.gpu_observed else host_end
-    reach = f"events reach {duration_text(host_end)} into the capture"
-    if trace.gpu_observed and device_end < host_end:
-        reach += f", device work only {duration_text(device_end)}"
     steps = analysis.steps
+    device_cut = trace.gpu_observed and any(
+        step.start_ns >= device_end for step in steps
+    )
+    reached = min(host_end, device_end) if device_cut else host_end
+    reach = f"events reach {duration_text(host_end)} into the capture"
+    if device_cut:
+        reach += f", device work only {duration_text(device_end)}"
     said = (
         "the file ends mid-event (cut off, or still being written): the figures cover"
     )
@@ -62,15 +72,21 @@ def cut_off_coverage(analysis: Analysis) -> str:
         if len(whole) == 1
         else f"#{whole[0].number}–#{whole[-1].number}"
     )
-    covered = (
-        f"{len(whole)} of the {len(steps)} steps found whole ({numbers}, "
-        f"{duration_text(sum(step.duration_ns for step in whole))})"
-    )
+    held = f"{numbers}, {duration_text(sum(step.duration_ns for step in whole))}"
     missing = len(steps) - len(whole)
-    if missing:
-        others = "the other lacks" if missing == 1 else f"the other {missing} lack"
-        covered += f", {others} what came after the cut"
-    return f"{said} {covered}; {reach}"
+    if not missing:
+        # Every step kept is whole: how many the file would have held is unknown.
+        count = "the step" if len(whole) == 1 else f"the {len(whole)} steps"
+        return (
+            f"{said} {count} written before the cut ({held}), and no later step; "
+            f"{reach}"
+        )
+    # A step whose events stop near its end may have been whole: "may".
+    others = "the other" if missing == 1 else f"the other {missing}"
+    return (
+        f"{said} {len(whole)} of the {len(steps)} steps found whole ({held}), "
+        f"{others} may lack what came after the cut; {reach}"
+    )
 
 
 @dataclass(frozen=True)
