@@ -65,7 +65,6 @@ from tui.core.figures.critical.graph import (
 from tui.core.figures.critical.path import (
     BoundBy,
     CriticalPath,
-    GapFill,
     longest_path,
     split_path,
 )
@@ -216,9 +215,11 @@ def adjusted_path(
         nodes = longest_path(graph)
         plain = split_path(frame, graph, nodes, window)
     readings.append((Correction.AUTOGRAD_THREAD, joined, plain))
-    fill = _gap_fill(frame, graph, busy)
-    filled = split_path(frame, graph, nodes, window, fill)
-    gaps = _filled_gaps(graph, nodes, fill)
+    fills = _gap_fills(frame, graph, nodes, busy)
+    filled = split_path(
+        frame, graph, nodes, window, lambda src, dst: fills.get((src, dst), 0)
+    )
+    gaps = sum(1 for part in fills.values() if part > 0)
     readings.append((Correction.OTHER_STREAMS, gaps, filled))
     corrected: list[Corrected] = []
     before = hta
@@ -327,21 +328,19 @@ def join_autograd(frame: HtaFrame, graph: Graph) -> int:
         if name.startswith(AUTOGRAD_RANGE)
     ]
     is_backward = np.isin(trace.name_id[events], backward_ids)
-    backward_tracks = distinct(tracks[is_backward])
+    backward_tracks = distinct(tracks[is_backward]).tolist()
+    backward_set = set(backward_tracks)
     added = 0
-    for track in backward_tracks.tolist():
+    for track in backward_tracks:
         pid = trace.tracks[track].pid
-        forward_events = events[
-            np.array(
-                [
-                    trace.tracks[int(other)].pid == pid
-                    and int(other) != track
-                    and int(other) not in backward_tracks
-                    for other in tracks.tolist()
-                ],
-                dtype=bool,
-            )
+        forward_tracks = [
+            other
+            for other in distinct(tracks).tolist()
+            if trace.tracks[other].pid == pid
+            and other != track
+            and other not in backward_set
         ]
+        forward_events = events[np.isin(tracks, forward_tracks)]
         forward = np.concatenate(
             [
                 _roots(frame, forward_events[trace.track[forward_events] == other])
@@ -398,35 +397,38 @@ def _join_bursts(
     return added
 
 
-def _gap_fill(frame: HtaFrame, graph: Graph, busy: Busy) -> GapFill:
-    """Other device work inside a gap: the device's busy time between the
-    earlier op's end and the later op's start (their own times, not HTA's
-    rounded ones, so the two ops themselves never count)."""
+def _gap_fills(
+    frame: HtaFrame, graph: Graph, nodes: list[int], busy: Busy
+) -> dict[tuple[int, int], int]:
+    """Each kernel-kernel gap on the path through `nodes`, and the other device
+    work inside it: the device's busy time between the earlier op's end and the
+    later op's start (their own times, not HTA's rounded ones, so the two ops
+    themselves never count)."""
     trace = frame.trace
-    known: dict[tuple[int, int], int] = {}
-
-    def fill(src: int, dst: int) -> int:
-        if (src, dst) in known:
-            return known[(src, dst)]
-        before, after = graph.node_event[src], graph.node_event[dst]
-        low = max(graph.node_ns[src], int(trace.end_ns[before]))
-        high = min(graph.node_ns[dst], int(trace.start_ns[after]))
-        device = trace.tracks[int(trace.track[before])].device
-        intervals = busy.get(device)
-        filled = 0
-        if intervals is not None and high > low:
-            filled = intervals.covered_ns(low, high)
-        known[(src, dst)] = filled
-        return filled
-
-    return fill
-
-
-def _filled_gaps(graph: Graph, nodes: list[int], fill: GapFill) -> int:
-    """Kernel-kernel gaps on the path that other device work filled in part."""
-    count = 0
-    for src, dst in pairwise(nodes):
-        kind = graph.edges[(src, dst)][0]
-        if kind == EdgeKind.KERNEL_KERNEL and fill(src, dst) > 0:
-            count += 1
-    return count
+    gaps = [
+        (src, dst)
+        for src, dst in pairwise(nodes)
+        if graph.edges[(src, dst)][0] == EdgeKind.KERNEL_KERNEL
+    ]
+    if not gaps:
+        return {}
+    before = np.array([graph.node_event[src] for src, _ in gaps], dtype=np.int64)
+    after = np.array([graph.node_event[dst] for _, dst in gaps], dtype=np.int64)
+    low = np.maximum(
+        np.array([graph.node_ns[src] for src, _ in gaps], dtype=np.int64),
+        trace.end_ns[before],
+    )
+    high = np.minimum(
+        np.array([graph.node_ns[dst] for _, dst in gaps], dtype=np.int64),
+        trace.start_ns[after],
+    )
+    device = np.array(
+        [trace.tracks[track].device for track in trace.track[before].tolist()],
+        dtype=object,
+    )
+    filled = np.zeros(len(gaps), dtype=np.int64)
+    for value, intervals in busy.items():
+        mine = np.flatnonzero(device == value)
+        if mine.size:
+            filled[mine] = intervals.covered_in(low[mine], high[mine])
+    return dict(zip(gaps, filled.tolist(), strict=True))

@@ -37,6 +37,9 @@ class EdgeKind(enum.IntEnum):
     SYNC = 4  # the device op a call or another op waits for: order only
 
 
+OPERATOR = int(EdgeKind.OPERATOR)
+
+
 @dataclass
 class Graph:
     """Nodes (an event's start or end) in time order, edges in insertion order."""
@@ -58,6 +61,21 @@ class Graph:
         key = (src, dst)
         attributed = self.edges[key][2] if key in self.edges else NO_EVENT
         self.edges[key] = [int(kind), weight, attributed]
+        self.succ[src][dst] = None
+        self.pred[dst][src] = None
+
+    def add_operator(self, src: int, dst: int, parent: int, zero: bool = False) -> None:
+        """`add` an operator edge and `attribute` it, in one step (the walk's
+        edges: one per operator start and end)."""
+        is_start = self.node_is_start
+        if is_start[src]:
+            event = self.node_event[src]
+        elif not is_start[dst]:
+            event = self.node_event[dst]
+        else:
+            event = parent
+        weight = 0 if zero else self.node_ns[dst] - self.node_ns[src]
+        self.edges[(src, dst)] = [OPERATOR, weight, event]
         self.succ[src][dst] = None
         self.pred[dst][src] = None
 
@@ -149,17 +167,21 @@ def _nodes(frame: HtaFrame, events: Int64Array) -> Graph:
     chosen = events[is_node]
     stamps = np.concatenate([frame.start_ns[chosen], frame.end_ns[chosen]])
     order = np.argsort(stamps, kind="stable")
-    graph = Graph()
     count = chosen.size
-    for node, position in enumerate(order.tolist()):
-        event = int(chosen[position % count]) if count else 0
-        is_start = position < count
-        graph.node_event.append(event)
-        graph.node_ns.append(int(stamps[position]))
-        graph.node_is_start.append(is_start)
-        (graph.start_node if is_start else graph.end_node)[event] = node
-    graph.succ = [{} for _ in range(len(order))]
-    graph.pred = [{} for _ in range(len(order))]
+    is_start = order < count
+    node_event = chosen[order % count] if count else order
+    nodes = np.arange(order.size)
+    graph = Graph(
+        node_event.tolist(),
+        stamps[order].tolist(),
+        is_start.tolist(),
+        dict(zip(node_event[is_start].tolist(), nodes[is_start].tolist(), strict=True)),
+        dict(
+            zip(node_event[~is_start].tolist(), nodes[~is_start].tolist(), strict=True)
+        ),
+    )
+    graph.succ = [{} for _ in range(order.size)]
+    graph.pred = [{} for _ in range(order.size)]
     return graph
 
 
@@ -172,7 +194,7 @@ def _call_stacks(frame: HtaFrame, events: Int64Array, graph: Graph) -> None:
         if not np.all(frame.stream[mine] < 0):
             continue  # a device stream, or a thread HTA cannot place
         parent, children = _stack_tree(frame, mine)
-        _walk(frame, graph, parent, children)
+        _walk(graph, parent, children, set(mine[frame.blocking[mine]].tolist()))
 
 
 def _stack_tree(
@@ -180,24 +202,26 @@ def _stack_tree(
 ) -> tuple[dict[int, int], dict[int, list[int]]]:
     """Parents and children as HTA's CallStackGraph nests one thread's rows."""
     start = frame.start_ns[events]
-    end = frame.end_ns[events]
-    duration = np.maximum(end - start, 0)
-    marks: list[tuple[int, int, int, int, int]] = []
-    for event, begin, finish, length in zip(
-        events.tolist(),
-        start.tolist(),
-        (start + duration).tolist(),
-        duration.tolist(),
+    duration = np.maximum(frame.end_ns[events] - start, 0)
+    # Each start and end as a mark; ends before starts at one time, starts
+    # longest first, then by event (as sorting the marks' tuples would).
+    stamps = np.concatenate([start, start + duration])
+    is_start = np.concatenate(
+        [np.ones(events.size, dtype=np.int64), np.zeros(events.size, dtype=np.int64)]
+    )
+    lengths = np.concatenate([-duration, duration])
+    ties = np.concatenate([events, -events])
+    order = np.lexsort((ties, lengths, is_start, stamps))
+    marks = zip(
+        is_start[order].tolist(),
+        np.concatenate([events, events])[order].tolist(),
         strict=True,
-    ):
-        marks.append((begin, 1, -length, event, event))  # starts: longest first
-        marks.append((finish, 0, length, -event, event))  # ends before starts
-    marks.sort()
+    )
     parent: dict[int, int] = {}
     children: dict[int, list[int]] = {ROOT: []}
     stack: list[int] = []
-    for _, is_start, _, _, event in marks:
-        if is_start:
+    for opening, event in marks:
+        if opening:
             up = stack[-1] if stack else ROOT
             parent[event] = up
             children.setdefault(up, []).append(event)
@@ -209,12 +233,14 @@ def _stack_tree(
 
 
 def _walk(
-    frame: HtaFrame,
     graph: Graph,
     parent: dict[int, int],
     children: dict[int, list[int]],
+    blocking: set[int],
 ) -> None:
     """HTA's enter/exit callbacks over the call-stack tree, depth first."""
+    start_node, end_node = graph.start_node, graph.end_node
+    add_operator = graph.add_operator
     last_node: int | None = None
     last_top: int | None = None
     depth = 0
@@ -225,8 +251,8 @@ def _walk(
         if entering:
             todo.append((event, False))
             todo.extend((child, True) for child in reversed(children.get(event, [])))
-        start = graph.start_node.get(event)
-        end = graph.end_node.get(event)
+        start = start_node.get(event)
+        end = end_node.get(event)
         if start is None or end is None:
             continue
         if entering:
@@ -234,17 +260,13 @@ def _walk(
                 graph.add(last_top, start, EdgeKind.DEPENDENCY)
             depth += 1
             if last_node is not None:
-                graph.add(last_node, start, EdgeKind.OPERATOR)
-                graph.attribute(last_node, start, last_parent)
+                add_operator(last_node, start, last_parent)
             last_node = start
             last_parent = parent[event]
             continue
         depth -= 1
         if last_node is not None:
-            graph.add(
-                last_node, end, EdgeKind.OPERATOR, zero=bool(frame.blocking[event])
-            )
-            graph.attribute(last_node, end, last_parent)
+            add_operator(last_node, end, last_parent, event in blocking)
         if depth == 0:
             last_node = None
             last_top = end
@@ -304,8 +326,7 @@ def _device_ops(
             _sync(frame, graph, event, stream, call, last, waits, held)
             continue
         start, end = graph.start_node[event], graph.end_node[event]
-        graph.add(start, end, EdgeKind.OPERATOR)
-        graph.attribute(start, end, ROOT)
+        graph.add_operator(start, end, ROOT)
         waited = graph.end_node.get(held.pop(event, ROOT))
         if waited is not None:
             graph.add(waited, start, EdgeKind.SYNC)

@@ -16,8 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 
+import numpy as np
+
 from tui.core.figures.critical.frame import HtaFrame
-from tui.core.figures.critical.graph import NO_EVENT, ROOT, EdgeKind, Graph
+from tui.core.figures.critical.graph import EdgeKind, Graph
 
 # HTA's is_comm_kernel (hta/utils/utils.py).
 NCCL_KERNEL = re.compile(r"^nccl.*Kernel")
@@ -76,51 +78,84 @@ def longest_path(graph: Graph) -> list[int]:
     count = len(graph.node_ns)
     if count == 0:
         return []
-    indegree = [len(graph.pred[node]) for node in range(count)]
+    succ, pred, edges = graph.succ, graph.pred, graph.edges
+    indegree = [len(before) for before in pred]
     generation = [node for node in range(count) if indegree[node] == 0]
     order: list[int] = []
     while generation:
         order.extend(generation)
         following: list[int] = []
         for node in generation:
-            for child in graph.succ[node]:
+            for child in succ[node]:
                 indegree[child] -= 1
                 if indegree[child] == 0:
                     following.append(child)
         generation = following
     if len(order) != count:
         raise PathRefused("the graph has a cycle")
-    best: dict[int, tuple[int, int]] = {}
+    # Each node's longest path ending in it and the node before it there (the
+    # first predecessor reaching the longest, itself for none); weights below
+    # zero count as zero, so no length is negative.
+    length = [0] * count
+    previous = list(range(count))
     for node in order:
-        choice = (0, node)
-        first = True
-        for before in graph.pred[node]:
-            length = best[before][0] + max(graph.edges[(before, node)][1], 0)
-            if first or length > choice[0]:
-                choice, first = (length, before), False
-        best[node] = choice if choice[0] >= 0 else (0, node)
-    node = max(best, key=lambda key: best[key][0])
-    path: list[int] = []
-    previous = None
-    while previous != node:
+        chosen = -1
+        for before in pred[node]:
+            weight = edges[(before, node)][1]
+            reach = length[before] + (weight if weight > 0 else 0)
+            if chosen < 0 or reach > length[node]:
+                length[node], chosen = reach, before
+        if chosen >= 0:
+            previous[node] = chosen
+    longest = max(length)
+    node = next(node for node in order if length[node] == longest)
+    path = [node]
+    while previous[node] != node:
+        node = previous[node]
         path.append(node)
-        previous, node = node, best[node][1]
     path.reverse()
     return path
 
 
-def _bound_by(frame: HtaFrame, kind: int, event: int) -> BoundBy | None:
-    if kind == EdgeKind.KERNEL_KERNEL:
-        return BoundBy.KERNEL_KERNEL
-    if kind == EdgeKind.LAUNCH_DELAY:
-        return BoundBy.LAUNCH
-    if kind != EdgeKind.OPERATOR:
-        return None
-    if event in (ROOT, NO_EVENT) or frame.stream[event] < 0:
-        return BoundBy.CPU
-    if NCCL_KERNEL.match(frame.name(event)):
-        return BoundBy.GPU_COMMUNICATION
-    return BoundBy.GPU_COMPUTE
+def _bounds(frame: HtaFrame, values: list[list[int]]) -> list[BoundBy | None]:
+    """HTA's bound_by of each edge (`[kind, weight, event]`): an operator edge's
+    by its event (CPU without one), the delays by their kind, None for order."""
+    events = np.array([event for _, _, event in values], dtype=np.int64)
+    on_device = np.zeros(events.size, dtype=bool)
+    real = events >= 0
+    on_device[real] = frame.stream[events[real]] >= 0
+    communication = np.zeros(events.size, dtype=bool)
+    for position, name in zip(
+        np.flatnonzero(on_device).tolist(),
+        _names(frame, events[on_device].tolist()),
+        strict=True,
+    ):
+        communication[position] = NCCL_KERNEL.match(name or "") is not None
+    bounds: list[BoundBy | None] = []
+    for (kind, _, _), device, nccl in zip(
+        values, on_device.tolist(), communication.tolist(), strict=True
+    ):
+        if kind == EdgeKind.KERNEL_KERNEL:
+            bounds.append(BoundBy.KERNEL_KERNEL)
+        elif kind == EdgeKind.LAUNCH_DELAY:
+            bounds.append(BoundBy.LAUNCH)
+        elif kind != EdgeKind.OPERATOR:
+            bounds.append(None)
+        elif not device:
+            bounds.append(BoundBy.CPU)
+        else:
+            bounds.append(BoundBy.GPU_COMMUNICATION if nccl else BoundBy.GPU_COMPUTE)
+    return bounds
+
+
+def _names(frame: HtaFrame, events: list[int]) -> list[str | None]:
+    """Each event's name (None for no event: ROOT, NO_EVENT)."""
+    trace = frame.trace
+    rows = np.array(events, dtype=np.int64)
+    ids = np.full(rows.size, -1, dtype=np.int64)
+    ids[rows >= 0] = trace.name_id[rows[rows >= 0]]
+    names = trace.names
+    return [None if index < 0 else names[index] for index in ids.tolist()]
 
 
 # The part of a kernel-kernel gap (from its earlier op's end node to its later
@@ -145,9 +180,18 @@ def split_path(
     totals = dict.fromkeys(BoundBy, 0)
     parts: dict[tuple[str, BoundBy], int] = {}
     path_ns = 0
-    for src, dst in pairwise(nodes):
-        kind, weight, event = graph.edges[(src, dst)]
-        bound = _bound_by(frame, kind, event)
+    pairs = list(pairwise(nodes))
+    values = [graph.edges[pair] for pair in pairs]
+    bounds = _bounds(frame, values)
+    node_event = graph.node_event
+    named = [
+        node_event[dst] if kind == EdgeKind.LAUNCH_DELAY else event
+        for (_, dst), (kind, _, event) in zip(pairs, values, strict=True)
+    ]
+    names = _names(frame, named)
+    for (src, dst), (_, weight, _), bound, name in zip(
+        pairs, values, bounds, names, strict=True
+    ):
         path_ns += weight
         if bound is None:
             continue
@@ -156,9 +200,8 @@ def split_path(
             totals[BoundBy.GPU_COMPUTE] += filled
             weight -= filled
         totals[bound] += weight
-        named = graph.node_event[dst] if kind == EdgeKind.LAUNCH_DELAY else event
-        if named >= 0:
-            key = (frame.name(named), bound)
+        if name is not None:
+            key = (name, bound)
             parts[key] = parts.get(key, 0) + weight
     top = sorted(parts.items(), key=lambda item: (-item[1], item[0][0]))[:TOP_PARTS]
     return CriticalPath(
