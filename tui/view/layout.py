@@ -148,27 +148,6 @@ def build_layout(
     are shown (each under its stream).
     """
     trace = index.trace
-    header = [Row(RowRole.AXIS, "")]
-    if index.steps:
-        header.append(
-            Row(
-                RowRole.STEPS,
-                "steps",
-                index.step_lanes,
-                members=index.step_events,
-            )
-        )
-    if zone.members.size or zone.gap_union[0].size:
-        legend = f" {GAP_GLYPH} {zone.gap_kind.short_label}" if zone.has_gaps else ""
-        header.append(
-            Row(
-                RowRole.ZONES,
-                "zones" + legend,
-                zone.lanes,
-                gaps=zone.gap_union,
-                members=zone.members,
-            )
-        )
     body: list[Row] = []
     memory_after = _memory_position(index)
     several = {
@@ -191,22 +170,7 @@ def build_layout(
             cap = first_cap
         else:
             cap = DEFAULT_DEPTH_CAP
-        gaps = None
-        if track.kind == TrackKind.DEVICE and zone.gap_kind is GapKind.GPU_IDLE:
-            gaps = zone.gaps_by_device.get(track.device)
-        for depth, deeper, lanes in index.rows_of(track_index, cap):
-            body.append(
-                Row(
-                    RowRole.TRACK,
-                    index.labels[track_index],
-                    lanes,
-                    track=track_index,
-                    depth=depth,
-                    first_of_track=depth == 0,
-                    deeper=deeper,
-                    gaps=gaps,
-                )
-            )
+        body += track_rows(index, zone, track_index, cap)
         lane = index.queues.get(track_index) if queues else None
         if lane is not None:
             body.append(Row(RowRole.QUEUE, lane.label, queue=lane))
@@ -214,7 +178,56 @@ def build_layout(
             body += memory_rows(index)
     if memory_after < 0:
         body += memory_rows(index)
-    return TimelineLayout(header, body)
+    return TimelineLayout(header_rows(index, zone), body)
+
+
+def header_rows(index: TimelineIndex, zone: ZoneView) -> list[Row]:
+    """The rows fixed on top: the axis, the steps, the zones with their gaps."""
+    header = [Row(RowRole.AXIS, "")]
+    if index.steps:
+        header.append(
+            Row(
+                RowRole.STEPS,
+                "steps",
+                index.step_lanes,
+                members=index.step_events,
+            )
+        )
+    if zone.members.size or zone.gap_union[0].size:
+        legend = f" {GAP_GLYPH} {zone.gap_kind.short_label}" if zone.has_gaps else ""
+        header.append(
+            Row(
+                RowRole.ZONES,
+                "zones" + legend,
+                zone.lanes,
+                gaps=zone.gap_union,
+                members=zone.members,
+            )
+        )
+    return header
+
+
+def track_rows(
+    index: TimelineIndex, zone: ZoneView, track_index: int, cap: int
+) -> list[Row]:
+    """A track's rows under a depth cap (a device stream's with its idle gaps)."""
+    track = index.trace.tracks[track_index]
+    gaps = None
+    if track.kind == TrackKind.DEVICE and zone.gap_kind is GapKind.GPU_IDLE:
+        gaps = zone.gaps_by_device.get(track.device)
+    return [
+        Row(
+            RowRole.TRACK,
+            index.labels[track_index],
+            lanes,
+            track=track_index,
+            depth=depth,
+            first_of_track=depth == 0,
+            deeper=deeper,
+            gaps=gaps,
+        )
+        for depth, deeper, lanes in index.rows_of(track_index, cap)
+    ]
 
 
 def device_row(
