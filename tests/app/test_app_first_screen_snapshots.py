@@ -114,5 +114,7 @@ def test_ranks_folder(
         # Rank 2 is last in 2 of 4 steps: named, with the others' wait per step.
         assert "rank 2" in lead and "2 of 4 steps" in lead
         assert "the others wait 275 µs per step" in lead
+        if size[0] >= 200:  # and the ranks' device state, after the lead
+            assert "device 69% busy (median of 3 ranks; least: rank 2" in headline
 
     assert snap_compare(make_run_app(folder), terminal_size=size, run_before=before)

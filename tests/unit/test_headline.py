@@ -121,3 +121,12 @@ def test_a_cost_past_the_median_step_is_never_a_share_above_100() -> None:
     lead = capture_headline([_dominant("aten::mm", 130.0)], ()).lead
     assert lead.endswith("130 ms per step (more than the median step)")
     assert "%" not in lead
+
+
+def test_a_run_says_its_ranks_device_busy_share() -> None:
+    said = run_headline(_late(seen=True), {0: 0.81, 1: 0.69, 2: 0.63})
+    assert said.device == "device 69% busy (median of 3 ranks; least: rank 2, 63%)"
+    assert run_headline(_late(seen=False), {0: 0.5}).device == (
+        "device 50% busy (median of 1 rank)"
+    )
+    assert run_headline(_late(seen=True), {}).device == ""

@@ -11,11 +11,12 @@ itself: it is right exactly when they are.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tui.core.base.textsafe import printable
-from tui.core.base.units import duration_text
+from tui.core.base.units import duration_text, plural
 from tui.core.figures.device_load import DeviceLoad
 from tui.core.findings.finding import Finding, ShowKernel, ShowOperator
 from tui.core.findings.late_rank import LateRankFigures
@@ -117,13 +118,32 @@ def capture_headline(
     return Headline(findings_lead(findings, problem), hint, device_state(loads))
 
 
-def run_headline(finding: Finding) -> Headline:
+def ranks_device_state(busy_shares: Mapping[int, float]) -> str:
+    """The ranks' device busy share of their span: the median, and the least
+    busy rank (`device 69% busy (median of 3 ranks; least: rank 2, 63%)`)."""
+    if not busy_shares:
+        return ""
+    median = statistics.median(busy_shares.values())
+    text = (
+        f"device {percent(median)} busy (median of {plural(len(busy_shares), 'rank')}"
+    )
+    if len(busy_shares) > 1:
+        rank, least = min(busy_shares.items(), key=lambda item: (item[1], item[0]))
+        text += f"; least: rank {rank}, {percent(least)}"
+    return text + ")"
+
+
+def run_headline(
+    finding: Finding, busy_shares: Mapping[int, float] | None = None
+) -> Headline:
     """A run's headline: the rank the others wait for at the collectives, with
-    their wait per step, or that no rank is late in most steps."""
+    their wait per step, or that no rank is late in most steps; and the
+    ranks' device busy share."""
     hint = f"{FINDINGS_KEY}: the reading"
+    device = ranks_device_state(busy_shares or {})
     figures = finding.figures
     if not isinstance(figures, LateRankFigures):
-        return Headline("no rank reaches the collectives late (not read)", hint, "")
+        return Headline("no rank reaches the collectives late (not read)", hint, device)
     wait = duration_text(figures.median_wait_ns)
     late = (
         f"reaches the collectives last in {figures.late_steps} of {figures.steps} steps"
@@ -133,7 +153,7 @@ def run_headline(finding: Finding) -> Headline:
             f"no rank is late at the collectives in most steps (rank {figures.rank}:"
             f" {late}; the others wait {wait} per step)",
             hint,
-            "",
+            device,
         )
     share = (
         f" ({share_words(figures.median_wait_ns / figures.median_step_ns)})"
@@ -143,5 +163,5 @@ def run_headline(finding: Finding) -> Headline:
     return Headline(
         f"rank {figures.rank} {late}; the others wait {wait} per step for it{share}",
         hint,
-        "",
+        device,
     )

@@ -316,6 +316,17 @@ class RunTable:
         value = step.duration_ns.get(rank)
         return Cell(self.aligned(self.number(value), mark + glyph), level, straggler)
 
+    def busy_shares(self) -> dict[int, float]:
+        """Each rank's device busy share of its span over the capture
+        (steptrace's breakdown, else HTA's); ranks without device work left out."""
+        shares: dict[int, float] = {}
+        for row in self.rows:
+            summary = row.summary
+            breakdown = summary.breakdown_steptrace or summary.breakdown
+            if breakdown is not None and breakdown.span_ns > 0:
+                shares[row.rank] = 1.0 - breakdown.idle_ns / breakdown.span_ns
+        return shares
+
     def columns_words(self) -> str:
         """The left columns' unit, and what the wait sums: `median, Σwait in
         ms (Σ: over 4 steps)`."""

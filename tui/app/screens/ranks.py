@@ -144,7 +144,8 @@ class RanksScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="ranks-header", markup=False)
-        yield HeadlineLine(run_headline(self.result.finding), id="ranks-headline")
+        headline = run_headline(self.result.finding, self.table.busy_shares())
+        yield HeadlineLine(headline, id="ranks-headline")
         yield HeatTable(self.table, id="heat")
         yield Static("", id="ranks-info", markup=False)
         warnings = [*self.run.warnings]
