@@ -201,6 +201,7 @@ async def test_escape_cancels_loading(
         cancel: Any = None,
         cache: Any = None,
         workers: Any = None,
+        max_memory: Any = None,
     ) -> Any:
         started.set()
         assert cancel is not None

@@ -342,6 +342,7 @@ def test_loading(
         cancel: Any = None,
         cache: Any = None,
         workers: Any = None,
+        max_memory: Any = None,
     ) -> Any:
         progress(LoadProgress(LoadPhase.READING, 40_000_000, 85_000_000))
         reading.set()

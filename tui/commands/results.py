@@ -136,8 +136,8 @@ class ResultCommand:
 
         if self.check is not None:
             self.check(args)
-        # A command parsing its own flags (collectives) may have no --window
-        # or --strict: read as not given.
+        # A command parsing its own flags (collectives) may have no --window,
+        # --strict or --max-memory: read as not given.
         window = getattr(args, "window", None)
         args.trace, which = trace_in(args.trace, window, self.name)
         if which is not None:
@@ -148,7 +148,7 @@ class ResultCommand:
                 asked=args.zone if self.zones else (),
                 progress=progress,
                 workers=args.workers if self.workers else None,
-                max_memory=args.max_memory,
+                max_memory=getattr(args, "max_memory", None),
             )
         if isinstance(opened, ZoneRefusal):
             raise zone_refused(opened)

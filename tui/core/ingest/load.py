@@ -8,6 +8,7 @@ import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -161,10 +162,6 @@ def _parse(
     Also the size of its JSON and whether its end was missing (cut off),
     which decide whether it is worth a cache entry.
     """
-    # Imported when a trace is parsed: a reopen from the cache never pays for them.
-    from tui.core.ingest.assemble.assembler import build_trace
-    from tui.core.ingest.decode.document import decode_trace
-
     total = 0
 
     def on_read(read: ReadProgress) -> None:
@@ -181,19 +178,20 @@ def _parse(
 
     worker_count = default_workers() if workers is None else max(1, int(workers))
     limit = default_max_bytes() if max_bytes is None else max_bytes
+    read = partial(
+        read_trace_bytes,
+        progress=on_read,
+        cancel=cancel,
+        max_bytes=limit,
+        memory=budget,
+    )
     raw: RawTrace | None = None
     trace: Trace | None = None
     cut_off = False
     raw_size = _plain_size(trace_path, limit)
     if settings().native_decoder:
         if raw_size is None:
-            raw = read_trace_bytes(
-                trace_path,
-                progress=on_read,
-                cancel=cancel,
-                max_bytes=limit,
-                memory=budget,
-            )
+            raw = read(trace_path)
             raw_size = len(raw.data)
         else:
             check_plain_memory(trace_path, raw_size, budget)
@@ -207,13 +205,7 @@ def _parse(
         )
     elif raw is not None or raw_size is None:
         if raw is None:
-            raw = read_trace_bytes(
-                trace_path,
-                progress=on_read,
-                cancel=cancel,
-                max_bytes=limit,
-                memory=budget,
-            )
+            raw = read(trace_path)
         raw_size = len(raw.data)
         if raw.compressed and raw_size >= PARALLEL_MIN_BYTES:
             trace = _load_parallel(
@@ -221,28 +213,34 @@ def _parse(
             )
     if trace is None:
         if raw is None:
-            raw = read_trace_bytes(
-                trace_path,
-                progress=on_read,
-                cancel=cancel,
-                max_bytes=limit,
-                memory=budget,
-            )
+            raw = read(trace_path)
             raw_size = len(raw.data)
-        on_phase(LoadPhase.DECODING)
-        decoded = decode_trace(raw.data, str(trace_path))
-        cut_off = cut_off or decoded.truncated
-        del raw.data
-        trace = build_trace(
-            decoded,
-            trace_path,
-            file_size=raw.file_size,
-            compressed=raw.compressed,
-            read_warnings=raw.warnings,
-            progress=on_phase,
-        )
+        trace, cut_off = _decode_here(raw, trace_path, on_phase)
     cut_off = cut_off or (raw is not None and raw.cut_off)
     return trace, raw_size, cut_off
+
+
+def _decode_here(
+    raw: RawTrace, trace_path: Path, on_phase: Callable[..., None]
+) -> tuple[Trace, bool]:
+    """The trace decoded and modelled in this process, and whether its end was
+    missing; the raw bytes are let go once decoded."""
+    # Imported when a trace is parsed: a reopen from the cache never pays for them.
+    from tui.core.ingest.assemble.assembler import build_trace
+    from tui.core.ingest.decode.document import decode_trace
+
+    on_phase(LoadPhase.DECODING)
+    decoded = decode_trace(raw.data, str(trace_path))
+    del raw.data
+    trace = build_trace(
+        decoded,
+        trace_path,
+        file_size=raw.file_size,
+        compressed=raw.compressed,
+        read_warnings=raw.warnings,
+        progress=on_phase,
+    )
+    return trace, decoded.truncated
 
 
 def default_workers() -> int:
