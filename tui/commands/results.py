@@ -131,8 +131,6 @@ class ResultCommand:
         from tui.commands._zones import zone_refused
         from tui.core.opening.capture import open_capture
         from tui.core.opening.zones import ZoneRefusal
-        from tui.core.results.summary import capture_warnings
-        from tui.report.zone_choice import proposed_zone_line
 
         if self.check is not None:
             self.check(args)
@@ -152,13 +150,7 @@ class ResultCommand:
             )
         if isinstance(opened, ZoneRefusal):
             raise zone_refused(opened)
-        warnings = capture_warnings(opened.analysis)
-        for warning in warnings:
-            warn(warning)
-        choice = opened.analysis.zone_choice
-        proposed = proposed_zone_line(choice.names, choice.source)
-        if proposed is not None:
-            notice(proposed)
+        warnings = said_before_the_output(opened.analysis)
         kind = imported(self.result)
         if self.compute is None:
             result = kind.of(opened.analysis)
@@ -174,6 +166,22 @@ class ResultCommand:
         else:
             sys.stdout.write(imported(str(self.words))(result) + "\n")
         return WARNED if warnings and getattr(args, "strict", False) else 0
+
+
+def said_before_the_output(analysis: Analysis) -> list[str]:
+    """On stderr, before any output: each capture warning once, then the data
+    zone when steptrace proposed it; the warnings, for `--strict`."""
+    from tui.core.results.summary import capture_warnings
+    from tui.report.zone_choice import proposed_zone_line
+
+    warnings = capture_warnings(analysis)
+    for warning in warnings:
+        warn(warning)
+    choice = analysis.zone_choice
+    proposed = proposed_zone_line(choice.names, choice.source)
+    if proposed is not None:
+        notice(proposed)
+    return warnings
 
 
 def add_strict_option(parser: argparse.ArgumentParser) -> None:
