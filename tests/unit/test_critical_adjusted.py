@@ -29,6 +29,9 @@ from tui.core.figures.critical import (
     PathFlag,
     critical_paths,
 )
+from tui.core.figures.critical.adjusted import annotation_rows
+from tui.core.figures.critical.frame import HtaFrame
+from tui.core.figures.critical.graph import Graph, build_graph
 from tui.core.ingest.load import load_trace
 from tui.core.results.critical import CriticalResult
 from tui.report.critical import critical_text
@@ -368,3 +371,71 @@ def test_reading_hta_graph_again_changes_nothing(
     assert [step.adjusted for step in reused.steps] == [
         step.adjusted for step in rebuilt.steps
     ]
+
+
+def _annotated_inside(tmp_path: Path) -> Path:
+    """A `## inner ##` annotation inside aten::outer holds two operators: it
+    parents them, so it is read again, but it is no node."""
+    return write_trace(
+        tmp_path / "inside.json",
+        [
+            *metadata(),
+            cpu("ProfilerStep#1", 0, 1000, cat="user_annotation"),
+            cpu("aten::outer", 10, 200),
+            cpu("## inner ##", 20, 100, cat="user_annotation"),
+            cpu("aten::a", 30, 20),
+            _launch(35, 1),
+            gpu("gemm", 60, 300, correlation=1),
+            cpu("aten::b", 80, 20),
+        ],
+    )
+
+
+def _graphs(path: Path) -> tuple[Graph, Graph]:
+    """HTA's graph of the whole capture and the one without its annotations."""
+    frame = HtaFrame.of(load_trace(path))
+    window = (int(frame.start_ns.min()), int(frame.end_ns.max()))
+    hta = build_graph(frame, window)
+    return hta, build_graph(frame, window, leave_out=annotation_rows(frame))
+
+
+def test_an_annotation_inside_an_operator_keeps_every_edge_weight(
+    tmp_path: Path,
+) -> None:
+    """Left out, the inner annotation changes only what aten::a's end to
+    aten::b's start is attributed to (the annotation, then aten::outer)."""
+    hta, adjusted = _graphs(_annotated_inside(tmp_path))
+    assert adjusted.same_weights(hta)
+    assert adjusted.edges != hta.edges
+
+
+def test_annotations_that_are_nodes_change_the_edges(tmp_path: Path) -> None:
+    """Old traces' `Operator` annotations are nodes: leaving them out removes them."""
+    hta, adjusted = _graphs(write_trace(tmp_path / "old.json", _old_step("Operator")))
+    assert not adjusted.same_weights(hta)
+
+
+def test_keeping_hta_path_changes_nothing(
+    shared_traces: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where leaving the annotations out keeps every edge weight (every window
+    of this trace), HTA's longest path is kept; finding it again gives the
+    same reading."""
+    name = "timeline_analysis-sampled_rank-0.json.gz"
+    kept = _paths(shared_traces / name)
+    monkeypatch.setattr(Graph, "same_weights", lambda _graph, _other: False)
+    found = _paths(shared_traces / name)
+    assert kept.window_adjusted == found.window_adjusted
+    assert [step.adjusted for step in kept.steps] == [
+        step.adjusted for step in found.steps
+    ]
+
+
+def test_an_annotation_inside_an_operator_reads_as_when_found_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The built step, read with HTA's path kept and with it found again."""
+    path = _annotated_inside(tmp_path)
+    kept = _paths(path)
+    monkeypatch.setattr(Graph, "same_weights", lambda _graph, _other: False)
+    assert kept == _paths(path)

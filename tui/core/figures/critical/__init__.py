@@ -111,7 +111,8 @@ class _Reader:
                 path,
                 busy,
                 annotations,
-                None if changes else (graph, nodes),
+                (graph, nodes),
+                changes,
             )
         except PathRefused as refused:
             return path, None, None, str(refused)

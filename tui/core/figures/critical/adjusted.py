@@ -195,18 +195,23 @@ def adjusted_path(
     hta: CriticalPath,
     busy: Busy,
     annotations: BoolArray,
-    hta_graph: tuple[Graph, list[int]] | None = None,
+    hta_graph: tuple[Graph, list[int]],
+    changes: bool = True,
 ) -> AdjustedPath:
     """The three corrections of `hta`, the window's HTA path (PathRefused when
     the corrected graph has a cycle). `hta_graph`: HTA's graph of the window
     and its path's nodes, taken (and changed) in place of a graph without the
-    annotations where leaving them out changes nothing (`disturbing`)."""
+    annotations where leaving them out `changes` nothing (`disturbing`); its
+    path is kept where leaving them out changes no edge's place or weight (an
+    annotation inside an operator parents the operators it holds: only what
+    their gaps are attributed to changes)."""
     readings: list[tuple[Correction, int, CriticalPath]] = []
-    if hta_graph is None:
+    graph, nodes = hta_graph
+    if changes:
+        hta_edges = graph
         graph = build_graph(frame, window, wide, annotations)
-        nodes = longest_path(graph)
-    else:
-        graph, nodes = hta_graph
+        if not graph.same_weights(hta_edges):
+            nodes = longest_path(graph)
     left_out = _annotations_in(frame, annotations, window)
     plain = split_path(frame, graph, nodes, window)
     readings.append((Correction.ANNOTATIONS, left_out, plain))

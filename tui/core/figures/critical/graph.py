@@ -49,8 +49,9 @@ class Graph:
     node_is_start: list[bool] = field(default_factory=list)
     start_node: dict[int, int] = field(default_factory=dict)
     end_node: dict[int, int] = field(default_factory=dict)
-    # (src, dst) -> [kind, weight, attributed event]; a second edge replaces the first
-    edges: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    # (src, dst) -> (kind, weight, attributed event); a second edge replaces the
+    # first. Tuples of ints, which the garbage collector stops tracking.
+    edges: dict[tuple[int, int], tuple[int, int, int]] = field(default_factory=dict)
     succ: list[dict[int, None]] = field(default_factory=list)
     pred: list[dict[int, None]] = field(default_factory=list)
 
@@ -60,7 +61,7 @@ class Graph:
         weight = 0 if order_only else self.node_ns[dst] - self.node_ns[src]
         key = (src, dst)
         attributed = self.edges[key][2] if key in self.edges else NO_EVENT
-        self.edges[key] = [int(kind), weight, attributed]
+        self.edges[key] = (int(kind), weight, attributed)
         self.succ[src][dst] = None
         self.pred[dst][src] = None
 
@@ -75,13 +76,20 @@ class Graph:
         else:
             event = parent
         weight = 0 if zero else self.node_ns[dst] - self.node_ns[src]
-        self.edges[(src, dst)] = [OPERATOR, weight, event]
+        self.edges[(src, dst)] = (OPERATOR, weight, event)
         self.succ[src][dst] = None
         self.pred[dst][src] = None
 
+    def same_weights(self, other: Graph) -> bool:
+        """Whether both graphs have as many nodes and the same edges, added in
+        the same order with the same weights: their longest paths are the same."""
+        return len(self.node_ns) == len(other.node_ns) and [
+            (key, weight) for key, (_, weight, _) in self.edges.items()
+        ] == [(key, weight) for key, (_, weight, _) in other.edges.items()]
+
     def attribute(self, src: int, dst: int, parent: int) -> None:
         """HTA's _attribute_edge: the event an operator or gap edge's time belongs to."""
-        kind = self.edges[(src, dst)][0]
+        kind, weight, _ = self.edges[(src, dst)]
         if kind == EdgeKind.KERNEL_KERNEL:
             event = self.node_event[src]
         elif kind != EdgeKind.OPERATOR:
@@ -92,7 +100,7 @@ class Graph:
             event = self.node_event[dst]
         else:
             event = parent
-        self.edges[(src, dst)][2] = event
+        self.edges[(src, dst)] = (kind, weight, event)
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,9 @@ def longest_path(graph: Graph) -> list[int]:
     return path
 
 
-def _bounds(frame: HtaFrame, values: list[list[int]]) -> list[BoundBy | None]:
+def _bounds(
+    frame: HtaFrame, values: list[tuple[int, int, int]]
+) -> list[BoundBy | None]:
     """HTA's bound_by of each edge (`[kind, weight, event]`): an operator edge's
     by its event (CPU without one), the delays by their kind, None for order."""
     events = np.array([event for _, _, event in values], dtype=np.int64)
