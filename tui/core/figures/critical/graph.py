@@ -201,18 +201,16 @@ def _call_stacks(frame: HtaFrame, events: Int64Array, graph: Graph) -> None:
         mine = events[tracks == track]
         if not np.all(frame.stream[mine] < 0):
             continue  # a device stream, or a thread HTA cannot place
-        parent, children = _stack_tree(frame, mine)
-        _walk(graph, parent, children, set(mine[frame.blocking[mine]].tolist()))
+        _walk(graph, _marks(frame, mine), set(mine[frame.blocking[mine]].tolist()))
 
 
-def _stack_tree(
-    frame: HtaFrame, events: Int64Array
-) -> tuple[dict[int, int], dict[int, list[int]]]:
-    """Parents and children as HTA's CallStackGraph nests one thread's rows."""
+def _marks(frame: HtaFrame, events: Int64Array) -> list[tuple[int, int]]:
+    """One thread's starts and ends in HTA's CallStackGraph order, each as
+    (1 for a start or 0 for an end, event): ends before starts at one time,
+    starts longest first, then by event; then an end (of ROOT) for each range
+    the stack still holds at the last mark."""
     start = frame.start_ns[events]
     duration = np.maximum(frame.end_ns[events] - start, 0)
-    # Each start and end as a mark; ends before starts at one time, starts
-    # longest first, then by event (as sorting the marks' tuples would).
     stamps = np.concatenate([start, start + duration])
     is_start = np.concatenate(
         [np.ones(events.size, dtype=np.int64), np.zeros(events.size, dtype=np.int64)]
@@ -220,57 +218,56 @@ def _stack_tree(
     lengths = np.concatenate([-duration, duration])
     ties = np.concatenate([events, -events])
     order = np.lexsort((ties, lengths, is_start, stamps))
-    marks = zip(
-        is_start[order].tolist(),
-        np.concatenate([events, events])[order].tolist(),
-        strict=True,
+    # The stack's height after each mark, were an end on an empty stack not
+    # ignored; the last height less its lowest below zero is what stays open.
+    height = np.cumsum(2 * is_start[order] - 1)
+    still_open = int(height[-1]) - min(int(height.min()), 0) if height.size else 0
+    marks = list(
+        zip(
+            is_start[order].tolist(),
+            np.concatenate([events, events])[order].tolist(),
+            strict=True,
+        )
     )
-    parent: dict[int, int] = {}
-    children: dict[int, list[int]] = {ROOT: []}
-    stack: list[int] = []
-    for opening, event in marks:
-        if opening:
-            up = stack[-1] if stack else ROOT
-            parent[event] = up
-            children.setdefault(up, []).append(event)
-            children.setdefault(event, [])
-            stack.append(event)
-        elif stack:
-            stack.pop()
-    return parent, children
+    return marks + [(0, ROOT)] * still_open
 
 
-def _walk(
-    graph: Graph,
-    parent: dict[int, int],
-    children: dict[int, list[int]],
-    blocking: set[int],
-) -> None:
-    """HTA's enter/exit callbacks over the call-stack tree, depth first."""
+def _walk(graph: Graph, marks: list[tuple[int, int]], blocking: set[int]) -> None:
+    """HTA's enter/exit callbacks, depth first over the call-stack tree.
+
+    The tree nests each start under the range on top of the stack; an end
+    pops the top (whichever range it is; `_marks` closes those still open). Its depth-first walk, children in start order, enters
+    and exits the ranges in the order they are pushed and popped, so the
+    walk follows the marks (a range's parent is the one below it on the
+    stack)."""
     start_node, end_node = graph.start_node, graph.end_node
     add_operator = graph.add_operator
     last_node: int | None = None
     last_top: int | None = None
     depth = 0
     last_parent = ROOT
-    todo: list[tuple[int, bool]] = [(ROOT, True)]
-    while todo:
-        event, entering = todo.pop()
-        if entering:
-            todo.append((event, False))
-            todo.extend((child, True) for child in reversed(children.get(event, [])))
+    stack: list[int] = []
+    for opening, event in marks:
+        if opening:
+            up = stack[-1] if stack else ROOT
+            stack.append(event)
+        elif stack:
+            event = stack.pop()
+            up = stack[-1] if stack else ROOT
+        else:
+            continue
         start = start_node.get(event)
         end = end_node.get(event)
         if start is None or end is None:
             continue
-        if entering:
+        if opening:
             if depth == 0 and last_top is not None:
                 graph.add(last_top, start, EdgeKind.DEPENDENCY)
             depth += 1
             if last_node is not None:
                 add_operator(last_node, start, last_parent)
             last_node = start
-            last_parent = parent[event]
+            last_parent = up
             continue
         depth -= 1
         if last_node is not None:
@@ -280,7 +277,7 @@ def _walk(
             last_top = end
         else:
             last_node = end
-            last_parent = parent[event]
+            last_parent = up
 
 
 def _queue_lengths(frame: HtaFrame) -> dict[int, int]:
