@@ -53,7 +53,7 @@ class Graph:
     # first. Tuples of ints, which the garbage collector stops tracking.
     edges: dict[tuple[int, int], tuple[int, int, int]] = field(default_factory=dict)
     succ: list[dict[int, None]] = field(default_factory=list)
-    pred: list[dict[int, None]] = field(default_factory=list)
+    pred: list[dict[int, int]] = field(default_factory=list)  # src -> weight
 
     def add(self, src: int, dst: int, kind: EdgeKind, zero: bool = False) -> None:
         """An edge weighing dst - src, or nothing for order edges and `zero`."""
@@ -63,7 +63,7 @@ class Graph:
         attributed = self.edges[key][2] if key in self.edges else NO_EVENT
         self.edges[key] = (int(kind), weight, attributed)
         self.succ[src][dst] = None
-        self.pred[dst][src] = None
+        self.pred[dst][src] = weight
 
     def add_operator(self, src: int, dst: int, parent: int, zero: bool = False) -> None:
         """`add` an operator edge and `attribute` it, in one step (the walk's
@@ -78,7 +78,7 @@ class Graph:
         weight = 0 if zero else self.node_ns[dst] - self.node_ns[src]
         self.edges[(src, dst)] = (OPERATOR, weight, event)
         self.succ[src][dst] = None
-        self.pred[dst][src] = None
+        self.pred[dst][src] = weight
 
     def same_weights(self, other: Graph) -> bool:
         """Whether both graphs have as many nodes and the same edges, added in

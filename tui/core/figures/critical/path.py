@@ -78,7 +78,7 @@ def longest_path(graph: Graph) -> list[int]:
     count = len(graph.node_ns)
     if count == 0:
         return []
-    succ, pred, edges = graph.succ, graph.pred, graph.edges
+    succ, pred = graph.succ, graph.pred
     indegree = [len(before) for before in pred]
     generation = [node for node in range(count) if indegree[node] == 0]
     order: list[int] = []
@@ -99,14 +99,14 @@ def longest_path(graph: Graph) -> list[int]:
     length = [0] * count
     previous = list(range(count))
     for node in order:
-        chosen = -1
-        for before in pred[node]:
-            weight = edges[(before, node)][1]
+        best, chosen = -1, node
+        for before, weight in pred[node].items():
             reach = length[before] + (weight if weight > 0 else 0)
-            if chosen < 0 or reach > length[node]:
-                length[node], chosen = reach, before
-        if chosen >= 0:
-            previous[node] = chosen
+            if reach > best:
+                best, chosen = reach, before
+        if best > 0:
+            length[node] = best
+        previous[node] = chosen
     longest = max(length)
     node = next(node for node in order if length[node] == longest)
     path = [node]
