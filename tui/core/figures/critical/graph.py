@@ -83,9 +83,12 @@ class Graph:
     def same_weights(self, other: Graph) -> bool:
         """Whether both graphs have as many nodes and the same edges, added in
         the same order with the same weights: their longest paths are the same."""
-        return len(self.node_ns) == len(other.node_ns) and [
-            (key, weight) for key, (_, weight, _) in self.edges.items()
-        ] == [(key, weight) for key, (_, weight, _) in other.edges.items()]
+        # Each edge's weight is its destination's `pred` entry.
+        return (
+            len(self.node_ns) == len(other.node_ns)
+            and list(self.edges) == list(other.edges)
+            and self.pred == other.pred
+        )
 
     def attribute(self, src: int, dst: int, parent: int) -> None:
         """HTA's _attribute_edge: the event an operator or gap edge's time belongs to."""

@@ -18,7 +18,8 @@ from itertools import pairwise
 
 import numpy as np
 
-from tui.core.figures.critical.frame import HtaFrame
+from tui.core.base.distinct import distinct
+from tui.core.figures.critical.frame import HtaFrame, Int64Array
 from tui.core.figures.critical.graph import EdgeKind, Graph
 
 # HTA's is_comm_kernel (hta/utils/utils.py).
@@ -117,37 +118,42 @@ def longest_path(graph: Graph) -> list[int]:
     return path
 
 
-def _bounds(
-    frame: HtaFrame, values: list[tuple[int, int, int]]
-) -> list[BoundBy | None]:
-    """HTA's bound_by of each edge (`[kind, weight, event]`): an operator edge's
-    by its event (CPU without one), the delays by their kind, None for order."""
-    events = np.array([event for _, _, event in values], dtype=np.int64)
+# Each class's index in BoundBy's order: the split counts by index.
+CLASSES = tuple(BoundBy)
+CPU, COMPUTE, COMMUNICATION, KERNEL_KERNEL, LAUNCH = (
+    CLASSES.index(kind)
+    for kind in (
+        BoundBy.CPU,
+        BoundBy.GPU_COMPUTE,
+        BoundBy.GPU_COMMUNICATION,
+        BoundBy.KERNEL_KERNEL,
+        BoundBy.LAUNCH,
+    )
+)
+ORDER_ONLY = -1
+
+
+def _bounds(frame: HtaFrame, kinds: Int64Array, events: Int64Array) -> Int64Array:
+    """HTA's bound_by of each edge (its kind, its attributed event), as its
+    index in CLASSES: an operator edge's by its event (CPU without one), the
+    delays by their kind, ORDER_ONLY for the others."""
+    trace = frame.trace
     on_device = np.zeros(events.size, dtype=bool)
     real = events >= 0
     on_device[real] = frame.stream[events[real]] >= 0
-    communication = np.zeros(events.size, dtype=bool)
-    for position, name in zip(
-        np.flatnonzero(on_device).tolist(),
-        _names(frame, events[on_device].tolist()),
-        strict=True,
-    ):
-        communication[position] = NCCL_KERNEL.match(name or "") is not None
-    bounds: list[BoundBy | None] = []
-    for (kind, _, _), device, nccl in zip(
-        values, on_device.tolist(), communication.tolist(), strict=True
-    ):
-        if kind == EdgeKind.KERNEL_KERNEL:
-            bounds.append(BoundBy.KERNEL_KERNEL)
-        elif kind == EdgeKind.LAUNCH_DELAY:
-            bounds.append(BoundBy.LAUNCH)
-        elif kind != EdgeKind.OPERATOR:
-            bounds.append(None)
-        elif not device:
-            bounds.append(BoundBy.CPU)
-        else:
-            bounds.append(BoundBy.GPU_COMMUNICATION if nccl else BoundBy.GPU_COMPUTE)
-    return bounds
+    device_names = trace.name_id[events[on_device]]
+    nccl_names = [
+        name
+        for name in distinct(device_names).tolist()
+        if NCCL_KERNEL.match(trace.names[name])
+    ]
+    nccl = np.zeros(events.size, dtype=bool)
+    nccl[on_device] = np.isin(device_names, nccl_names)
+    operator = np.where(on_device, np.where(nccl, COMMUNICATION, COMPUTE), CPU)
+    codes = np.where(kinds == EdgeKind.OPERATOR, operator, ORDER_ONLY)
+    codes[kinds == EdgeKind.KERNEL_KERNEL] = KERNEL_KERNEL
+    codes[kinds == EdgeKind.LAUNCH_DELAY] = LAUNCH
+    return codes
 
 
 def _names(frame: HtaFrame, events: list[int]) -> list[str | None]:
@@ -179,38 +185,41 @@ def split_path(
 ) -> CriticalPath:
     """The split of the path through `nodes`; with `fill`, the part of each
     kernel-kernel gap that other device work filled is compute time, not a gap."""
-    totals = dict.fromkeys(BoundBy, 0)
-    parts: dict[tuple[str, BoundBy], int] = {}
+    totals = [0] * len(CLASSES)
+    parts: dict[tuple[str, int], int] = {}
     path_ns = 0
     pairs = list(pairwise(nodes))
     values = [graph.edges[pair] for pair in pairs]
-    bounds = _bounds(frame, values)
+    kinds = np.array([kind for kind, _, _ in values], dtype=np.int64)
+    events = np.array([event for _, _, event in values], dtype=np.int64)
+    # A launch delay's time is its kernel's: the event of the node it ends at.
     node_event = graph.node_event
-    named = [
-        node_event[dst] if kind == EdgeKind.LAUNCH_DELAY else event
-        for (_, dst), (kind, _, event) in zip(pairs, values, strict=True)
-    ]
-    names = _names(frame, named)
-    for (src, dst), (_, weight, _), bound, name in zip(
-        pairs, values, bounds, names, strict=True
+    launched = np.array([node_event[dst] for _, dst in pairs], dtype=np.int64)
+    named = np.where(kinds == EdgeKind.LAUNCH_DELAY, launched, events)
+    for (src, dst), (_, weight, _), code, name in zip(
+        pairs,
+        values,
+        _bounds(frame, kinds, events).tolist(),
+        _names(frame, named.tolist()),
+        strict=True,
     ):
         path_ns += weight
-        if bound is None:
+        if code == ORDER_ONLY:
             continue
-        if fill is not None and bound is BoundBy.KERNEL_KERNEL:
+        if fill is not None and code == KERNEL_KERNEL:
             filled = min(max(fill(src, dst), 0), weight)
-            totals[BoundBy.GPU_COMPUTE] += filled
+            totals[COMPUTE] += filled
             weight -= filled
-        totals[bound] += weight
+        totals[code] += weight
         if name is not None:
-            key = (name, bound)
+            key = (name, code)
             parts[key] = parts.get(key, 0) + weight
     top = sorted(parts.items(), key=lambda item: (-item[1], item[0][0]))[:TOP_PARTS]
     return CriticalPath(
         window[0],
         window[1],
         path_ns,
-        tuple(totals.items()),
-        tuple(PathPart(name, bound, ns) for (name, bound), ns in top if ns > 0),
+        tuple(zip(CLASSES, totals, strict=True)),
+        tuple(PathPart(name, CLASSES[code], ns) for (name, code), ns in top if ns > 0),
         tuple(sorted({graph.node_event[node] for node in nodes})),
     )
