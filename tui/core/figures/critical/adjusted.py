@@ -306,23 +306,18 @@ def _roots(frame: HtaFrame, events: Int64Array) -> Int64Array:
     """The top-level events of one thread, by start (nested ones left out)."""
     start, end = frame.start_ns[events], frame.end_ns[events]
     order = np.lexsort((start - end, start))
-    roots: list[int] = []
-    reach = np.iinfo(np.int64).min
-    for position in order.tolist():
-        if start[position] >= reach:
-            roots.append(int(events[position]))
-        reach = max(reach, int(end[position]))
-    return np.array(roots, dtype=np.int64)
+    # The latest end of the events before each one: a root starts at or after it.
+    reach = np.maximum.accumulate(end[order])
+    before = np.concatenate([[np.iinfo(np.int64).min], reach[:-1]])
+    return events[order[start[order] >= before]].astype(np.int64)
 
 
 def join_autograd(frame: HtaFrame, graph: Graph) -> int:
     """Order each burst of the autograd thread's work between the forward
     threads' operators (see the module); the number of edges added."""
     trace = frame.trace
-    events = np.array(
-        [event for event in graph.start_node if event in graph.end_node],
-        dtype=np.int64,
-    )
+    started = np.fromiter(graph.start_node, dtype=np.int64, count=len(graph.start_node))
+    events = started[np.isin(started, np.fromiter(graph.end_node, dtype=np.int64))]
     if events.size == 0:
         return 0
     events = events[(frame.stream[events] < 0) & frame.node_category[events]]
