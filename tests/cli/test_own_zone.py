@@ -43,6 +43,16 @@ def test_findings_fire_the_data_zone_finding_on_the_users_annotation(
             assert "load_batch" not in finding["observation"]
 
 
+def test_a_cpu_capture_says_not_observed_once_and_counts_untraced_time(
+    own_loop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["findings", str(own_loop)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert text.count("not observed") == 1, text
+    assert "untraced time in the data zone per step" in text
+    assert "device idle" not in text
+
+
 def test_summary_gaps_and_report_say_which_zone_and_how_to_choose(
     own_loop: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

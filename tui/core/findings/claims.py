@@ -28,6 +28,8 @@ class CostBound(Word):
 
     DEVICE_IDLE_IN_ZONE = "device_idle_in_zone"
     """The device idle inside the data zone, per step."""
+    UNTRACED_IN_ZONE = "untraced_in_zone"
+    """The data zone's time outside any traced operator, per step (no device events)."""
     HOST_WAIT_OUTSIDE_ZONE = "host_wait_outside_zone"
     """The device's host wait outside the data zone, per step."""
     LAUNCH_WAITS = "launch_waits"

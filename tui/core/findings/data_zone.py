@@ -107,7 +107,9 @@ def idle_in_data_zone(analysis: Analysis, scale: Scale | None = None) -> Finding
             [gap.start_ns for gap in gaps], [gap.end_ns for gap in gaps]
         ),
         space,
-        CostBound.DEVICE_IDLE_IN_ZONE,
+        CostBound.DEVICE_IDLE_IN_ZONE
+        if reading.kind is GapKind.GPU_IDLE
+        else CostBound.UNTRACED_IN_ZONE,
     )
     return Finding(
         FindingId.GPU_IDLE_DATA_ZONE,

@@ -13,6 +13,7 @@ from tui.report.finding_words.registry import text_of
 
 _HOW = {
     CostBound.DEVICE_IDLE_IN_ZONE: "device idle in the data zone per step",
+    CostBound.UNTRACED_IN_ZONE: "untraced time in the data zone per step",
     CostBound.HOST_WAIT_OUTSIDE_ZONE: (
         "the device's wait for the host outside the data zone per step"
     ),

@@ -35,7 +35,7 @@ def _reword(figures: IdleFigures, seen: bool, wording: Wording) -> Wording:
     if figures.kind is GapKind.UNTRACED:
         wording = dataclasses.replace(
             wording,
-            title="Untraced time in the data zone (GPU not observed)",
+            title="Untraced time in the data zone (a capture without GPU events)",
             hypothesis="the input pipeline may not keep up with the computation",
         )
     if figures.loading is not None:
@@ -51,7 +51,7 @@ def _idle_text(figures: IdleFigures, seen: bool) -> str:
         return (
             f"{duration_text(figures.idle_ns)} of the {duration_text(figures.zone_ns)}"
             f" in the data zone ({percent(figures.share)}) ran outside any traced"
-            " operator (time not proven to be waiting); GPU activity not observed"
+            " operator (time not proven to be waiting)"
             + loading
         )
     text = (
