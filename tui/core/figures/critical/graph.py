@@ -327,10 +327,17 @@ def _device_ops(
     queue, waits = wide.queue, wide.waits
     last: dict[int, int] = {}  # stream -> end node of its last op
     held: dict[int, int] = {}  # op -> the op it must follow (a Stream Wait Event)
-    for event in chosen.tolist():
-        stream = int(frame.stream[event])
-        call = int(frame.partner[event])
-        if frame.sync_rows[event]:
+    calls = frame.partner[chosen]
+    call_starts = np.where(calls >= 0, frame.start_ns[calls], 0)
+    for event, stream, call, syncing, call_start in zip(
+        chosen.tolist(),
+        frame.stream[chosen].tolist(),
+        calls.tolist(),
+        frame.sync_rows[chosen].tolist(),
+        call_starts.tolist(),
+        strict=True,
+    ):
+        if syncing:
             _sync(frame, graph, event, stream, call, last, waits, held)
             continue
         start, end = graph.start_node[event], graph.end_node[event]
@@ -340,7 +347,7 @@ def _device_ops(
             graph.add(waited, start, EdgeKind.SYNC)
         waited_ns = graph.node_ns[waited] if waited is not None else None
         previous = last.get(stream)
-        call_ns = int(frame.start_ns[call]) if call >= 0 else None
+        call_ns = call_start if call >= 0 else None
         launched_alone = (
             queue.get(call) == 1
             and queue.get(event) == 0
