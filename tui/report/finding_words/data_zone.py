@@ -35,7 +35,7 @@ def _reword(figures: IdleFigures, seen: bool, wording: Wording) -> Wording:
     if figures.kind is GapKind.UNTRACED:
         wording = dataclasses.replace(
             wording,
-            title="Untraced time in the data zone (a capture without GPU events)",
+            title="Untraced time in the data zone (no GPU events)",
             hypothesis="the input pipeline may not keep up with the computation",
         )
     if figures.loading is not None:
