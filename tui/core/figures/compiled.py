@@ -21,6 +21,11 @@ import numpy as np
 import numpy.typing as npt
 
 from tui.core.figures.analysis import Analysis
+from tui.core.figures.event_links import (
+    cpu_events_named,
+    enclosing_marked,
+    forward_backward_pairs,
+)
 from tui.core.model.trace import Trace
 
 Int64Array = npt.NDArray[np.int64]
@@ -156,37 +161,6 @@ class CompiledFigures:
         return analysis.memo(compiled_figures)
 
 
-def _named(analysis: Analysis, test: frozenset[str] | str) -> Int64Array:
-    """CPU events whose name is in a set, or starts with a prefix, in event order."""
-    trace = analysis.trace
-    if isinstance(test, str):
-        ids = trace.name_ids_starting(test)
-    else:
-        ids = trace.name_ids_matching(set(test))
-    if ids.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    table = np.zeros(len(trace.names), dtype=bool)
-    table[ids] = True
-    return np.flatnonzero(table[trace.name_id] & analysis.on_cpu).astype(np.int64)
-
-
-def _owner_among(
-    analysis: Analysis, events: Int64Array, wanted: BoolArray
-) -> Int64Array:
-    """For each event, itself or its nearest ancestor marked `wanted` (-1: none)."""
-    parent = analysis.parent
-    found = np.full(events.size, -1, dtype=np.int64)
-    pending = np.arange(events.size)
-    current = events.copy()
-    while pending.size:
-        alive = current >= 0
-        pending, current = pending[alive], current[alive]
-        hit = wanted[current]
-        found[pending[hit]] = current[hit]
-        pending, current = pending[~hit], parent[current[~hit]]
-    return found
-
-
 def _in_window(analysis: Analysis, times: Int64Array) -> BoolArray:
     steps = analysis.window_steps
     inside = np.zeros(times.size, dtype=bool)
@@ -198,17 +172,8 @@ def _in_window(analysis: Analysis, times: Int64Array) -> BoolArray:
 def _backward_regions(analysis: Analysis, region_mark: BoolArray) -> dict[int, int]:
     """Backward functions tied by a `fwdbwd` flow to a forward call inside a
     region: backward event → region event."""
-    trace = analysis.trace
-    flows = trace.flows
-    categories = [i for i, name in enumerate(trace.categories) if name == "fwdbwd"]
-    linked = (
-        np.isin(flows.category_id, categories)
-        & (flows.source_event >= 0)
-        & (flows.target_event >= 0)
-    )
-    sources = flows.source_event[linked].astype(np.int64)
-    targets = flows.target_event[linked].astype(np.int64)
-    regions = _owner_among(analysis, sources, region_mark)
+    sources, targets = forward_backward_pairs(analysis)
+    regions = enclosing_marked(analysis, sources, region_mark)
     return {
         int(target): int(region)
         for target, region in zip(targets.tolist(), regions.tolist(), strict=True)
@@ -235,7 +200,7 @@ class _RegionOwners:
         self, events: Int64Array, placed: Int64Array, names: list[str]
     ) -> dict[str, tuple[NamedTime, ...]]:
         """`events` (placed where `placed` ran) per compile id, summed per name."""
-        owners = _owner_among(self.analysis, placed, self.either)
+        owners = enclosing_marked(self.analysis, placed, self.either)
         durations = self.analysis.trace.duration_ns[events].tolist()
         found: dict[str, tuple[list[str], list[int]]] = {}
         for name, duration, owner in zip(
@@ -268,7 +233,7 @@ def _graph_name(name: str) -> str:
 def compiled_figures(analysis: Analysis) -> CompiledFigures:
     """The compiled regions over the window, every compilation, and each window step."""
     trace = analysis.trace
-    regions = _named(analysis, REGION_PREFIX)
+    regions = cpu_events_named(analysis, REGION_PREFIX)
     region_mark = np.zeros(trace.event_count, dtype=bool)
     region_mark[regions] = True
     region_id = {
@@ -279,7 +244,7 @@ def compiled_figures(analysis: Analysis) -> CompiledFigures:
 
     # What ran inside each region: its graphs (and its backward's), its kernels.
     owners = _RegionOwners(analysis, region_mark, region_id)
-    graphs = _named(analysis, GRAPH_CALL_PREFIX)
+    graphs = cpu_events_named(analysis, GRAPH_CALL_PREFIX)
     graphs = graphs[_in_window(analysis, trace.start_ns[graphs])]
     graph_names = [_graph_name(trace.event_name(graph)) for graph in graphs.tolist()]
     graph_of = owners.summed(graphs, graphs, graph_names)
@@ -330,14 +295,14 @@ def compiled_figures(analysis: Analysis) -> CompiledFigures:
 def _compilations(analysis: Analysis) -> tuple[Compilation, ...]:
     """The outermost compile ranges, each with the id named inside it."""
     trace = analysis.trace
-    ranges = _named(analysis, COMPILE_NAMES)
+    ranges = cpu_events_named(analysis, COMPILE_NAMES)
     if ranges.size == 0:
         return ()
     mark = np.zeros(trace.event_count, dtype=bool)
     mark[ranges] = True
     above = analysis.parent[ranges]
-    outer = _owner_among(analysis, above, mark) < 0
-    backend = _named(analysis, BACKEND_NAMES)
+    outer = enclosing_marked(analysis, above, mark) < 0
+    backend = cpu_events_named(analysis, BACKEND_NAMES)
     backend_mark = np.zeros(trace.event_count, dtype=bool)
     backend_mark[backend] = True
     named = np.flatnonzero(
@@ -407,7 +372,7 @@ def _outermost_between(
     ]
     if chosen.size == 0:
         return 0
-    outer = _owner_among(analysis, analysis.parent[chosen], mark) < 0
+    outer = enclosing_marked(analysis, analysis.parent[chosen], mark) < 0
     return int(trace.duration_ns[chosen[outer]].sum())
 
 

@@ -19,6 +19,11 @@ import numpy as np
 import numpy.typing as npt
 
 from tui.core.figures.analysis import Analysis
+from tui.core.figures.event_links import (
+    cpu_events_named,
+    enclosing_marked,
+    forward_backward_pairs,
+)
 from tui.core.model.python_frames import MODULE_PREFIX
 
 Int64Array = npt.NDArray[np.int64]
@@ -60,34 +65,6 @@ class ModuleTree:
         return value / self.steps if self.steps else float(value)
 
 
-def _module_events(analysis: Analysis) -> Int64Array:
-    """The module ranges on CPU threads, in event order (parents before children)."""
-    trace = analysis.trace
-    ids = trace.name_ids_starting(MODULE_PREFIX)
-    if ids.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    named = np.zeros(len(trace.names), dtype=bool)
-    named[ids] = True
-    return np.flatnonzero(named[trace.name_id] & analysis.on_cpu).astype(np.int64)
-
-
-def _nearest_module(
-    analysis: Analysis, events: Int64Array, is_module: npt.NDArray[np.bool_]
-) -> Int64Array:
-    """For each event, the nearest module range strictly enclosing it (-1: none)."""
-    parent = analysis.parent
-    found = np.full(events.size, -1, dtype=np.int64)
-    pending = np.arange(events.size)
-    above = parent[events] if events.size else np.zeros(0, dtype=np.int64)
-    while pending.size:
-        alive = above >= 0
-        pending, above = pending[alive], above[alive]
-        hit = is_module[above]
-        found[pending[hit]] = above[hit]
-        pending, above = pending[~hit], parent[above[~hit]]
-    return found
-
-
 def _window(analysis: Analysis) -> tuple[int | None, int | None, int]:
     steps = analysis.window_steps
     if not steps:
@@ -101,15 +78,7 @@ def _backward_events(
     """Backward ranges tied by a `fwdbwd` flow to a forward operator, and the
     module range enclosing that operator."""
     trace = analysis.trace
-    flows = trace.flows
-    categories = [i for i, name in enumerate(trace.categories) if name == "fwdbwd"]
-    linked = (
-        np.isin(flows.category_id, categories)
-        & (flows.source_event >= 0)
-        & (flows.target_event >= 0)
-    )
-    forward = flows.source_event[linked].astype(np.int64)
-    backward = flows.target_event[linked].astype(np.int64)
+    forward, backward = forward_backward_pairs(analysis)
     above = analysis.parent[backward]
     wrapped = np.zeros(backward.size, dtype=bool)
     for index, event in enumerate(above.tolist()):
@@ -117,8 +86,7 @@ def _backward_events(
             BACKWARD_PREFIX
         )
     backward = np.where(wrapped, above, backward)
-    owner = _nearest_module(analysis, forward, is_module)
-    owner = np.where(is_module[forward], forward, owner)
+    owner = enclosing_marked(analysis, forward, is_module)
     keep = owner >= 0
     return backward[keep], owner[keep]
 
@@ -127,11 +95,11 @@ def module_tree(analysis: Analysis) -> ModuleTree:
     """The module tree over the window's steps (the whole capture without steps)."""
     trace = analysis.trace
     gpu = trace.gpu_observed
-    events = _module_events(analysis)
+    events = cpu_events_named(analysis, MODULE_PREFIX)
     start, end, steps = _window(analysis)
     is_module = np.zeros(trace.event_count, dtype=bool)
     is_module[events] = True
-    parent_module = _nearest_module(analysis, events, is_module)
+    parent_module = enclosing_marked(analysis, analysis.parent[events], is_module)
     backward, backward_owner = _backward_events(analysis, is_module)
     linked = bool(backward.size)
     if start is not None and end is not None:
