@@ -25,10 +25,9 @@ from tui.core.findings.device_waits import step_windows
 from tui.core.findings.finding import (
     Figures,
     Finding,
-    Missing,
-    MissingReason,
     ShowKernel,
     gpu_not_observed,
+    kernels_not_observed,
 )
 from tui.core.findings.rule import FindingRule
 from tui.core.findings.weights import Scale, scale_of
@@ -72,11 +71,7 @@ def device_bound(analysis: Analysis, scale: Scale | None = None) -> Finding:
         return gpu_not_observed(FindingId.DEVICE_BOUND, trace)
     load = busiest_load(analysis)
     if load is None:
-        return Finding(
-            FindingId.DEVICE_BOUND,
-            FindingStatus.NOT_OBSERVED,
-            missing=Missing(MissingReason.NO_KERNELS),
-        )
+        return kernels_not_observed(FindingId.DEVICE_BOUND)
     busy = analysis.busy_by_device.get(load.device)
     starts, ends = step_windows(analysis)
     busy_ns = 0.0 if busy is None else float(busy.covered_in(starts, ends).mean())

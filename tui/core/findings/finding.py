@@ -161,3 +161,13 @@ def gpu_not_observed(finding_id: FindingId, trace: Trace) -> Finding:
         FindingStatus.NOT_OBSERVED,
         missing=Missing(MissingReason.NO_GPU, gpu_missing_reason(trace) or ""),
     )
+
+
+def kernels_not_observed(finding_id: FindingId) -> Finding:
+    """A kernel reading on a capture whose device events hold no kernel: not
+    observed, with why."""
+    return Finding(
+        finding_id,
+        FindingStatus.NOT_OBSERVED,
+        missing=Missing(MissingReason.NO_KERNELS),
+    )

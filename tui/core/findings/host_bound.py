@@ -13,17 +13,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tui.core.base.vocab import FindingId, FindingStatus, IdleCause
+from tui.core.base.vocab import FindingId, IdleCause
 from tui.core.figures.analysis import Analysis
 from tui.core.findings.claims import Claim, ClaimSpace, CostBound
 from tui.core.findings.device_waits import busiest_device_time, device_waits
 from tui.core.findings.finding import (
     Figures,
     Finding,
-    Missing,
-    MissingReason,
     ShowStep,
     gpu_not_observed,
+    kernels_not_observed,
 )
 from tui.core.findings.rule import FindingRule
 from tui.core.findings.weights import Scale, scale_of
@@ -57,11 +56,7 @@ def host_bound(analysis: Analysis, scale: Scale | None = None) -> Finding:
         return gpu_not_observed(FindingId.HOST_BOUND, trace)
     waits = device_waits(analysis)
     if waits is None:
-        return Finding(
-            FindingId.HOST_BOUND,
-            FindingStatus.NOT_OBSERVED,
-            missing=Missing(MissingReason.NO_KERNELS),
-        )
+        return kernels_not_observed(FindingId.HOST_BOUND)
     host = waits.mean(IdleCause.HOST_WAIT)
     in_zone = float(waits.host_wait_in_zone_ns.mean())
     kernel = waits.mean(IdleCause.KERNEL_WAIT)

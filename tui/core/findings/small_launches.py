@@ -34,11 +34,10 @@ from tui.core.findings.finding import (
     Anchor,
     Figures,
     Finding,
-    Missing,
-    MissingReason,
     ShowKernel,
     ShowStep,
     gpu_not_observed,
+    kernels_not_observed,
 )
 from tui.core.findings.rule import FindingRule
 from tui.core.findings.weights import (
@@ -101,11 +100,7 @@ def many_small_launches(analysis: Analysis, scale: Scale | None = None) -> Findi
         return gpu_not_observed(FindingId.SMALL_LAUNCHES, trace)
     every_kernel = kernel_events(trace)
     if every_kernel.size == 0:
-        return Finding(
-            FindingId.SMALL_LAUNCHES,
-            FindingStatus.NOT_OBSERVED,
-            missing=Missing(MissingReason.NO_KERNELS),
-        )
+        return kernels_not_observed(FindingId.SMALL_LAUNCHES)
     # A graph replays its kernels from one call: they are not launches.
     replayed = analysis.graph_work[every_kernel]
     graph_kernels = int(replayed.sum())
