@@ -13,11 +13,11 @@ import sys
 import threading
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from tests import shared_traces as shared
 from tests.builders.parallel_documents import document, event, op_kernel_events
+from tests.support.decodings import assert_same_decoding
 from tests.support.tracegen import generate
 from tui.core.base.errors import LoadCancelled
 from tui.core.ingest import load as load_module
@@ -30,18 +30,6 @@ from tui.core.model.trace import Trace
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED_TRACES = shared.paths(keep=lambda path: "LICENSE" not in path.name)
-COLUMNS = (
-    "start_ns",
-    "duration_ns",
-    "track",
-    "name_id",
-    "category_id",
-    "kind",
-    "correlation",
-    "external_id",
-    "stream_arg",
-    "track_start",
-)
 
 
 @pytest.fixture(autouse=True, params=["forked-here", "through-a-helper"])
@@ -96,28 +84,7 @@ def args_of(trace: Trace) -> list[bytes]:
 
 
 def assert_same(got: Trace, want: Trace) -> None:
-    for column in COLUMNS:
-        np.testing.assert_array_equal(
-            getattr(got, column), getattr(want, column), err_msg=column
-        )
-        assert getattr(got, column).dtype == getattr(want, column).dtype, column
-    assert got.origin_ns == want.origin_ns
-    assert got.names == want.names
-    assert got.categories == want.categories
-    assert got.tracks == want.tracks
-    for field in ("flow_id", "category_id", "source_event", "target_event"):
-        np.testing.assert_array_equal(
-            getattr(got.flows, field), getattr(want.flows, field), err_msg=field
-        )
-    assert got.warnings == want.warnings
-    assert args_of(got) == args_of(want)
-    assert got.description == want.description
-    assert got.metadata == want.metadata
-    assert (got.instant_count, got.counter_count) == (
-        want.instant_count,
-        want.counter_count,
-    )
-    assert (got.file_size, got.compressed) == (want.file_size, want.compressed)
+    assert_same_decoding(got, want, args=args_of, memory=False)
 
 
 @pytest.mark.usefixtures("shared_traces")

@@ -16,13 +16,13 @@ import json
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from tests import shared_traces as shared
 from tests.builders.parallel_documents import document, event, op_kernel_events
+from tests.support.decodings import assert_same_decoding
 from tests.support.tracegen import generate
-from tests.unit.test_core_parallel import COLUMNS, ODDITIES, sequential
+from tests.unit.test_core_parallel import ODDITIES, sequential
 from tui.core.ingest.load import load_trace
 from tui.core.ingest.native import pieces
 from tui.core.ingest.native.decoder import load_native
@@ -68,32 +68,7 @@ def args_values(trace: Trace) -> list[object]:
 
 def assert_same(got: Trace, want: Trace) -> None:
     """Every column and table equal; the args equal as values."""
-    for column in COLUMNS:
-        np.testing.assert_array_equal(
-            getattr(got, column), getattr(want, column), err_msg=column
-        )
-        assert getattr(got, column).dtype == getattr(want, column).dtype, column
-    assert got.origin_ns == want.origin_ns
-    assert got.names == want.names
-    assert got.categories == want.categories
-    assert got.tracks == want.tracks
-    for field in ("flow_id", "category_id", "source_event", "target_event"):
-        np.testing.assert_array_equal(
-            getattr(got.flows, field), getattr(want.flows, field), err_msg=field
-        )
-    for field in got.memory.COLUMNS:
-        np.testing.assert_array_equal(
-            getattr(got.memory, field), getattr(want.memory, field), err_msg=field
-        )
-    assert got.warnings == want.warnings
-    assert args_values(got) == args_values(want)
-    assert got.description == want.description
-    assert got.metadata == want.metadata
-    assert (got.instant_count, got.counter_count) == (
-        want.instant_count,
-        want.counter_count,
-    )
-    assert (got.file_size, got.compressed) == (want.file_size, want.compressed)
+    assert_same_decoding(got, want, args=args_values, memory=True)
 
 
 @pytest.mark.usefixtures("shared_traces")
