@@ -28,7 +28,7 @@ import orjson
 import torch
 
 from collector import paths
-from collector.capture_api import resolve_device
+from collector.capture_setup import resolve_device
 from collector.environment import current_command, describe_environment
 from collector.errors import InvalidSettingError
 from collector.schema import (

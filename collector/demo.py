@@ -26,7 +26,8 @@ from torch.utils.data import DataLoader, Dataset
 
 from collector import paths
 from collector.bench_api import BenchResult, bench
-from collector.capture_api import Capture, resolve_device
+from collector.capture_api import Capture
+from collector.capture_setup import resolve_device
 from collector.errors import InvalidSettingError, OutputFolderError
 from collector.schema import DATA_ZONE, Scenario, Window
 

@@ -23,7 +23,7 @@ from collector import (  # noqa: E402
     capture,
     validate_description,
 )
-from collector.capture_api import GPU_NOT_OBSERVED  # noqa: E402
+from collector.capture_setup import GPU_NOT_OBSERVED  # noqa: E402
 from collector.demo import (  # noqa: E402
     DEMO_ZONES,
     GPU_NOT_PROFILABLE,
