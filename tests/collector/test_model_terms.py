@@ -20,17 +20,6 @@ EVALUATE = "autograd::engine::evaluate_function: "
 
 
 @pytest.fixture(scope="module")
-def eager(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("eager")
-    return capture_tiny_model(
-        folder / "eager.json",
-        compiled=False,
-        with_stack=True,
-        recompile_in_window=False,
-    )
-
-
-@pytest.fixture(scope="module")
 def recompiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("recompiled")
     return capture_tiny_model(

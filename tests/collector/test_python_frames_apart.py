@@ -16,17 +16,6 @@ pytestmark = pytest.mark.torch
 
 
 @pytest.fixture(scope="module")
-def eager(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("eager")
-    return capture_tiny_model(
-        folder / "eager.json",
-        compiled=False,
-        with_stack=True,
-        recompile_in_window=False,
-    )
-
-
-@pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("compiled")
     return capture_tiny_model(
