@@ -5,10 +5,12 @@ and v shows the highlighted finding in full."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from textual.pilot import Pilot
 from textual.widgets import Static
 
-from tests.pilot import make_app, pilot_test, screen_text, settle
+from tests.pilot import main_screen, make_app, pilot_test, screen_text, settle
 from tui.app.screens.figures import FiguresScreen
 from tui.app.screens.main import MainScreen
 from tui.app.widgets.findings_panel import FindingsPanel
@@ -20,16 +22,19 @@ def _next_check_start(panel: FindingsPanel, index: int) -> str:
     return words(panel.findings[index]).next_check[:30]
 
 
+async def _findings_pane(pilot: Pilot[Any]) -> FindingsPanel:
+    """The findings pane, shown with 2 once the load has settled."""
+    screen = await main_screen(pilot)
+    await pilot.press("2")
+    await pilot.pause()
+    return screen.query_one(FindingsPanel)
+
+
 @pilot_test
 async def test_page_down_reaches_every_next_check(cuda_trace: Path) -> None:
     app = make_app(cuda_trace)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
-        await pilot.press("2")
-        await pilot.pause()
-        panel = screen.query_one(FindingsPanel)
+        panel = await _findings_pane(pilot)
         count = len(panel.findings)
         assert count >= 2
         first = _next_check_start(panel, 0)
@@ -50,12 +55,7 @@ async def test_page_down_reaches_every_next_check(cuda_trace: Path) -> None:
 async def test_page_down_shows_the_lines_below(cuda_trace: Path) -> None:
     app = make_app(cuda_trace)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
-        await pilot.press("2")
-        await pilot.pause()
-        panel = screen.query_one(FindingsPanel)
+        panel = await _findings_pane(pilot)
         assert _next_check_start(panel, 0) not in screen_text(app)
         await pilot.press("pagedown")
         await pilot.pause()

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.pilot import info, make_app, pilot_test, settle
-from tui.app.screens.main import MainScreen
+from tests.pilot import info, main_screen, make_app, pilot_test
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.app.widgets.notes_pane import NotesPane
 from tui.app.widgets.timeline import Timeline
@@ -18,9 +17,7 @@ from tui.view.status import TIMELINE_FOCUSED
 async def test_d_pans_after_a_finding_was_shown(cuda_trace: Path) -> None:
     app = make_app(cuda_trace)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
+        screen = await main_screen(pilot)
         await pilot.press("2", "enter")
         await pilot.pause()
         assert isinstance(app.focused, FindingsPanel)
@@ -41,9 +38,7 @@ async def test_a_pane_keeps_its_own_letters(cuda_trace: Path) -> None:
     """In the notes, s is the note's status: the timeline does not zoom out."""
     app = make_app(cuda_trace)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
+        screen = await main_screen(pilot)
         timeline = screen.query_one(Timeline)
         view = (timeline.view_start_ns, timeline.view_end_ns)
         await pilot.press("3", "s")
@@ -57,9 +52,7 @@ async def test_a_pane_keeps_its_own_letters(cuda_trace: Path) -> None:
 async def test_a_search_prompt_takes_the_letters(cuda_trace: Path) -> None:
     app = make_app(cuda_trace)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
+        screen = await main_screen(pilot)
         timeline = screen.query_one(Timeline)
         view = (timeline.view_start_ns, timeline.view_end_ns)
         await pilot.press("slash", *"wasd")

@@ -13,9 +13,8 @@ from textual.widgets import TabbedContent
 from tests import shared_traces as shared
 from tests.app.test_app_ranks import ARRIVALS, SCALES, make_run_app, settle_on
 from tests.builders.ranks_app import write_heat_run
-from tests.pilot import make_app, pilot_test, settle
+from tests.pilot import main_screen, make_app, pilot_test, settle
 from tui.app.screens.help import KeySection, bindings_rows
-from tui.app.screens.main import MainScreen
 from tui.app.screens.ranks import RanksScreen
 
 NS_TRACE = (
@@ -31,9 +30,7 @@ def _keys(sections: list[KeySection], title: str) -> set[str]:
 async def _main_keys(path: Path) -> set[str]:
     app = make_app(path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
+        screen = await main_screen(pilot)
         return _keys(screen.key_sections(), "Main screen")
 
 

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests import shared_traces as shared
-from tests.pilot import info, make_app, pilot_test, settle
-from tui.app.screens.main import MainScreen
+from tests.pilot import info, main_screen, make_app, pilot_test
 
 OUT_OF_VIEW = "out of view (shift+↓ walks the tracks)"
 
@@ -17,9 +16,7 @@ OUT_OF_VIEW = "out of view (shift+↓ walks the tracks)"
 async def _said_after(path: Path, size: tuple[int, int], *keys: str) -> str:
     app = make_app(path)
     async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
+        screen = await main_screen(pilot)
         await pilot.press(*keys)
         for _ in range(5):  # the rows laid out, then said
             await pilot.pause()

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.pilot import make_app, pilot_test, settle, workers_finished
-from tui.app.screens.main import MainScreen
+from tests.pilot import main_screen, make_app, pilot_test, workers_finished
 from tui.app.widgets.op_table import OperatorTable
 
 
@@ -14,9 +13,7 @@ from tui.app.widgets.op_table import OperatorTable
 async def test_scope_marks_nothing_and_keeps_the_row(cuda_trace: Path) -> None:
     app = make_app(cuda_trace)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
+        screen = await main_screen(pilot)
         table = screen.query_one(OperatorTable)
         await pilot.press("right_square_bracket")
         before = table.current_name
