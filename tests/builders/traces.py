@@ -210,3 +210,17 @@ def training_steps(count: int) -> list[dict[str, Any]]:
     for step in range(1, count + 1):
         events += training_step_events(step, (step - 1) * 1000)
     return events
+
+
+def cpu_only_steps(zone: str, count: int = 3) -> list[dict[str, Any]]:
+    """The metadata and `count` 1 ms steps on the CPU alone: each a user zone
+    `zone` of 0.4 ms, then an aten::mm of 0.3 ms; no GPU event."""
+    events = metadata()
+    for step in range(count):
+        at = step * 1000.0
+        events += [
+            cpu(f"ProfilerStep#{step + 1}", at, 1000, cat="user_annotation"),
+            cpu(zone, at + 10, 400, cat="user_annotation"),
+            cpu("aten::mm", at + 500, 300),
+        ]
+    return events

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders.traces import cpu, metadata, training_steps, write_trace
+from tests.builders.traces import cpu_only_steps, training_steps, write_trace
 from tui.app.widgets.findings_panel import FindingsPanel
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
@@ -21,14 +21,7 @@ GROUPED = "not observed: {count} findings need GPU events — why: "
 
 
 def _cpu_only(tmp_path: Path) -> Analysis:
-    events = metadata()
-    for step in range(3):
-        at = step * 1000.0
-        events += [
-            cpu(f"ProfilerStep#{step + 1}", at, 1000, cat="user_annotation"),
-            cpu("lecture_batch_cpu", at + 10, 400, cat="user_annotation"),
-            cpu("aten::mm", at + 500, 300),
-        ]
+    events = cpu_only_steps("lecture_batch_cpu")
     return Analysis(load_trace(write_trace(tmp_path / "cpu.json", events)))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.builders.traces import cpu, metadata, write_trace
+from tests.builders.traces import cpu_only_steps, write_trace
 from tui.core.figures.analysis import Analysis
 from tui.core.ingest.load import load_trace
 from tui.report.report import ReportResult
@@ -16,14 +16,7 @@ ZONE = "a_data_zone_name_far_longer_than_its_column_would_hold"
 
 
 def _report(tmp_path: Path) -> ReportResult:
-    events = metadata()
-    for step in range(3):
-        at = step * 1000.0
-        events += [
-            cpu(f"ProfilerStep#{step + 1}", at, 1000, cat="user_annotation"),
-            cpu(ZONE, at + 10, 400, cat="user_annotation"),
-            cpu("aten::mm", at + 500, 300),
-        ]
+    events = cpu_only_steps(ZONE)
     trace = load_trace(write_trace(tmp_path / "cpu.json", events))
     return ReportResult.of(Analysis(trace, [ZONE]), ())
 
