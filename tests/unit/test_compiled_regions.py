@@ -46,13 +46,18 @@ def _steps_with_regions(regions_per_step: list[list[str]]) -> list[dict[str, Any
     return events
 
 
-def test_several_frames_in_a_step_are_graph_breaks(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    trace = write_trace(
+def _three_frames_a_step(tmp_path: Path) -> Path:
+    """Two steps, each through the same three compiled frames: two graph breaks."""
+    return write_trace(
         tmp_path / "breaks.json",
         _steps_with_regions([["0/0", "1/0", "2/0"], ["0/0", "1/0", "2/0"]]),
     )
+
+
+def test_several_frames_in_a_step_are_graph_breaks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = _three_frames_a_step(tmp_path)
     document = _json(capsys, "compiled", str(trace))
     assert [row["frames"] for row in document["per_step"]] == [3, 3]
     assert [row["graph_breaks"] for row in document["per_step"]] == [2, 2]
@@ -79,10 +84,7 @@ def _graph_break(capsys: pytest.CaptureFixture[str], trace: Path) -> dict[str, A
 def test_the_time_between_frames_is_the_graph_break_findings_cost(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    trace = write_trace(
-        tmp_path / "breaks.json",
-        _steps_with_regions([["0/0", "1/0", "2/0"], ["0/0", "1/0", "2/0"]]),
-    )
+    trace = _three_frames_a_step(tmp_path)
     document = _json(capsys, "compiled", str(trace))
     # Regions every 200 µs, 100 µs long: 100 µs of eager work after each but the last.
     assert [row["between_frames_us"] for row in document["per_step"]] == [200, 200]
