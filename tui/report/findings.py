@@ -128,6 +128,28 @@ def set_aside_text(set_aside: Sequence[StepSetAside]) -> str:
     return "; ".join(printable(entry.reason) for entry in set_aside)
 
 
+_WRAPPED = "      "
+"""The indent a wrapped cost, hypothesis or next check goes on at, whatever
+the finding's own indent."""
+
+
+def finding_lines(finding: Finding, indent: str = "") -> list[str]:
+    """One finding as a list item for a terminal (`findings`, `report`): title
+    and status, cost, observation, and once observed its hypothesis and next
+    check, each wrapped at 80 columns."""
+    said = words(finding)
+    item = indent + "    "
+    title = f"{printable(said.title)} — {said.status_label}"
+    lines = fill(title, f"{indent}- ", f"{indent}  ")
+    if said.cost:
+        lines += fill(said.cost, f"{item}cost: ", _WRAPPED)
+    lines += fill(printable(said.observation), item, item)
+    if finding.observed:
+        lines += fill(said.hypothesis, f"{item}hypothesis: ", _WRAPPED)
+        lines += fill(said.next_check, f"{item}next check: ", _WRAPPED)
+    return lines
+
+
 def findings_text(result: FindingsResult) -> str:
     """`steptrace findings`: each reading, costliest first, with its cost and words."""
     kept = result.steps - len(result.set_aside)
@@ -149,14 +171,7 @@ def findings_text(result: FindingsResult) -> str:
     ]
     apart, no_gpu = one_by_one(result.findings)
     for finding in apart:
-        said = words(finding)
-        lines += fill(f"{said.title} — {said.status_label}", "- ", "  ")
-        if said.cost:
-            lines += fill(said.cost, "    cost: ", "      ")
-        lines += fill(printable(said.observation), "    ", "    ")
-        if finding.observed:
-            lines += fill(said.hypothesis, "    hypothesis: ", "      ")
-            lines += fill(said.next_check, "    next check: ", "      ")
+        lines += finding_lines(finding)
     if no_gpu:
         lines += fill(f"{no_gpu_line(no_gpu)} (--json lists each)", "- ", "  ")
     return "\n".join(lines)

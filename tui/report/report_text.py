@@ -6,7 +6,12 @@ import textwrap
 
 from tui.core.base.textsafe import printable
 from tui.core.base.units import NOT_OBSERVED, duration_text
-from tui.report.findings import no_gpu_line, one_by_one, set_aside_text, words
+from tui.report.findings import (
+    finding_lines,
+    no_gpu_line,
+    one_by_one,
+    set_aside_text,
+)
 from tui.report.fit import pad_end
 from tui.report.gpu_idle import gpu_idle_report_line
 from tui.report.markdown import SIMPLIFIED_MEANS, scenario_parts
@@ -104,14 +109,7 @@ def _findings_text(result: ReportResult) -> list[str]:
         lines += fill(set_aside_text(result.weighed.set_aside), "  ", "  ")
     apart, no_gpu = one_by_one(result.findings)
     for finding in apart:
-        said = words(finding)
-        lines += fill(f"{printable(said.title)} — {said.status_label}", "  - ", "    ")
-        if said.cost:
-            lines += fill(said.cost, "      cost: ", "      ")
-        lines += fill(printable(said.observation), "      ", "      ")
-        if finding.observed:
-            lines += fill(said.hypothesis, "      hypothesis: ", "      ")
-            lines += fill(said.next_check, "      next check: ", "      ")
+        lines += finding_lines(finding, "  ")
     if no_gpu:
         lines += fill(no_gpu_line(no_gpu), "  - ", "    ")
     return lines
