@@ -37,7 +37,7 @@ def add_workers_option(parser: argparse.ArgumentParser) -> None:
     """`--workers N`: how many processes decode a big trace."""
     parser.add_argument(
         "--workers",
-        type=_worker_count,
+        type=one_or_more,
         default=None,
         metavar="N",
         help="processes that decode a big trace (default: the machine's cores)",
@@ -68,14 +68,26 @@ def _memory_size(text: str) -> int:
     return size
 
 
-def _worker_count(text: str) -> int:
+def _whole_number_from_one(text: str, not_number: str, too_small: str) -> int:
     try:
-        count = int(text)
+        value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if count < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return count
+        raise argparse.ArgumentTypeError(f"{not_number}: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(too_small)
+    return value
+
+
+def one_or_more(text: str) -> int:
+    """An argparse type: a whole number of 1 or more ("not a number", "must be 1
+    or more" otherwise)."""
+    return _whole_number_from_one(text, "not a number", "must be 1 or more")
+
+
+def at_least_one(text: str) -> int:
+    """An argparse type: a whole number of at least 1 ("not a whole number",
+    "must be at least 1" otherwise)."""
+    return _whole_number_from_one(text, "not a whole number", "must be at least 1")
 
 
 @contextlib.contextmanager

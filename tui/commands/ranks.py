@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from tui.commands._cluster import add_cluster_option
+from tui.commands._common import at_least_one
 from tui.commands._zones import add_zone_option, zone_refused
 
 
@@ -23,7 +24,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--workers",
-        type=_positive,
+        type=at_least_one,
         default=None,
         metavar="N",
         help="ranks loaded at once in worker processes (default: the cores, "
@@ -35,16 +36,6 @@ def register(subparsers: Any) -> None:
         "--json", action="store_true", help="print JSON (see docs/ranks.md)"
     )
     parser.set_defaults(func=run)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

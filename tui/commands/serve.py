@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.commands._cluster import add_cluster_option
+from tui.commands._common import at_least_one
 from tui.commands.errors import CommandError, warn
 from tui.serve.hosts import is_loopback, tunnel, url_host
 from tui.serve.limits import DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_SESSIONS
@@ -81,7 +82,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--max-sessions",
-        type=_at_least_one,
+        type=at_least_one,
         default=DEFAULT_MAX_SESSIONS,
         metavar="N",
         help=(
@@ -101,16 +102,6 @@ def register(subparsers: Any) -> None:
     )
     add_cluster_option(parser)
     parser.set_defaults(func=run)
-
-
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def _positive_seconds(text: str) -> float:

@@ -8,7 +8,11 @@ import argparse
 import sys
 from typing import Any
 
-from tui.commands._common import add_max_memory_option, add_workers_option
+from tui.commands._common import (
+    add_max_memory_option,
+    add_workers_option,
+    one_or_more,
+)
 from tui.commands.errors import CommandError
 from tui.commands.results import TRACE_HELP
 
@@ -36,7 +40,7 @@ def register(subparsers: Any) -> None:
     output.add_argument("--csv", action="store_true", help="print CSV with a header")
     parser.add_argument(
         "--max-rows",
-        type=_row_count,
+        type=one_or_more,
         default=None,
         metavar="N",
         help="refuse a query giving more rows (default: 1,000,000)",
@@ -82,13 +86,3 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(sql_text(result) + "\n")
     return 0
-
-
-def _row_count(text: str) -> int:
-    try:
-        count = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if count < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return count
