@@ -23,7 +23,7 @@ from tui.core.model.description import CaptureDescription
 from tui.core.results.findings import FindingsResult, set_aside_data
 from tui.core.results.queue import stream_summary_json
 from tui.core.results.step_split import step_breakdown_json
-from tui.core.results.summary import SummaryResult
+from tui.core.results.summary import SummaryResult, step_stats_json
 from tui.notes.model import Note
 from tui.report.findings import findings_json
 from tui.report.text import UNTRACED_MEANS
@@ -311,7 +311,6 @@ def _scenario_json(capture: CaptureDescription) -> dict[str, Any] | None:
 def _window_json(capture: CaptureDescription, summary: SummaryResult) -> dict[str, Any]:
     """The report's `window`: the schedule, each step's time, their statistics, start-up."""
     window = capture.window
-    stats = summary.stats
     startup = capture.startup
     return {
         "schedule": None
@@ -325,14 +324,7 @@ def _window_json(capture: CaptureDescription, summary: SummaryResult) -> dict[st
             }
             for row in summary.steps
         ],
-        "step_stats": None
-        if stats is None
-        else {
-            "count": stats.count,
-            "median_ms": ms(stats.median_ns),
-            "min_ms": ms(stats.min_ns),
-            "max_ms": ms(stats.max_ns),
-        },
+        "step_stats": step_stats_json(summary.stats),
         "startup": {
             "before_first_step_ms": startup.before_first_step_ms,
             "steps": [

@@ -21,6 +21,18 @@ from tui.core.results.gpu_idle import gpu_idle_json, gpu_idle_missing_reason
 from tui.core.results.step_split import step_breakdown_json
 
 
+def step_stats_json(stats: StepStats | None) -> dict[str, Any] | None:
+    """The window's step statistics in JSON (`summary` and `report`), in ms."""
+    if stats is None:
+        return None
+    return {
+        "count": stats.count,
+        "median_ms": ms(stats.median_ns),
+        "min_ms": ms(stats.min_ns),
+        "max_ms": ms(stats.max_ns),
+    }
+
+
 def capture_warnings(analysis: Analysis) -> list[str]:
     """What reading the capture warns of (a cut-off file, device events tied to
     no operator): the lines `summary` prints and the explorer lists."""
@@ -186,7 +198,6 @@ class SummaryResult:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON `steptrace summary --json` prints (documented in docs/commands.md)."""
-        stats = self.stats
         return {
             "trace": self.trace_path,
             "description": dict(self.capture.raw) if self.capture.raw else None,
@@ -227,14 +238,7 @@ class SummaryResult:
                 }
                 for row in self.steps
             ],
-            "step_stats": None
-            if stats is None
-            else {
-                "count": stats.count,
-                "median_ms": ms(stats.median_ns),
-                "min_ms": ms(stats.min_ns),
-                "max_ms": ms(stats.max_ns),
-            },
+            "step_stats": step_stats_json(self.stats),
             "device_busy_us": None
             if self.device_busy_ns is None
             else us(self.device_busy_ns),
