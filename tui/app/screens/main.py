@@ -3,12 +3,14 @@
 The screen owns the explorer's state (analysis and data zone, current step,
 marks, gap) and turns the widgets' messages into updates of the others. The
 words of the status line come from `tui.view.status`; the bottom tabs from
-`bottom_tabs` (`BottomTabs`); where anchors point from `anchors`; the keys from
-`main_keys`; what opens over the screen (help, capture, comparison) from
-`main_dialogs`. Its parts own their state and workers and answer through
-messages the screen hands back: the marks (`Marks`), the data zone
-(`ZoneSwitch`), the notes (`NotesKeeper`), the findings computed later
-(`findings_later`), the report export and the walk between a run's ranks.
+`bottom_tabs` (`BottomTabs`); where anchors point from `anchors`; the keys,
+and when each is offered, from `main_keys`; what opens over the screen (help,
+capture, comparison) from `main_dialogs`; the views built from the analysis
+(step split, modules, compiled regions, critical path) from `main_views`.
+Its parts own their state and workers and answer through messages the screen
+hands back: the marks (`Marks`), the data zone (`ZoneSwitch`), the notes
+(`NotesKeeper`), the findings computed later (`findings_later`), the report
+export and the walk between a run's ranks.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from tui.app.screens import (
     anchors,
     findings_later,
     main_dialogs,
+    main_views,
     rank_switch,
     report_export,
 )
@@ -55,7 +58,7 @@ from tui.app.screens.figures import FiguresScreen
 from tui.app.screens.findings_later import FindingsRead
 from tui.app.screens.help import KeySection
 from tui.app.screens.kept_dialogs import BUILD_AHEAD_AFTER_S, KeptDialogs
-from tui.app.screens.main_keys import MAIN_KEYS, RUN_ACTIONS
+from tui.app.screens.main_keys import MAIN_KEYS, key_offered
 from tui.app.screens.marks import Marks, OperatorMarked, SearchMatched
 from tui.app.screens.notes_keeper import NotesKeeper, NotesUpdated
 from tui.app.screens.ranks import RankPlace
@@ -142,27 +145,13 @@ class MainScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer only keys that do something now; a text field keeps what is typed."""
-        if action in (
-            "step",
-            "zone",
-            "search",
-            "filter_ops",
-            "timeline",
-        ) and isinstance(self.focused, Input):
-            return False
-        if action == "step":
-            return bool(self.analysis.steps)
-        if action in ("gap", "biggest_gap", "gap_threshold"):
-            return bool(self.analysis.gaps)
-        if action == "mark":
-            return bool(self.marks.size)
-        if action in RUN_ACTIONS:
-            return self.rank_place is not None
-        if action == "reverse_table":  # r is the next rank on a run
-            return self.rank_place is None
-        if action == "warnings":
-            return bool(capture_warnings(self.analysis))
-        return True
+        return key_offered(
+            action,
+            self.analysis,
+            in_text_field=isinstance(self.focused, Input),
+            marked=bool(self.marks.size),
+            on_a_run=self.rank_place is not None,
+        )
 
     # -- layout -------------------------------------------------------------
 
@@ -564,53 +553,33 @@ class MainScreen(Screen[None]):
 
     def action_step_split(self) -> None:
         """Each step's time as TensorBoard splits it, as bars (as `summary` says)."""
-        from tui.app.screens.step_split import StepSplitScreen
-
-        breakdown = self.analysis.step_breakdown  # as `summary` computed (and kept) it
-        if breakdown is None:
+        view = main_views.step_split_view(self.analysis, self.current_step)
+        if view is None:
             self.notify("No step and no CPU operator: there is no step to split.")
             return
-        current = (
-            None
-            if self.current_step is None
-            else self.analysis.steps[self.current_step].number
-        )
-        self.app.push_screen(StepSplitScreen(breakdown, current))
+        self.app.push_screen(view)
 
     def action_modules(self) -> None:
         """The nn.Module tree of the window (as `steptrace modules` says)."""
-        from tui.app.screens.modules import ModulesScreen
-        from tui.core.figures.modules import module_tree
-
-        self.app.push_screen(ModulesScreen(module_tree(self.analysis)))
+        self.app.push_screen(main_views.modules_view(self.analysis))
 
     def action_compiled(self) -> None:
         """torch.compile's regions, compilations and graph breaks (as `steptrace
         compiled` says)."""
-        from tui.app.screens.compiled import CompiledScreen
-        from tui.core.results.compiled import CompiledResult
-
-        self.app.push_screen(CompiledScreen(CompiledResult.of(self.analysis)))
+        self.app.push_screen(main_views.compiled_view(self.analysis))
 
     def action_critical_path(self) -> None:
         """Mark the current step's critical path (HTA's; the whole capture without
         steps) on the timeline, n / N along it, and say what bounds it."""
-        from tui.core.figures.critical import critical_paths
-        from tui.report.critical import critical_line
-
-        steps = self.analysis.steps
-        index = self.current_step if self.current_step is not None else 0
-        chosen = [steps[index]] if steps else []
-        paths = critical_paths(self.trace, chosen, window=not chosen)
-        path = paths.steps[0].path if chosen else paths.window
-        if path is None or path.path_ns <= 0 or not self.trace.gpu_observed:
+        found = main_views.critical_path_visit(
+            self.trace, self.analysis, self.current_step
+        )
+        if found is None:
             self.notify("No critical path here: it needs device work in the step.")
             return
-        where = f"step {chosen[0].number}" if chosen else "the capture"
-        events = np.array(path.events, dtype=np.int64)
-        events = events[np.argsort(self.trace.start_ns[events], kind="stable")]
-        self.show(anchors.Visit(events, "critical path:", None))
-        self.notify(critical_line(path, where), timeout=8)
+        visit, bound = found
+        self.show(visit)
+        self.notify(bound, timeout=8)
 
     def action_warnings(self) -> None:
         """List what reading the capture warned of (as `steptrace summary` does)."""

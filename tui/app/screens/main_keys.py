@@ -1,4 +1,5 @@
-"""The main screen's keys: what each does and whether the footer shows it.
+"""The main screen's keys: what each does, whether the footer shows it, and when
+it is offered.
 
 Kept apart from the screen: the list is long, and the help and the footer read
 it as it is.
@@ -9,6 +10,8 @@ from __future__ import annotations
 from textual.binding import Binding, BindingType
 
 from tui.app.screens.bottom_tabs import TABS
+from tui.core.figures.analysis import Analysis
+from tui.core.results.summary import capture_warnings
 
 RUN_ACTIONS = ("rank", "ranks")
 """The main screen's actions that act on a run (offered on a rank of a run only)."""
@@ -90,3 +93,40 @@ MAIN_KEYS: list[BindingType] = [
         for key, action in TIMELINE_LETTERS
     ],
 ]
+
+
+def key_offered(
+    action: str,
+    analysis: Analysis,
+    *,
+    in_text_field: bool,
+    marked: bool,
+    on_a_run: bool,
+) -> bool:
+    """Whether the main screen offers `action` now: only keys that do something,
+    and none that a text field with the focus takes as typing."""
+    if (
+        action
+        in (
+            "step",
+            "zone",
+            "search",
+            "filter_ops",
+            "timeline",
+        )
+        and in_text_field
+    ):
+        return False
+    if action == "step":
+        return bool(analysis.steps)
+    if action in ("gap", "biggest_gap", "gap_threshold"):
+        return bool(analysis.gaps)
+    if action == "mark":
+        return marked
+    if action in RUN_ACTIONS:
+        return on_a_run
+    if action == "reverse_table":  # r is the next rank on a run
+        return not on_a_run
+    if action == "warnings":
+        return bool(capture_warnings(analysis))
+    return True
