@@ -17,7 +17,7 @@ from tui.app.widgets.rows_view import SORT_BINDINGS, RowsView, SortableRows, fit
 from tui.core.base.textsafe import printable
 from tui.core.base.units import duration_text
 from tui.core.figures.modules import ModuleRow, ModuleTree
-from tui.core.results.modules import NO_MODULES
+from tui.core.results.modules import NO_MODULES, sort_value
 
 NUMBER_WIDTH = 10
 CALLS_WIDTH = 7
@@ -29,19 +29,6 @@ COLUMN_TITLES = {
     "backward": "backward",
     "gpu": "GPU",
 }
-
-
-def _value(row: ModuleRow, column: str) -> int:
-    """The figure a column sorts by (over the window; per step is a constant factor)."""
-    if column == "calls":
-        return row.calls
-    if column == "self":
-        return row.self_cpu_ns
-    if column == "backward":
-        return row.backward_cpu_ns
-    if column == "gpu":
-        return row.total_gpu_ns or 0
-    return row.total_cpu_ns
 
 
 class ModuleTreeView(SortableRows[str]):
@@ -86,7 +73,7 @@ class ModuleTreeView(SortableRows[str]):
             return rows[::-1] if self.descending else rows
         return sorted(
             rows,
-            key=lambda row: _value(row, self.sort),
+            key=lambda row: sort_value(row, self.sort),
             reverse=self.descending,
         )
 

@@ -16,14 +16,16 @@ NO_MODULES = (
 )
 
 
-def _key(sort: str, row: ModuleRow) -> int:
-    if sort == "self":
+def sort_value(row: ModuleRow, column: str) -> int:
+    """The figure a column sorts modules by (`calls`, `self`, `backward`, `gpu`;
+    total CPU time otherwise), in the CLI and the app alike."""
+    if column == "self":
         return row.self_cpu_ns
-    if sort == "backward":
+    if column == "backward":
         return row.backward_cpu_ns
-    if sort == "calls":
+    if column == "calls":
         return row.calls
-    if sort == "gpu":
+    if column == "gpu":
         return row.total_gpu_ns or 0
     return row.total_cpu_ns
 
@@ -42,7 +44,7 @@ class ModulesResult:
         tree = module_tree(analysis)
         rows = tree.rows
         if sort != "tree":
-            rows = tuple(sorted(rows, key=lambda row: -_key(sort, row)))
+            rows = tuple(sorted(rows, key=lambda row: -sort_value(row, sort)))
         return cls(tree, rows, sort)
 
     def to_json(self) -> dict[str, Any]:
