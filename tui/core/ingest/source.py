@@ -61,16 +61,20 @@ class RawTrace:
     cut_off: bool = False  # the gzip stream ended early
 
 
+def _physical_memory() -> int:
+    """This machine's physical memory in bytes (16 GiB where it cannot be read)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 16 * 1024**3
+
+
 def default_max_bytes() -> int:
     """The largest decompressed trace we accept: half of physical memory, or the env override."""
     override = settings().max_bytes
     if override is not None:
         return override
-    try:
-        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        physical = 16 * 1024**3
-    return max(physical // 2, 256 * 1024**2)
+    return max(_physical_memory() // 2, 256 * 1024**2)
 
 
 # What a load holds at its peak per event beyond the JSON's own bytes (columns,
@@ -92,11 +96,7 @@ def default_max_memory() -> int:
     chosen = settings().max_memory
     if chosen is not None:
         return chosen
-    try:
-        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        physical = 16 * 1024**3
-    return max(physical // 4, 1024**3)
+    return max(_physical_memory() // 4, 1024**3)
 
 
 @dataclass(frozen=True)
