@@ -7,7 +7,7 @@ from tui.core.base.units import duration_text, plural
 from tui.core.figures.compiled import CompiledRegion
 from tui.core.results.compiled import NOT_COMPILED, CompiledResult
 from tui.report.fit import fit_middle
-from tui.report.text import fill
+from tui.report.text import fill, per_step_scope
 
 GRAPHS_SHOWN = 3
 KERNELS_SHOWN = 5
@@ -18,11 +18,7 @@ def compiled_text(result: CompiledResult) -> str:
     figures = result.figures
     if not figures.present:
         return "\n".join(fill(NOT_COMPILED, rest=""))
-    scope = (
-        f"per step, mean of {plural(result.steps, 'step')}"
-        if result.steps
-        else "whole capture"
-    )
+    scope = per_step_scope(result.steps)
     lines = [f"Compiled regions ({scope})"]
     for region in figures.regions:
         lines += _region_lines(result, region)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from tui.core.base.textsafe import printable
-from tui.core.base.units import duration_text, plural
+from tui.core.base.units import duration_text
 from tui.core.results.modules import NO_MODULES, ModulesResult
 from tui.report.fit import fit_middle
-from tui.report.text import TEXT_WIDTH, fill
+from tui.report.text import TEXT_WIDTH, fill, per_step_scope
 
 NUMBER_WIDTH = 10
 CALLS_WIDTH = 6
@@ -20,11 +20,7 @@ def modules_text(result: ModulesResult) -> str:
     gpu = tree.gpu_observed
     columns = ["calls", "self", "total", "backward"] + (["GPU"] if gpu else [])
     name_width = TEXT_WIDTH - CALLS_WIDTH - NUMBER_WIDTH * (len(columns) - 1)
-    scope = (
-        f"per step, mean of {plural(tree.steps, 'step')}"
-        if tree.steps
-        else "whole capture"
-    )
+    scope = per_step_scope(tree.steps)
     lines = [f"nn.Module tree ({scope}; CPU time unless said)"]
     header = f"{'module':<{name_width}}{'calls':>{CALLS_WIDTH}}" + "".join(
         f"{column:>{NUMBER_WIDTH}}" for column in columns[1:]

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from tui.core.base.textsafe import printable
-from tui.core.base.units import duration_text
+from tui.core.base.units import duration_text, plural
 from tui.report.fit import fit_end, fit_middle
 
 TEXT_WIDTH = 80
@@ -56,6 +56,12 @@ def more_steps_line(total: int, shown: int) -> list[str]:
     if total <= shown:
         return []
     return [f"  … {total - shown:,} more steps (every step in --json)"]
+
+
+def per_step_scope(steps: int) -> str:
+    """What per-step figures are averaged over: the window's steps, or the whole
+    capture when it has none (`modules`, `compiled`)."""
+    return f"per step, mean of {plural(steps, 'step')}" if steps else "whole capture"
 
 
 def fill(text: str, first: str = "", rest: str = " " * 10) -> list[str]:
