@@ -51,8 +51,7 @@ def _idle_text(figures: IdleFigures, seen: bool) -> str:
         return (
             f"{duration_text(figures.idle_ns)} of the {duration_text(figures.zone_ns)}"
             f" in the data zone ({percent(figures.share)}) ran outside any traced"
-            " operator (time not proven to be waiting)"
-            + loading
+            " operator (time not proven to be waiting)" + loading
         )
     text = (
         f"the device was idle {duration_text(figures.idle_ns)} of the"
